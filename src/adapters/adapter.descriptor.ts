@@ -1,0 +1,20 @@
+/** One field of an adapter's data (spec 2.3). */
+export interface AdapterDataField {
+  name: string;
+  description: string;
+  required: boolean;
+  /** The value must be a valid phone number; it is stored normalised to E.164. */
+  number?: boolean;
+}
+
+/** What the API knows of an adapter before talking to it (DECISIONS §7). */
+export interface AdapterDescriptor {
+  id: string;
+  /** The RaspiSMS class name, accepted wherever an adapter is named. */
+  alias: string | null;
+  name: string;
+  description: string;
+  fields: AdapterDataField[];
+  /** Listings omit `adapter_data` (credentials) for these adapters. */
+  hideData: boolean;
+}

@@ -1,0 +1,37 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { ApiExceptionFilter } from './common/http/api-exception.filter';
+import { BodyParserMiddleware } from './common/http/body-parser.middleware';
+import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
+import { loggingModule } from './common/logging/logging.module';
+import { ConfigModule } from './config/config.module';
+import { AppConfig } from './config/configuration';
+import { DatabaseModule } from './database/database.module';
+import { EntriesModule } from './entries/entries.module';
+import { UsersModule } from './users/users.module';
+
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        loggingModule(),
+        DatabaseModule,
+        UsersModule,
+        EntriesModule,
+      ],
+      providers: [
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(BodyParserMiddleware).forRoutes('{*path}');
+  }
+}

@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { DataSource } from 'typeorm';
+import { AppConfig, loadConfig } from './config/configuration';
+import { migrate, openDataSource } from './database/data-source';
+import { UserCommandError, UsersService } from './users/users.service';
+import { UsersRepository } from './users/users.repository';
+
+/**
+ * The administration CLI (DECISIONS §11). It opens the database of `DATABASE_URL` directly,
+ * without the HTTP stack, prints results as JSON on stdout, and one line on stderr on failure.
+ */
+export async function runCli(argv: string[], config: AppConfig = loadConfig()): Promise<number> {
+  let dataSource: DataSource | undefined;
+  const users = async (): Promise<UsersService> => {
+    dataSource = await openDataSource(config.database);
+    await migrate(dataSource);
+    return new UsersService(new UsersRepository(dataSource));
+  };
+  const print = (value: unknown): void => {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  };
+
+  const program = new Command('smsgw')
+    .description('smsgw administration')
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  const user = program.command('user').description('manage users');
+  user
+    .command('create')
+    .description('create a user and print it with its API key (shown only this once)')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .option('--api-key <key>', 'use this 32-hex-character key instead of a random one')
+    .option('--admin', 'make the user an administrator', false)
+    .option('--status <status>', 'active or suspended', 'active')
+    .action(async (options: { email: string; apiKey?: string; admin: boolean; status: string }) =>
+      print(await (await users()).create(options)),
+    );
+  user
+    .command('list')
+    .description('list users (without keys)')
+    .action(async () => print(await (await users()).list()));
+  user
+    .command('status')
+    .description('set the status of a user')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .argument('<status>', 'active or suspended')
+    .action(async (status: string, options: { email: string }) =>
+      print(await (await users()).setStatus(options.email, status)),
+    );
+  user
+    .command('rotate-key')
+    .description('give a user a new API key and print it; the old key stops working')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) =>
+      print(await (await users()).rotateKey(options.email)),
+    );
+
+  const setting = program.command('setting').description("manage a user's settings");
+  setting
+    .command('set')
+    .description('set one setting of a user')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .argument('<name>', 'setting name, such as mms or phone_limit')
+    .argument('<value>', 'setting value')
+    .action(async (name: string, value: string, options: { email: string }) =>
+      print(await (await users()).setSetting(options.email, name, value)),
+    );
+  setting
+    .command('list')
+    .description('list the settings of a user, defaults included')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) =>
+      print(await (await users()).settings(options.email)),
+    );
+
+  program
+    .command('migrate')
+    .description('run pending database migrations')
+    .action(async () => {
+      dataSource = await openDataSource(config.database);
+      const applied = await migrate(dataSource);
+      print({ applied });
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed its own one-line message (or the help).
+      return error.exitCode;
+    }
+    const message =
+      error instanceof UserCommandError ? error.message : `smsgw: ${(error as Error).message}`;
+    process.stderr.write(`${message}\n`);
+    return 1;
+  } finally {
+    await dataSource?.destroy();
+  }
+}
+
+/** Entry point of the `smsgw` bin. */
+export function main(): void {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  void runCli(process.argv.slice(2), config).then((code) => process.exit(code));
+}

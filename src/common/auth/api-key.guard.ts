@@ -1,0 +1,67 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError, ErrorCode } from '../errors/api-error';
+import { ApiRequest, AuthenticatedUser } from '../http/request';
+import { IS_PUBLIC } from './public.decorator';
+
+/** What the guard needs from the users feature, without depending on it. */
+export abstract class ApiKeyResolver {
+  /** The user holding this key with their settings, with `active` telling their status; or null. */
+  abstract resolve(apiKey: string): Promise<(AuthenticatedUser & { active: boolean }) | null>;
+}
+
+/**
+ * Spec part 5 / DECISIONS §3: the key is the first non-empty one of query `api_key`, form field
+ * `api_key`, header `X-Api-Key` (a bad query key is not rescued by a good header); no user is
+ * 401, a user who is not active is 403, and the operation does not run.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly resolver: ApiKeyResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (isPublic) {
+      return true;
+    }
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    const key = presentedKey(request);
+    const found = key === undefined ? null : await this.resolver.resolve(key);
+    if (!found) {
+      throw new ApiError(ErrorCode.INVALID_CREDENTIALS);
+    }
+    if (!found.active) {
+      throw new ApiError(ErrorCode.SUSPENDED_USER);
+    }
+    const { active: _active, ...user } = found;
+    request.user = user;
+    return true;
+  }
+}
+
+function presentedKey(request: ApiRequest): string | undefined {
+  const body: unknown = request.body;
+  const candidates: unknown[] = [
+    (request.query as Record<string, unknown>).api_key,
+    typeof body === 'object' && body !== null
+      ? (body as Record<string, unknown>).api_key
+      : undefined,
+    request.headers['x-api-key'],
+  ];
+  for (const candidate of candidates) {
+    if (typeof candidate === 'string' && candidate !== '') {
+      return candidate;
+    }
+    if (candidate !== undefined && candidate !== '') {
+      // A key given as a list or a map is still the key given: it simply matches no user.
+      return '';
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** 32 lowercase hex characters from 16 random bytes (DECISIONS §3). */
+export function generateApiKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return /^[0-9a-f]{32}$/.test(key);
+}
+
+/** Keys are stored only as this hash, looked up through a unique index. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}

@@ -1,0 +1,34 @@
+/** The JSON body of every API response, keys in this order (spec 2.1). */
+export interface Envelope {
+  error: number;
+  message: string | null;
+  response: unknown;
+  next: string | null;
+  prev: string | null;
+}
+
+/** What a handler returns when its result has `next` / `prev` links. */
+export class Paged<T> {
+  constructor(
+    readonly items: T[],
+    readonly next: string | null,
+    readonly prev: string | null,
+  ) {}
+}
+
+export function successEnvelope(result: unknown): Envelope {
+  if (result instanceof Paged) {
+    return {
+      error: 0,
+      message: null,
+      response: result.items,
+      next: result.next,
+      prev: result.prev,
+    };
+  }
+  return { error: 0, message: null, response: result ?? null, next: null, prev: null };
+}
+
+export function errorEnvelope(code: number, message: string): Envelope {
+  return { error: code, message, response: null, next: null, prev: null };
+}

@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { EnvironmentVariables, validateEnvironment } from './env.validation';
+
+export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
+
+/** The typed configuration every module receives through `AppConfig`. */
+export class AppConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly database: DatabaseConfig;
+  readonly publicUrl: string | null;
+  readonly basePath: string;
+  readonly worker: 'inline' | 'off';
+  readonly timeZone: string;
+  readonly dataDir: string;
+  readonly logLevel: EnvironmentVariables['LOG_LEVEL'];
+  readonly limits: {
+    bodyBytes: number;
+    fileBytes: number;
+    csvBytes: number;
+    csvRows: number;
+  };
+
+  constructor(env: EnvironmentVariables) {
+    this.port = env.PORT;
+    this.host = env.HOST;
+    this.dataDir = resolve(env.DATA_DIR);
+    this.database = parseDatabaseUrl(env.DATABASE_URL);
+    this.publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null;
+    this.basePath = env.BASE_PATH;
+    this.worker = env.WORKER;
+    this.timeZone = env.TZ;
+    this.logLevel = env.LOG_LEVEL;
+    this.limits = {
+      bodyBytes: env.MAX_BODY_BYTES,
+      fileBytes: env.MAX_FILE_BYTES,
+      csvBytes: env.MAX_CSV_BYTES,
+      csvRows: env.MAX_CSV_ROWS,
+    };
+  }
+}
+
+function parseDatabaseUrl(url: string): DatabaseConfig {
+  if (url.startsWith('sqlite:')) {
+    return { type: 'sqlite', path: resolve(url.slice('sqlite:'.length)) };
+  }
+  return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
+}
+
+/** Minimal .env reader: KEY=VALUE lines, `#` comments, optional quotes; the real environment wins. */
+function readDotEnv(path: string): Record<string, string> {
+  if (!existsSync(path)) {
+    return {};
+  }
+  const values: Record<string, string> = {};
+  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
+    const match = /^\s*([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match) {
+      continue;
+    }
+    values[match[1]] = match[2].replace(/^(['"])(.*)\1$/, '$2');
+  }
+  return values;
+}
+
+// Captured before `loadConfig` pins the process clock to UTC, so a second load still sees `TZ`.
+const SERVICE_TZ_FROM_ENV = process.env.TZ;
+
+/**
+ * Loads the configuration once: `.env` (when present) under the real environment, validated.
+ * Node's own clock is then pinned to UTC: datetimes are stored in UTC and only converted to
+ * the service time zone (`TZ`) at the API edge, so nothing may depend on the process zone.
+ */
+export function loadConfig(
+  environment: Record<string, string | undefined> = { ...process.env, TZ: SERVICE_TZ_FROM_ENV },
+  dotEnvPath = resolve('.env'),
+): AppConfig {
+  const config = new AppConfig(validateEnvironment({ ...readDotEnv(dotEnvPath), ...environment }));
+  process.env.TZ = 'UTC';
+  return config;
+}

@@ -1,0 +1,114 @@
+import { plainToInstance } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const WORKER_MODES = ['inline', 'off'] as const;
+
+/** The environment as DECISIONS §10 names it; every variable has a default. */
+export class EnvironmentVariables {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @Matches(/^(sqlite:.+|(mysql|mariadb):\/\/.+)$/, {
+    message: 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
+  })
+  DATABASE_URL = 'sqlite:data/smsgw.sqlite';
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s]+$/, { message: 'PUBLIC_URL must be an absolute http(s) URL' })
+  PUBLIC_URL?: string;
+
+  @Matches(/^(\/[A-Za-z0-9._~-]+)*$/, {
+    message: 'BASE_PATH must be empty or a path such as /raspisms',
+  })
+  BASE_PATH = '';
+
+  @IsIn(WORKER_MODES)
+  WORKER: (typeof WORKER_MODES)[number] = 'inline';
+
+  @IsString()
+  TZ = 'UTC';
+
+  @IsString()
+  DATA_DIR = 'data';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsInt()
+  @Min(1024)
+  MAX_BODY_BYTES = 1024 * 1024;
+
+  @IsInt()
+  @Min(1024)
+  MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+  @IsInt()
+  @Min(1024)
+  MAX_CSV_BYTES = 20 * 1024 * 1024;
+
+  @IsInt()
+  @Min(1)
+  MAX_CSV_ROWS = 200_000;
+}
+
+const INTEGER_VARIABLES = new Set([
+  'PORT',
+  'MAX_BODY_BYTES',
+  'MAX_FILE_BYTES',
+  'MAX_CSV_BYTES',
+  'MAX_CSV_ROWS',
+]);
+
+function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads the known variables out of `raw`, applies defaults and validates them.
+ * Throws one Error whose message names every invalid variable.
+ */
+export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
+  const known = Object.keys(new EnvironmentVariables()).concat('PUBLIC_URL');
+  const input: Record<string, unknown> = {};
+  for (const name of known) {
+    const value = raw[name];
+    if (value === undefined || value === '') {
+      continue;
+    }
+    input[name] = INTEGER_VARIABLES.has(name) && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  const env = plainToInstance(EnvironmentVariables, input);
+  const problems = validateSync(env, { skipMissingProperties: false }).map((error) => {
+    const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    return `${error.property}=${JSON.stringify(raw[error.property])}: ${reason}`;
+  });
+  if (!isValidTimeZone(env.TZ)) {
+    problems.push(
+      `TZ=${JSON.stringify(env.TZ)}: TZ must be an IANA time zone such as Europe/Paris`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new Error(`Invalid environment variables: ${problems.join('; ')}`);
+  }
+  return env;
+}

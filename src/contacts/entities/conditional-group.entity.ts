@@ -1,0 +1,18 @@
+import { Column, Entity } from 'typeorm';
+import { IdColumn, Timestamped } from '../../common/database/columns';
+
+/** Contacts matching an ExpressionLanguage condition, evaluated at send time. */
+@Entity('conditional_group')
+export class ConditionalGroup extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  @Column({ type: 'text', nullable: true })
+  condition!: string | null;
+}

@@ -1,0 +1,92 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DataSource, DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
+import { DatabaseConfig } from '../config/configuration';
+import { ENTITIES } from './entities';
+import { InitialSchema1732230000000 } from './migrations/1732230000000-InitialSchema';
+
+export const MIGRATIONS = [InitialSchema1732230000000];
+
+export function dataSourceOptions(
+  database: DatabaseConfig,
+  logger?: TypeOrmLogger,
+): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: 'each' as const,
+    synchronize: false,
+    logging: logger ? ('all' as const) : false,
+    logger,
+  };
+  if (database.type === 'sqlite') {
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: database.path,
+      // WAL lets readers go on while the worker writes; the busy timeout rides out short locks.
+      enableWAL: true,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('busy_timeout = 5000');
+        db.pragma('foreign_keys = ON');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    url: database.url,
+    charset: 'utf8mb4',
+    // Datetimes travel as the UTC strings the application writes (see DatetimeColumn).
+    dateStrings: true,
+    timezone: 'Z',
+    extra: { connectionLimit: 10 },
+  };
+}
+
+/** Creates (for SQLite, also the folder of the file) and initialises a data source. */
+export async function openDataSource(
+  database: DatabaseConfig,
+  logger?: TypeOrmLogger,
+): Promise<DataSource> {
+  if (database.type === 'sqlite') {
+    mkdirSync(dirname(database.path), { recursive: true });
+  }
+  const dataSource = new DataSource(dataSourceOptions(database, logger));
+  await dataSource.initialize();
+  return dataSource;
+}
+
+const MIGRATION_LOCK = 'smsgw_migrations';
+const MIGRATION_LOCK_TIMEOUT_SECONDS = 120;
+
+/**
+ * Runs pending migrations. On MySQL several processes may boot together: the first takes a
+ * named lock and migrates, the others wait for it and then find nothing left to run.
+ * Returns the names of the migrations applied by this call.
+ */
+export async function migrate(dataSource: DataSource): Promise<string[]> {
+  if (dataSource.options.type !== 'mysql') {
+    return (await dataSource.runMigrations()).map((migration) => migration.name);
+  }
+  const lockHolder = dataSource.createQueryRunner();
+  try {
+    await lockHolder.connect();
+    const rows = (await lockHolder.query('SELECT GET_LOCK(?, ?) AS acquired', [
+      MIGRATION_LOCK,
+      MIGRATION_LOCK_TIMEOUT_SECONDS,
+    ])) as Array<{ acquired: number | string | null }>;
+    if (Number(rows[0]?.acquired) !== 1) {
+      throw new Error(
+        `Could not take the migration lock within ${MIGRATION_LOCK_TIMEOUT_SECONDS} s: another process is migrating`,
+      );
+    }
+    try {
+      return (await dataSource.runMigrations()).map((migration) => migration.name);
+    } finally {
+      await lockHolder.query('SELECT RELEASE_LOCK(?)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await lockHolder.release();
+  }
+}

@@ -1,0 +1,36 @@
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/configuration';
+import { migrate, openDataSource } from './data-source';
+
+/**
+ * Opens the database and brings its schema up to date before anything else starts.
+ * The `DataSource` is the only database handle; repositories take it by injection.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: DataSource,
+      inject: [AppConfig],
+      useFactory: async (config: AppConfig): Promise<DataSource> => {
+        const dataSource = await openDataSource(config.database);
+        const applied = await migrate(dataSource);
+        if (applied.length > 0) {
+          new Logger(DatabaseModule.name).log(`Applied migrations: ${applied.join(', ')}`);
+        }
+        return dataSource;
+      },
+    },
+  ],
+  exports: [DataSource],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      await this.dataSource.destroy();
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { Contact } from '../contacts/entities/contact.entity';
+import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Outbox } from '../dispatch/entities/outbox.entity';
+import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
+import { Received } from '../messages/entities/received.entity';
+import { Sended } from '../messages/entities/sended.entity';
+import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { PhoneLimit } from '../phones/entities/phone-limit.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import {
+  Scheduled,
+  ScheduledConditionalGroup,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledNumber,
+} from '../scheduled/entities/scheduled.entity';
+import { Setting } from '../users/entities/setting.entity';
+import { User } from '../users/entities/user.entity';
+
+export const ENTITIES = [
+  User,
+  Setting,
+  Phone,
+  PhoneLimit,
+  PhoneGroup,
+  PhoneGroupPhone,
+  Contact,
+  Group,
+  GroupContact,
+  ConditionalGroup,
+  Media,
+  MediaScheduled,
+  MediaSended,
+  MediaReceived,
+  Scheduled,
+  ScheduledNumber,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledConditionalGroup,
+  Sended,
+  Received,
+  SmsStop,
+  Outbox,
+];

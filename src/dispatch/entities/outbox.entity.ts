@@ -1,0 +1,60 @@
+import { Column, Entity } from 'typeorm';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+
+export type OutboxState = 'queued' | 'sending';
+
+/** One recipient of a dispatched message, waiting for (or in) its send. */
+@Entity('outbox')
+export class Outbox extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'integer' })
+  originating_scheduled!: number;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone!: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone_group!: number | null;
+
+  @Column({ type: 'varchar', length: 20 })
+  destination!: string;
+
+  @Column({ type: 'varchar', length: 1000 })
+  text!: string;
+
+  @Column({ type: 'tinyint' })
+  flash!: number;
+
+  @Column({ type: 'tinyint' })
+  mms!: number;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  tag!: string | null;
+
+  /** JSON list of media ids, copied from the scheduled message (whose links go with it). */
+  @Column({ type: 'text', nullable: true })
+  media_ids!: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: OutboxState;
+
+  @Column({ type: 'integer' })
+  attempts!: number;
+
+  @DatetimeColumn()
+  next_attempt_at!: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  claimed_by!: string | null;
+
+  @DatetimeColumn({ nullable: true })
+  claimed_at!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+}

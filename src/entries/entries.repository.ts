@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { Contact } from '../contacts/entities/contact.entity';
+import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
+import { Received } from '../messages/entities/received.entity';
+import { Sended } from '../messages/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import {
+  Scheduled,
+  ScheduledConditionalGroup,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledNumber,
+} from '../scheduled/entities/scheduled.entity';
+import { Cursor, EntryType, PAGE_SIZE } from './entry-types';
+
+export type Row = Record<string, unknown>;
+
+const TIMESTAMPS = ['created_at', 'updated_at'];
+
+/** The columns each listing returns, in RaspiSMS's order where it has them (reference §2.1). */
+// prettier-ignore
+const COLUMNS = {
+  sended: [
+    'id', 'id_user', 'id_phone', 'at', 'text', 'destination', 'flash', 'mms', 'status', 'error',
+    'uid', 'adapter', 'tag', 'originating_scheduled', 'segments', 'encoding', ...TIMESTAMPS,
+  ],
+  received: [
+    'id', 'id_user', 'id_phone', 'at', 'text', 'origin', 'command', 'status', 'mms', ...TIMESTAMPS,
+  ],
+  scheduled: [
+    'id', 'id_user', 'at', 'text', 'flash', 'id_phone', 'id_phone_group', 'mms', 'tag',
+    ...TIMESTAMPS,
+  ],
+  scheduled_number: ['id', 'id_scheduled', 'number', 'data', ...TIMESTAMPS],
+  contact: ['id', 'id_user', 'name', 'number', 'data', ...TIMESTAMPS],
+  group: ['id', 'id_user', 'name', ...TIMESTAMPS],
+  conditional_group: ['id', 'id_user', 'name', 'condition', ...TIMESTAMPS],
+  phone: [
+    'id', 'id_user', 'name', 'adapter', 'adapter_data', 'priority', 'status', ...TIMESTAMPS,
+  ],
+  phone_group: ['id', 'id_user', 'name', ...TIMESTAMPS],
+  media: ['id', 'id_user', 'path', ...TIMESTAMPS],
+  media_link: ['id', 'id_user', 'path'],
+} as const;
+
+const ENTITIES: Record<EntryType, EntityTarget<ObjectLiteral>> = {
+  sended: Sended,
+  received: Received,
+  scheduled: Scheduled,
+  contact: Contact,
+  group: Group,
+  conditional_group: ConditionalGroup,
+  phone: Phone,
+  phone_group: PhoneGroup,
+  media: Media,
+};
+
+/** Rows of `related` linked to owners, as `[owner id, related row]` pairs ordered by related id. */
+type Linked = Array<[number, Row]>;
+
+/**
+ * Listing queries. Every one is scoped by the caller's id, and a page costs a fixed number of
+ * queries: one for the entries, then one per extra field for the whole page (`IN (ids)`).
+ */
+@Injectable()
+export class EntriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** One page of the user's entries of a type, ascending by id. Served by `(id_user, id)`. */
+  async listPage(type: EntryType, userId: number, cursor: Cursor): Promise<Row[]> {
+    const query = this.select(ENTITIES[type], 't', COLUMNS[type]).where('t.id_user = :userId', {
+      userId,
+    });
+    switch (cursor.mode) {
+      case 'page':
+        query.orderBy('t.id', 'ASC').offset(cursor.page * PAGE_SIZE);
+        break;
+      case 'after':
+        query.andWhere('t.id > :id', { id: cursor.id }).orderBy('t.id', 'ASC');
+        break;
+      case 'before':
+        query.andWhere('t.id < :id', { id: cursor.id }).orderBy('t.id', 'DESC');
+        break;
+    }
+    const rows = await query.limit(PAGE_SIZE).getRawMany<Row>();
+    return cursor.mode === 'before' ? rows.reverse() : rows;
+  }
+
+  medias(owner: 'scheduled' | 'sended' | 'received', ids: number[]): Promise<Linked> {
+    const link = { scheduled: MediaScheduled, sended: MediaSended, received: MediaReceived }[owner];
+    return this.linked(Media, COLUMNS.media_link, link, 'id_media', `id_${owner}`, ids);
+  }
+
+  async scheduledNumbers(ids: number[]): Promise<Linked> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = await this.select(ScheduledNumber, 'n', COLUMNS.scheduled_number)
+      .where('n.id_scheduled IN (:...ids)', { ids })
+      .orderBy('n.id', 'ASC')
+      .getRawMany<Row>();
+    return rows.map((row) => [Number(row.id_scheduled), row]);
+  }
+
+  scheduledContacts(ids: number[]): Promise<Linked> {
+    return this.linked(
+      Contact,
+      COLUMNS.contact,
+      ScheduledContact,
+      'id_contact',
+      'id_scheduled',
+      ids,
+    );
+  }
+
+  scheduledGroups(ids: number[]): Promise<Linked> {
+    return this.linked(Group, COLUMNS.group, ScheduledGroup, 'id_group', 'id_scheduled', ids);
+  }
+
+  scheduledConditionalGroups(ids: number[]): Promise<Linked> {
+    return this.linked(
+      ConditionalGroup,
+      COLUMNS.conditional_group,
+      ScheduledConditionalGroup,
+      'id_conditional_group',
+      'id_scheduled',
+      ids,
+    );
+  }
+
+  groupContacts(ids: number[]): Promise<Linked> {
+    return this.linked(Contact, COLUMNS.contact, GroupContact, 'id_contact', 'id_group', ids);
+  }
+
+  phoneGroupPhones(ids: number[]): Promise<Linked> {
+    return this.linked(Phone, COLUMNS.phone, PhoneGroupPhone, 'id_phone', 'id_phone_group', ids);
+  }
+
+  private select(
+    entity: EntityTarget<ObjectLiteral>,
+    alias: string,
+    columns: readonly string[],
+  ): SelectQueryBuilder<ObjectLiteral> {
+    const query = this.dataSource.createQueryBuilder().from(entity, alias);
+    // Entity aliases let TypeORM quote each column for the engine (`condition` is reserved).
+    columns.forEach((column, index) => {
+      if (index === 0) {
+        query.select(`${alias}.${column}`, column);
+      } else {
+        query.addSelect(`${alias}.${column}`, column);
+      }
+    });
+    return query;
+  }
+
+  /** Rows of `entity` joined through a link table to owners among `ownerIds`. */
+  private async linked(
+    entity: EntityTarget<ObjectLiteral>,
+    columns: readonly string[],
+    link: new () => ObjectLiteral,
+    linkToEntity: string,
+    linkToOwner: string,
+    ownerIds: number[],
+  ): Promise<Linked> {
+    if (ownerIds.length === 0) {
+      return [];
+    }
+    const rows = await this.select(entity, 'e', columns)
+      .addSelect(`l.${linkToOwner}`, 'link_owner')
+      .innerJoin(link, 'l', `l.${linkToEntity} = e.id`)
+      .where(`l.${linkToOwner} IN (:...ownerIds)`, { ownerIds })
+      .orderBy('e.id', 'ASC')
+      .getRawMany<Row>();
+    return rows.map(({ link_owner, ...row }) => [Number(link_owner), row]);
+  }
+}

@@ -1,0 +1,167 @@
+import { Injectable } from '@nestjs/common';
+import { hidesAdapterData } from '../adapters/adapter.registry';
+import { ApiError } from '../common/errors/api-error';
+import { Paged } from '../common/http/envelope';
+import { buildLink } from '../common/http/links';
+import { Params, parseId } from '../common/params/parse';
+import { utcToZone } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { EntriesRepository, Row } from './entries.repository';
+import { Cursor, ENTRY_TYPES, EntryType, PAGE_SIZE, isEntryType } from './entry-types';
+
+const DATETIME_FIELDS = ['at', 'created_at', 'updated_at'];
+
+/** get_entries (spec 4.1). */
+@Injectable()
+export class EntriesService {
+  constructor(
+    private readonly entries: EntriesRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async list(
+    userId: number,
+    apiKey: string,
+    params: Params,
+    linkBase: string,
+  ): Promise<Paged<Row>> {
+    // Rule 1.
+    const type = params.entry_type;
+    if (!isEntryType(type)) {
+      throw ApiError.invalid(`entry_type must be one of : ${ENTRY_TYPES.join(', ')}.`);
+    }
+    const cursor = readCursor(params);
+    // Rule 2.
+    const rows = await this.entries.listPage(type, userId, cursor);
+    const items = (await this.withExtras(type, rows)).map((row) => this.present(row));
+    const first = rows[0]?.id;
+    const last = rows[rows.length - 1]?.id;
+    const link = (path: string) =>
+      buildLink(linkBase, `/api/list/${type}/${path}/`, { api_key: apiKey });
+    // Rule 3.
+    const hasNext = rows.length === PAGE_SIZE || (rows.length > 0 && cursor.mode === 'before');
+    // Rule 4.
+    const hasPrev =
+      (cursor.mode === 'page' && cursor.page > 0) || (rows.length > 0 && cursor.mode !== 'page');
+    let prev: string | null = null;
+    if (hasPrev) {
+      // A page past the end has no first entry to go before: it leads back to the page before it.
+      prev =
+        first === undefined && cursor.mode === 'page'
+          ? link(String(cursor.page - 1))
+          : link(`before/${Number(first)}`);
+    }
+    return new Paged(items, hasNext ? link(`after/${Number(last)}`) : null, prev);
+  }
+
+  /** Adds the extra fields of spec 2.2, each with one query for the whole page. */
+  private async withExtras(type: EntryType, rows: Row[]): Promise<Row[]> {
+    const ids = rows.map((row) => Number(row.id));
+    switch (type) {
+      case 'sended':
+      case 'received':
+        return attach(rows, { medias: await this.entries.medias(type, ids) });
+      case 'scheduled': {
+        const [numbers, contacts, groups, conditionalGroups, medias] = await Promise.all([
+          this.entries.scheduledNumbers(ids),
+          this.entries.scheduledContacts(ids),
+          this.entries.scheduledGroups(ids),
+          this.entries.scheduledConditionalGroups(ids),
+          this.entries.medias('scheduled', ids),
+        ]);
+        return attach(rows, {
+          numbers,
+          contacts,
+          groups,
+          conditional_groups: conditionalGroups,
+          medias,
+        });
+      }
+      case 'group': {
+        const withContacts = attach(rows, { contacts: await this.entries.groupContacts(ids) });
+        return withContacts.map((row) => ({
+          ...row,
+          nb_contact: (row.contacts as Row[]).length,
+        }));
+      }
+      case 'phone':
+        return rows.map(withoutHiddenData);
+      case 'phone_group': {
+        const linked = (await this.entries.phoneGroupPhones(ids)).map(
+          ([owner, phone]): [number, Row] => [owner, withoutHiddenData(phone)],
+        );
+        return attach(rows, { phones: linked }).map((row) => ({
+          ...row,
+          nb_phone: (row.phones as Row[]).length,
+        }));
+      }
+      case 'contact':
+      case 'conditional_group':
+      case 'media':
+        return rows;
+    }
+  }
+
+  /** Datetimes in the service time zone, nested records included. */
+  private present(row: Row): Row {
+    const presented: Row = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (DATETIME_FIELDS.includes(key) && (typeof value === 'string' || value === null)) {
+        presented[key] = utcToZone(value, this.config.timeZone);
+      } else if (Array.isArray(value)) {
+        presented[key] = value.map((item: Row) => this.present(item));
+      } else {
+        presented[key] = value;
+      }
+    }
+    return presented;
+  }
+}
+
+/**
+ * The slice to list. `after_id` / `before_id` win over `page` (spec 4.1 rule 5 leaves it open:
+ * a cursor is the more precise request); giving both cursors is refused.
+ */
+function readCursor(params: Params): Cursor {
+  const page = parseId(params.page, 'page') ?? 0;
+  const after = parseId(params.after_id, 'after_id');
+  const before = parseId(params.before_id, 'before_id');
+  if (after !== undefined && before !== undefined) {
+    throw ApiError.invalid('after_id, before_id : give at most one of after_id and before_id.');
+  }
+  if (after !== undefined) {
+    return { mode: 'after', id: after };
+  }
+  if (before !== undefined) {
+    return { mode: 'before', id: before };
+  }
+  return { mode: 'page', page };
+}
+
+/** Puts each linked list on its owner row, under its field name; owners without links get []. */
+function attach(rows: Row[], fields: Record<string, Array<[number, Row]>>): Row[] {
+  const byField = Object.entries(fields).map(([field, linked]) => {
+    const byOwner = new Map<number, Row[]>();
+    for (const [owner, row] of linked) {
+      const list = byOwner.get(owner) ?? [];
+      list.push(row);
+      byOwner.set(owner, list);
+    }
+    return [field, byOwner] as const;
+  });
+  return rows.map((row) => {
+    const extended: Row = { ...row };
+    for (const [field, byOwner] of byField) {
+      extended[field] = byOwner.get(Number(row.id)) ?? [];
+    }
+    return extended;
+  });
+}
+
+function withoutHiddenData(phone: Row): Row {
+  if (!hidesAdapterData(String(phone.adapter))) {
+    return phone;
+  }
+  const { adapter_data: _hidden, ...visible } = phone;
+  return visible;
+}

@@ -1,0 +1,24 @@
+/** The nine entry types of spec 2.2, in the spec's order (the error message lists them so). */
+export const ENTRY_TYPES = [
+  'sended',
+  'received',
+  'scheduled',
+  'contact',
+  'group',
+  'conditional_group',
+  'phone',
+  'phone_group',
+  'media',
+] as const;
+
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+export function isEntryType(value: unknown): value is EntryType {
+  return typeof value === 'string' && (ENTRY_TYPES as readonly string[]).includes(value);
+}
+
+export const PAGE_SIZE = 25;
+
+/** Which slice of a listing to read (spec 4.1). */
+export type Cursor =
+  { mode: 'page'; page: number } | { mode: 'after'; id: number } | { mode: 'before'; id: number };

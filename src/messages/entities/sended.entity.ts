@@ -1,0 +1,56 @@
+import { Column, Entity } from 'typeorm';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+
+export type SendedStatus = 'unknown' | 'delivered' | 'failed';
+
+/** A message handed to (or refused before) a provider: one per recipient of a dispatch. */
+@Entity('sended')
+export class Sended extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone!: number | null;
+
+  @DatetimeColumn()
+  at!: string;
+
+  @Column({ type: 'varchar', length: 1000 })
+  text!: string;
+
+  @Column({ type: 'varchar', length: 20 })
+  destination!: string;
+
+  @Column({ type: 'tinyint' })
+  flash!: number;
+
+  @Column({ type: 'tinyint' })
+  mms!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: SendedStatus;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  uid!: string | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  adapter!: string;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  tag!: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  originating_scheduled!: number | null;
+
+  @Column({ type: 'integer' })
+  segments!: number;
+
+  @Column({ type: 'varchar', length: 8 })
+  encoding!: string;
+}

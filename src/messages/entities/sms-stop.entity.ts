@@ -1,0 +1,15 @@
+import { Column, Entity } from 'typeorm';
+import { IdColumn, Timestamped } from '../../common/database/columns';
+
+/** A number that answered STOP: the user's campaigns skip it (DECISIONS §8). */
+@Entity('smsstop')
+export class SmsStop extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'varchar', length: 20 })
+  number!: string;
+}

@@ -1,0 +1,24 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from './config/configuration';
+
+/** The OpenAPI document and Swagger UI at `/api/docs` (JSON at `/api/docs-json`). */
+export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('smsgw')
+      .setDescription(
+        'A self-hosted SMS/MMS gateway with a RaspiSMS-compatible API. Every response is the ' +
+          'envelope {error, message, response, next, prev}. Authenticate with the `api_key` query ' +
+          'or form parameter, or the `X-Api-Key` header.',
+      )
+      .setVersion('1')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'header')
+      .addApiKey({ type: 'apiKey', in: 'query', name: 'api_key' }, 'query')
+      .addSecurityRequirements('header')
+      .addSecurityRequirements('query')
+      .build(),
+  );
+  SwaggerModule.setup(`${config.basePath}/api/docs`, app, document, { useGlobalPrefix: false });
+}

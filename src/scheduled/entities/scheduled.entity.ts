@@ -1,0 +1,84 @@
+import { Column, Entity } from 'typeorm';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+
+@Entity('scheduled')
+export class Scheduled extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @DatetimeColumn()
+  at!: string;
+
+  @Column({ type: 'varchar', length: 1000 })
+  text!: string;
+
+  @Column({ type: 'tinyint' })
+  flash!: number;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone!: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone_group!: number | null;
+
+  @Column({ type: 'tinyint' })
+  mms!: number;
+
+  @Column({ type: 'varchar', length: 1000, nullable: true })
+  tag!: string | null;
+}
+
+@Entity('scheduled_number')
+export class ScheduledNumber extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_scheduled!: number;
+
+  @Column({ type: 'varchar', length: 20 })
+  number!: string;
+
+  /** JSON string of the number's template data, `[]` when none. */
+  @Column({ type: 'text', nullable: true })
+  data!: string | null;
+}
+
+@Entity('scheduled_contact')
+export class ScheduledContact extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_scheduled!: number;
+
+  @Column({ type: 'integer' })
+  id_contact!: number;
+}
+
+@Entity('scheduled_group')
+export class ScheduledGroup extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_scheduled!: number;
+
+  @Column({ type: 'integer' })
+  id_group!: number;
+}
+
+@Entity('scheduled_conditional_group')
+export class ScheduledConditionalGroup extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_scheduled!: number;
+
+  @Column({ type: 'integer' })
+  id_conditional_group!: number;
+}

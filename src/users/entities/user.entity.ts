@@ -1,0 +1,23 @@
+import { Column, Entity } from 'typeorm';
+import { IdColumn, Timestamped } from '../../common/database/columns';
+
+export type UserStatus = 'active' | 'suspended';
+export const USER_STATUSES: readonly UserStatus[] = ['active', 'suspended'];
+
+@Entity('user')
+export class User extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'varchar', length: 150 })
+  email!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  api_key_hash!: string;
+
+  @Column({ type: 'tinyint' })
+  admin!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: UserStatus;
+}

@@ -1,0 +1,19 @@
+/** Settings of a new user (DECISIONS §6); values are strings, truthy when a non-zero integer. */
+export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
+  mms: '1',
+  phone_limit: '0',
+  phone_priority: '0',
+  templating: '1',
+  smsstop: '1',
+  smsstop_respond: '1',
+  smsstop_response: 'You will no longer receive messages from this number.',
+  force_gsm_alphabet: '0',
+  webhook: '1',
+  default_phone_country: '',
+};
+
+/** PHP's `(int) value` truthiness, as RaspiSMS tests its settings. */
+export function isSettingOn(settings: Record<string, string>, name: string): boolean {
+  const value = settings[name];
+  return value !== undefined && parseInt(value, 10) !== 0 && !Number.isNaN(parseInt(value, 10));
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { Setting } from './entities/setting.entity';
+import { User, UserStatus } from './entities/user.entity';
+
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The user holding a key hash, with their settings, in one round trip. */
+  async findByKeyHashWithSettings(
+    keyHash: string,
+  ): Promise<{ user: User; settings: Record<string, string> } | null> {
+    const rows = await this.dataSource
+      .createQueryBuilder()
+      .select(['u.id AS id', 'u.email AS email', 'u.admin AS admin', 'u.status AS status'])
+      .addSelect(['s.name AS setting_name', 's.value AS setting_value'])
+      .from(User, 'u')
+      .leftJoin(Setting, 's', 's.id_user = u.id')
+      .where('u.api_key_hash = :keyHash', { keyHash })
+      .getRawMany<{
+        id: number;
+        email: string;
+        admin: number;
+        status: UserStatus;
+        setting_name: string | null;
+        setting_value: string | null;
+      }>();
+    if (rows.length === 0) {
+      return null;
+    }
+    const settings: Record<string, string> = {};
+    for (const row of rows) {
+      if (row.setting_name !== null) {
+        settings[row.setting_name] = row.setting_value ?? '';
+      }
+    }
+    const { id, email, admin, status } = rows[0];
+    const user = Object.assign(new User(), { id: Number(id), email, admin: Number(admin), status });
+    return { user, settings };
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.dataSource.getRepository(User).findOneBy({ email });
+  }
+
+  list(): Promise<User[]> {
+    return this.dataSource.getRepository(User).find({ order: { id: 'ASC' } });
+  }
+
+  /** Inserts a user and their settings in one transaction. */
+  async create(
+    user: Pick<User, 'email' | 'api_key_hash' | 'admin' | 'status'>,
+    settings: Record<string, string>,
+  ): Promise<User> {
+    return this.dataSource.transaction(async (manager) => {
+      const now = nowUtc();
+      const saved = await manager
+        .getRepository(User)
+        .save(Object.assign(new User(), user, { created_at: now, updated_at: null }));
+      await this.insertSettings(manager, saved.id, settings, now);
+      return saved;
+    });
+  }
+
+  async update(id: number, changes: Partial<Pick<User, 'status' | 'api_key_hash'>>): Promise<void> {
+    await this.dataSource.getRepository(User).update({ id }, { ...changes, updated_at: nowUtc() });
+  }
+
+  async settingsOf(userId: number): Promise<Setting[]> {
+    return this.dataSource
+      .getRepository(Setting)
+      .find({ where: { id_user: userId }, order: { name: 'ASC' } });
+  }
+
+  /** Sets one setting, creating it when the user does not have it yet. */
+  async setSetting(userId: number, name: string, value: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const repository = manager.getRepository(Setting);
+      const existing = await repository.findOneBy({ id_user: userId, name });
+      if (existing) {
+        await repository.update({ id: existing.id }, { value, updated_at: nowUtc() });
+      } else {
+        await this.insertSettings(manager, userId, { [name]: value }, nowUtc());
+      }
+    });
+  }
+
+  private async insertSettings(
+    manager: EntityManager,
+    userId: number,
+    settings: Record<string, string>,
+    now: string,
+  ): Promise<void> {
+    const rows = Object.entries(settings).map(([name, value]) => ({
+      id_user: userId,
+      name,
+      value,
+      created_at: now,
+      updated_at: null,
+    }));
+    if (rows.length > 0) {
+      await manager.createQueryBuilder().insert().into(Setting).values(rows).execute();
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeyResolver } from '../common/auth/api-key.guard';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../common/auth/api-key';
+import { AuthenticatedUser } from '../common/http/request';
+import { User, UserStatus, USER_STATUSES } from './entities/user.entity';
+import { DEFAULT_SETTINGS } from './settings';
+import { UsersRepository } from './users.repository';
+
+/** A failure of an administration command, told to the operator in one line. */
+export class UserCommandError extends Error {}
+
+export interface UserView {
+  id: number;
+  email: string;
+  admin: boolean;
+  status: UserStatus;
+  created_at: string;
+}
+
+@Injectable()
+export class UsersService extends ApiKeyResolver {
+  constructor(private readonly users: UsersRepository) {
+    super();
+  }
+
+  async resolve(apiKey: string): Promise<(AuthenticatedUser & { active: boolean }) | null> {
+    // Keys are lowercase hex; RaspiSMS compared them case-insensitively, so we accept either.
+    const key = apiKey.toLowerCase();
+    if (!isWellFormedApiKey(key)) {
+      return null;
+    }
+    const found = await this.users.findByKeyHashWithSettings(hashApiKey(key));
+    if (!found) {
+      return null;
+    }
+    const { user, settings } = found;
+    return {
+      id: user.id,
+      email: user.email,
+      admin: user.admin !== 0,
+      apiKey,
+      settings: { ...DEFAULT_SETTINGS, ...settings },
+      active: user.status === 'active',
+    };
+  }
+
+  async create(options: {
+    email: string;
+    apiKey?: string;
+    admin?: boolean;
+    status?: string;
+  }): Promise<UserView & { api_key: string }> {
+    const email = options.email.trim();
+    if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 150) {
+      throw new UserCommandError(`"${options.email}" is not an e-mail address.`);
+    }
+    const status = this.checkStatus(options.status ?? 'active');
+    const apiKey = options.apiKey ?? generateApiKey();
+    if (!isWellFormedApiKey(apiKey)) {
+      throw new UserCommandError('--api-key must be 32 lowercase hexadecimal characters.');
+    }
+    if (await this.users.findByEmail(email)) {
+      throw new UserCommandError(`A user with the e-mail ${email} already exists.`);
+    }
+    const user = await this.users.create(
+      { email, api_key_hash: hashApiKey(apiKey), admin: options.admin ? 1 : 0, status },
+      { ...DEFAULT_SETTINGS },
+    );
+    return { ...view(user), api_key: apiKey };
+  }
+
+  async list(): Promise<UserView[]> {
+    return (await this.users.list()).map(view);
+  }
+
+  async setStatus(email: string, status: string): Promise<UserView> {
+    const user = await this.require(email);
+    await this.users.update(user.id, { status: this.checkStatus(status) });
+    return view({ ...user, status: this.checkStatus(status) });
+  }
+
+  async rotateKey(email: string): Promise<UserView & { api_key: string }> {
+    const user = await this.require(email);
+    const apiKey = generateApiKey();
+    await this.users.update(user.id, { api_key_hash: hashApiKey(apiKey) });
+    return { ...view(user), api_key: apiKey };
+  }
+
+  async setSetting(email: string, name: string, value: string): Promise<Record<string, string>> {
+    const user = await this.require(email);
+    if (!/^[a-z0-9_]{1,50}$/.test(name)) {
+      throw new UserCommandError(`"${name}" is not a setting name (lowercase letters, digits, _).`);
+    }
+    if (value.length > 1000) {
+      throw new UserCommandError('A setting value is at most 1000 characters.');
+    }
+    await this.users.setSetting(user.id, name, value);
+    return this.settings(email);
+  }
+
+  async settings(email: string): Promise<Record<string, string>> {
+    const user = await this.require(email);
+    const settings: Record<string, string> = { ...DEFAULT_SETTINGS };
+    for (const setting of await this.users.settingsOf(user.id)) {
+      settings[setting.name] = setting.value;
+    }
+    return settings;
+  }
+
+  private async require(email: string): Promise<User> {
+    const user = await this.users.findByEmail(email.trim());
+    if (!user) {
+      throw new UserCommandError(`No user has the e-mail ${email}.`);
+    }
+    return user;
+  }
+
+  private checkStatus(status: string): UserStatus {
+    if (!(USER_STATUSES as readonly string[]).includes(status)) {
+      throw new UserCommandError(
+        `Status must be one of ${USER_STATUSES.join(', ')}, not "${status}".`,
+      );
+    }
+    return status as UserStatus;
+  }
+}
+
+function view(user: User): UserView {
+  return {
+    id: user.id,
+    email: user.email,
+    admin: Number(user.admin) !== 0,
+    status: user.status,
+    created_at: user.created_at,
+  };
+}
