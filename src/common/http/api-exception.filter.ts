@@ -50,7 +50,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === HttpStatus.NOT_FOUND) {
+      if (status === Number(HttpStatus.NOT_FOUND)) {
         return new ApiError(
           ErrorCode.INVALID_PARAMETER,
           `no operation at ${request.method} ${request.path}`,

@@ -12,5 +12,5 @@ export function parseQueryString(source: string): Record<string, unknown> {
     parameterLimit: 1_000_000,
     allowPrototypes: false,
     plainObjects: true,
-  }) as Record<string, unknown>;
+  });
 }

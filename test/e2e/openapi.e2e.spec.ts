@@ -1,0 +1,67 @@
+import request from 'supertest';
+import { startApp, TestApp } from '../support/app';
+import { createTestDatabase, TestDatabase } from '../support/databases';
+
+interface RouteLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+}
+
+/** Every route Express serves, as OpenAPI would name it (`:id` → `{id}`). */
+function servedRoutes(t: TestApp): Array<{ method: string; path: string }> {
+  const express = t.app.getHttpAdapter().getInstance() as { router: { stack: RouteLayer[] } };
+  return express.router.stack.flatMap((layer) =>
+    layer.route
+      ? Object.keys(layer.route.methods).map((method) => ({
+          method,
+          path: layer.route!.path.replace(/:(\w+)/g, '{$1}'),
+        }))
+      : [],
+  );
+}
+
+describe('OpenAPI document', () => {
+  let database: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    t = await startApp(database);
+  });
+  afterAll(async () => {
+    await t.close();
+    await database.drop();
+  });
+
+  it('describes every API route the application serves, with an operation id and the envelope', async () => {
+    const response = await request(t.url).get('/api/docs-json');
+    expect(response.status).toBe(200);
+    const document = response.body as {
+      paths: Record<string, Record<string, { operationId?: string; responses: any }>>;
+    };
+    const apiRoutes = servedRoutes(t).filter(
+      (route) => route.path.startsWith('/api/') && !route.path.startsWith('/api/docs'),
+    );
+    expect(apiRoutes.length).toBeGreaterThan(0);
+    for (const route of apiRoutes) {
+      const operation = document.paths[route.path]?.[route.method];
+      expect({ route, documented: Boolean(operation) }).toEqual({ route, documented: true });
+      expect(operation!.operationId).toEqual(expect.any(String));
+      const success = Object.entries(operation!.responses).find(([status]) =>
+        status.startsWith('2'),
+      );
+      expect(success?.[1].content['application/json'].schema.required).toEqual([
+        'error',
+        'message',
+        'response',
+        'next',
+        'prev',
+      ]);
+    }
+  });
+
+  it('serves the Swagger UI at /api/docs without an API key', async () => {
+    const response = await request(t.url).get('/api/docs');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('swagger');
+  });
+});
