@@ -86,7 +86,9 @@ export class EntriesRepository {
         query.andWhere('t.id < :id', { id: cursor.id }).orderBy('t.id', 'DESC');
         break;
     }
-    const rows = await query.limit(PAGE_SIZE).getRawMany<Row>();
+    const rows = (await query.limit(PAGE_SIZE).getRawMany<Row>()).map((row) =>
+      inOrder(row, COLUMNS[type]),
+    );
     return cursor.mode === 'before' ? rows.reverse() : rows;
   }
 
@@ -103,7 +105,7 @@ export class EntriesRepository {
       .where('n.id_scheduled IN (:...ids)', { ids })
       .orderBy('n.id', 'ASC')
       .getRawMany<Row>();
-    return rows.map((row) => [Number(row.id_scheduled), row]);
+    return rows.map((row) => [Number(row.id_scheduled), inOrder(row, COLUMNS.scheduled_number)]);
   }
 
   scheduledContacts(ids: number[]): Promise<Linked> {
@@ -175,6 +177,15 @@ export class EntriesRepository {
       .where(`l.${linkToOwner} IN (:...ownerIds)`, { ownerIds })
       .orderBy('e.id', 'ASC')
       .getRawMany<Row>();
-    return rows.map(({ link_owner, ...row }) => [Number(link_owner), row]);
+    return rows.map((row) => [Number(row.link_owner), inOrder(row, columns)]);
   }
+}
+
+/**
+ * The row's `columns` in that order. TypeORM emits selected entity columns in the entity's
+ * metadata order, where inherited ones (`created_at`, `updated_at`) come first, whatever order
+ * they were selected in.
+ */
+function inOrder(row: Row, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, row[column]]));
 }

@@ -79,9 +79,10 @@ export class EntriesService {
       }
       case 'group': {
         const withContacts = attach(rows, { contacts: await this.entries.groupContacts(ids) });
-        return withContacts.map((row) => ({
+        return withContacts.map(({ contacts, ...row }) => ({
           ...row,
-          nb_contact: (row.contacts as Row[]).length,
+          nb_contact: (contacts as Row[]).length,
+          contacts,
         }));
       }
       case 'phone':
@@ -90,9 +91,10 @@ export class EntriesService {
         const linked = (await this.entries.phoneGroupPhones(ids)).map(
           ([owner, phone]): [number, Row] => [owner, withoutHiddenData(phone)],
         );
-        return attach(rows, { phones: linked }).map((row) => ({
+        return attach(rows, { phones: linked }).map(({ phones, ...row }) => ({
           ...row,
-          nb_phone: (row.phones as Row[]).length,
+          nb_phone: (phones as Row[]).length,
+          phones,
         }));
       }
       case 'contact':

@@ -12,8 +12,3 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
   default_phone_country: '',
 };
 
-/** PHP's `(int) value` truthiness, as RaspiSMS tests its settings. */
-export function isSettingOn(settings: Record<string, string>, name: string): boolean {
-  const value = settings[name];
-  return value !== undefined && parseInt(value, 10) !== 0 && !Number.isNaN(parseInt(value, 10));
-}

@@ -36,7 +36,10 @@ describe('OpenAPI document', () => {
     const response = await request(t.url).get('/api/docs-json');
     expect(response.status).toBe(200);
     const document = response.body as {
-      paths: Record<string, Record<string, { operationId?: string; responses: any }>>;
+      paths: Record<
+        string,
+        Record<string, { operationId?: string; responses: Record<string, any> }>
+      >;
     };
     const apiRoutes = servedRoutes(t).filter(
       (route) => route.path.startsWith('/api/') && !route.path.startsWith('/api/docs'),
