@@ -38,7 +38,16 @@ describe('OpenAPI document', () => {
     const document = response.body as {
       paths: Record<
         string,
-        Record<string, { operationId?: string; responses: Record<string, any> }>
+        Record<
+          string,
+          {
+            operationId?: string;
+            responses: Record<
+              string,
+              { content: Record<string, { schema: { required: string[] } }> }
+            >;
+          }
+        >
       >;
     };
     const apiRoutes = servedRoutes(t).filter(
@@ -48,8 +57,8 @@ describe('OpenAPI document', () => {
     for (const route of apiRoutes) {
       const operation = document.paths[route.path]?.[route.method];
       expect({ route, documented: Boolean(operation) }).toEqual({ route, documented: true });
-      expect(operation!.operationId).toEqual(expect.any(String));
-      const success = Object.entries(operation!.responses).find(([status]) =>
+      expect(operation.operationId).toEqual(expect.any(String));
+      const success = Object.entries(operation.responses).find(([status]) =>
         status.startsWith('2'),
       );
       expect(success?.[1].content['application/json'].schema.required).toEqual([

@@ -55,13 +55,12 @@ function presentedKey(request: ApiRequest): string | undefined {
     request.headers['x-api-key'],
   ];
   for (const candidate of candidates) {
-    if (typeof candidate === 'string' && candidate !== '') {
-      return candidate;
+    // Absent, empty and a JSON `null` all mean "no key here": the next source is read.
+    if (candidate === undefined || candidate === null || candidate === '') {
+      continue;
     }
-    if (candidate !== undefined && candidate !== '') {
-      // A key given as a list or a map is still the key given: it simply matches no user.
-      return '';
-    }
+    // A key given as a list, a map or a number is still the key given: it simply matches no user.
+    return typeof candidate === 'string' ? candidate : '';
   }
   return undefined;
 }

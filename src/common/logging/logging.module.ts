@@ -1,24 +1,66 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
+import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
 
-/** Secrets never logged: API keys wherever they travel, and provider credentials. */
+/** Provider credentials of the adapters' data (DECISIONS §7). */
+const SECRET_NAMES = ['api_key', 'adapter_data', 'auth_token', 'password', 'app_secret', 'consumer_key'];
+
+/**
+ * Secrets never logged: API keys wherever they travel, and provider credentials, whether they
+ * are logged as top-level fields (`{ api_key }`) or inside one object (`{ phone: { ... } }`).
+ */
 export const REDACTED_PATHS = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',
   'req.headers.cookie',
-  '*.api_key',
-  '*.adapter_data',
-  '*.auth_token',
-  '*.password',
-  '*.app_secret',
-  '*.consumer_key',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  ...SECRET_NAMES,
+  ...SECRET_NAMES.map((name) => `*.${name}`),
 ];
 
-/** A URL with any `api_key` query parameter masked. */
+/**
+ * A URL with the value of any `api_key` query parameter masked, however the name is spelled
+ * for the query parser: `api_key`, `api%5Fkey`, `api_key[]`, `api_key%5B0%5D`.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
-  return url?.replace(/([?&]api_key=)[^&#]*/gi, '$1[Redacted]');
+  return url?.replace(/([?&])([^&=#]*)=([^&#]*)/g, (parameter, separator: string, name: string) =>
+    isApiKeyName(name) ? `${separator}${name}=[Redacted]` : parameter,
+  );
+}
+
+function isApiKeyName(name: string): boolean {
+  let decoded = name.replace(/\+/g, ' ');
+  try {
+    decoded = decodeURIComponent(decoded);
+  } catch {
+    // A malformed escape elsewhere in the name: compare what can be read.
+  }
+  return /^api_key(\[|$)/i.test(decoded);
+}
+
+/** The request id: the caller's `X-Request-Id` when it is a sane one, else a new UUID. */
+export function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+}
+
+/** The pino-http options of the API: level, request id, redaction, a request line without headers. */
+export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
+  return {
+    level: logLevel,
+    genReqId: requestIdOf,
+    redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
+    serializers: {
+      req: (request: { id: unknown; method: string; url: string }) => ({
+        id: request.id,
+        method: request.method,
+        url: redactUrl(request.url),
+      }),
+    },
+  };
 }
 
 /**
@@ -28,22 +70,6 @@ export function redactUrl(url: string | undefined): string | undefined {
 export function loggingModule() {
   return LoggerModule.forRootAsync({
     inject: [AppConfig],
-    useFactory: (config: AppConfig) => ({
-      pinoHttp: {
-        level: config.logLevel,
-        genReqId: (request: IncomingMessage) => {
-          const given = request.headers['x-request-id'];
-          return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
-        },
-        redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
-        serializers: {
-          req: (request: { id: unknown; method: string; url: string }) => ({
-            id: request.id,
-            method: request.method,
-            url: redactUrl(request.url),
-          }),
-        },
-      },
-    }),
+    useFactory: (config: AppConfig) => ({ pinoHttp: pinoHttpOptions(config.logLevel) }),
   });
 }
