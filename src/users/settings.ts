@@ -11,4 +11,3 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
   webhook: '1',
   default_phone_country: '',
 };
-

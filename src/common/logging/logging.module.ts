@@ -5,7 +5,14 @@ import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
 
 /** Provider credentials of the adapters' data (DECISIONS §7). */
-const SECRET_NAMES = ['api_key', 'adapter_data', 'auth_token', 'password', 'app_secret', 'consumer_key'];
+const SECRET_NAMES = [
+  'api_key',
+  'adapter_data',
+  'auth_token',
+  'password',
+  'app_secret',
+  'consumer_key',
+];
 
 /**
  * Secrets never logged: API keys wherever they travel, and provider credentials, whether they

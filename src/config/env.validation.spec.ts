@@ -1,0 +1,240 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { AppConfig, loadConfig } from './configuration';
+import { validateEnvironment } from './env.validation';
+
+/** The message of the error `validateEnvironment` throws for `raw`. */
+function rejection(raw: Record<string, string | undefined>): string {
+  try {
+    validateEnvironment(raw);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected the environment to be refused');
+}
+
+describe('validateEnvironment (DECISIONS §10)', () => {
+  it('gives every variable its default when none is set', () => {
+    const env = validateEnvironment({});
+
+    expect({ ...env }).toEqual({
+      PORT: 3000,
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'sqlite:data/smsgw.sqlite',
+      BASE_PATH: '',
+      WORKER: 'inline',
+      TZ: 'UTC',
+      DATA_DIR: 'data',
+      LOG_LEVEL: 'info',
+      MAX_BODY_BYTES: 1024 * 1024,
+      MAX_FILE_BYTES: 10 * 1024 * 1024,
+      MAX_CSV_BYTES: 20 * 1024 * 1024,
+      MAX_CSV_ROWS: 200_000,
+    });
+    expect(env.PUBLIC_URL).toBeUndefined();
+  });
+
+  it('treats an empty variable as unset', () => {
+    const env = validateEnvironment({ PORT: '', TZ: '', BASE_PATH: '', PUBLIC_URL: '' });
+
+    expect([env.PORT, env.TZ, env.BASE_PATH, env.PUBLIC_URL]).toEqual([3000, 'UTC', '', undefined]);
+  });
+
+  it('reads valid values, integers as numbers', () => {
+    const env = validateEnvironment({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'mariadb://smsgw:secret@db:3306/smsgw',
+      PUBLIC_URL: 'https://sms.example.org/',
+      BASE_PATH: '/raspisms',
+      WORKER: 'off',
+      TZ: 'Europe/Paris',
+      DATA_DIR: '/var/lib/smsgw',
+      LOG_LEVEL: 'debug',
+      MAX_BODY_BYTES: '2048',
+      MAX_FILE_BYTES: '4096',
+      MAX_CSV_BYTES: '8192',
+      MAX_CSV_ROWS: '10',
+    });
+
+    expect({ ...env }).toEqual({
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'mariadb://smsgw:secret@db:3306/smsgw',
+      PUBLIC_URL: 'https://sms.example.org/',
+      BASE_PATH: '/raspisms',
+      WORKER: 'off',
+      TZ: 'Europe/Paris',
+      DATA_DIR: '/var/lib/smsgw',
+      LOG_LEVEL: 'debug',
+      MAX_BODY_BYTES: 2048,
+      MAX_FILE_BYTES: 4096,
+      MAX_CSV_BYTES: 8192,
+      MAX_CSV_ROWS: 10,
+    });
+  });
+
+  it('accepts both MySQL spellings and SQLite paths', () => {
+    for (const url of [
+      'mysql://root@127.0.0.1:3306/test',
+      'mariadb://u:p@h/db',
+      'sqlite:/tmp/x.db',
+    ]) {
+      expect(validateEnvironment({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    }
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(() => validateEnvironment({ HOME: '/root', NODE_ENV: 'whatever' })).not.toThrow();
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['WORKER', 'x'],
+    ['LOG_LEVEL', 'x'],
+    ['LOG_LEVEL', 'INFO'],
+    ['TZ', 'Mars/Base'],
+    ['DATABASE_URL', 'postgres://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['PUBLIC_URL', 'notaurl'],
+    ['PUBLIC_URL', 'ftp://example.org'],
+    ['BASE_PATH', 'raspisms'],
+    ['BASE_PATH', '/raspisms/'],
+    ['BASE_PATH', '/a b'],
+    ['MAX_BODY_BYTES', '100'],
+    ['MAX_FILE_BYTES', 'ten'],
+    ['MAX_CSV_BYTES', '0'],
+    ['MAX_CSV_ROWS', '0'],
+  ])('refuses %s=%p with one message naming it and its value', (name, value) => {
+    const message = rejection({ [name]: value });
+
+    expect(message.startsWith('Invalid environment variables: ')).toBe(true);
+    expect(message).toContain(`${name}=${JSON.stringify(value)}: `);
+    // Exactly one problem is reported: the other variables take their valid defaults.
+    expect(message.split('; ')).toHaveLength(1);
+  });
+
+  it('explains what a variable should be', () => {
+    expect(rejection({ TZ: 'Mars/Base' })).toBe(
+      'Invalid environment variables: TZ="Mars/Base": TZ must be an IANA time zone such as Europe/Paris',
+    );
+    expect(rejection({ BASE_PATH: 'raspisms' })).toContain(
+      'BASE_PATH must be empty or a path such as /raspisms',
+    );
+    expect(rejection({ DATABASE_URL: 'postgres://x' })).toContain(
+      'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db',
+    );
+    expect(rejection({ PUBLIC_URL: 'notaurl' })).toContain(
+      'PUBLIC_URL must be an absolute http(s) URL',
+    );
+  });
+
+  it('names every invalid variable together in one message', () => {
+    const message = rejection({
+      PORT: 'abc',
+      WORKER: 'x',
+      LOG_LEVEL: 'x',
+      TZ: 'Mars/Base',
+      DATABASE_URL: 'postgres://x',
+      PUBLIC_URL: 'notaurl',
+      BASE_PATH: 'raspisms',
+      HOST: '0.0.0.0',
+    });
+
+    const named = message
+      .replace('Invalid environment variables: ', '')
+      .split('; ')
+      .map((problem) => problem.slice(0, problem.indexOf('=')));
+    expect(named.sort()).toEqual(
+      ['BASE_PATH', 'DATABASE_URL', 'LOG_LEVEL', 'PORT', 'PUBLIC_URL', 'TZ', 'WORKER'].sort(),
+    );
+  });
+});
+
+describe('AppConfig', () => {
+  it('turns the validated environment into typed configuration', () => {
+    const config = new AppConfig(
+      validateEnvironment({
+        DATABASE_URL: 'mariadb://u:p@db:3306/smsgw',
+        PUBLIC_URL: 'https://sms.example.org//',
+        DATA_DIR: 'some/dir',
+        MAX_BODY_BYTES: '2048',
+      }),
+    );
+
+    expect(config.database).toEqual({ type: 'mysql', url: 'mysql://u:p@db:3306/smsgw' });
+    expect(config.publicUrl).toBe('https://sms.example.org');
+    expect(config.dataDir).toBe(resolve('some/dir'));
+    expect(config.limits.bodyBytes).toBe(2048);
+    expect(config.timeZone).toBe('UTC');
+  });
+
+  it('resolves a SQLite path and leaves PUBLIC_URL unset by default', () => {
+    const config = new AppConfig(validateEnvironment({ DATABASE_URL: 'sqlite:data/x.sqlite' }));
+
+    expect(config.database).toEqual({ type: 'sqlite', path: resolve('data/x.sqlite') });
+    expect(config.publicUrl).toBeNull();
+  });
+});
+
+describe('loadConfig', () => {
+  const processZone = process.env.TZ;
+  let folder: string;
+
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'smsgw-env-'));
+  });
+  afterEach(() => {
+    rmSync(folder, { recursive: true, force: true });
+    if (processZone === undefined) {
+      delete process.env.TZ;
+    } else {
+      process.env.TZ = processZone;
+    }
+  });
+
+  it('reads a .env file under the real environment, which wins', () => {
+    const dotEnv = join(folder, '.env');
+    writeFileSync(
+      dotEnv,
+      [
+        '# a comment',
+        'PORT=4000',
+        'LOG_LEVEL="warn"',
+        "BASE_PATH='/raspisms'",
+        'TZ=Europe/Paris',
+        '',
+      ].join('\n'),
+    );
+
+    const config = loadConfig({ PORT: '5000' }, dotEnv);
+
+    expect(config.port).toBe(5000);
+    expect(config.logLevel).toBe('warn');
+    expect(config.basePath).toBe('/raspisms');
+    expect(config.timeZone).toBe('Europe/Paris');
+  });
+
+  it('runs without a .env file', () => {
+    expect(loadConfig({}, join(folder, 'missing.env')).port).toBe(3000);
+  });
+
+  it('keeps the service zone as configured while pinning the process clock to UTC', () => {
+    const config = loadConfig({ TZ: 'Asia/Tokyo' }, join(folder, 'missing.env'));
+
+    expect(config.timeZone).toBe('Asia/Tokyo');
+    expect(process.env.TZ).toBe('UTC');
+  });
+
+  it('refuses an invalid .env value, naming it', () => {
+    const dotEnv = join(folder, '.env');
+    writeFileSync(dotEnv, 'WORKER=sometimes\n');
+
+    expect(() => loadConfig({}, dotEnv)).toThrow('WORKER="sometimes"');
+  });
+});
