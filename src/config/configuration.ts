@@ -59,7 +59,9 @@ function readDotEnv(path: string): Record<string, string> {
     if (!match) {
       continue;
     }
-    values[match[1]] = match[2].replace(/^(['"])(.*)\1$/, '$2');
+    const quoted = /^(['"])(.*)\1$/.exec(match[2]);
+    // Unquoted values end at a ` #` comment, as in shell and dotenv files.
+    values[match[1]] = quoted ? quoted[2] : match[2].replace(/\s+#.*$/, '');
   }
   return values;
 }

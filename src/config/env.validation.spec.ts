@@ -207,13 +207,15 @@ describe('loadConfig', () => {
         'PORT=4000',
         'LOG_LEVEL="warn"',
         "BASE_PATH='/raspisms'",
-        'TZ=Europe/Paris',
+        'TZ=Europe/Paris # the office',
+        'HOST="0.0.0.0 # not a comment when quoted"',
         '',
       ].join('\n'),
     );
 
     const config = loadConfig({ PORT: '5000' }, dotEnv);
 
+    expect(config.host).toBe('0.0.0.0 # not a comment when quoted');
     expect(config.port).toBe(5000);
     expect(config.logLevel).toBe('warn');
     expect(config.basePath).toBe('/raspisms');

@@ -28,7 +28,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       kind,
       url: `sqlite:${join(dataDir, 'smsgw.sqlite')}`,
       dataDir,
-      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+      drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
     };
   }
   const adminUrl = new URL(process.env.TEST_MYSQL_URL as string);

@@ -37,13 +37,19 @@ class ListController {
 }
 
 interface RequestParts {
+  method?: string;
   query?: Record<string, unknown>;
   body?: unknown;
   headers?: Record<string, string | string[]>;
 }
 
 function plainRequest(parts: RequestParts): ApiRequest {
-  return { query: parts.query ?? {}, body: parts.body, headers: parts.headers ?? {} } as ApiRequest;
+  return {
+    method: parts.method ?? 'POST',
+    query: parts.query ?? {},
+    body: parts.body,
+    headers: parts.headers ?? {},
+  } as ApiRequest;
 }
 
 function contextFor(request: ApiRequest, handler: 'list' | 'callback' = 'list') {
@@ -155,6 +161,18 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
       for (const body of [urlencoded, multipart, json]) {
         expect(await userIdFor({ body })).toBe(bob.id);
       }
+    });
+
+    it('ignores a body api_key on GET, whose operations read the query string only', async () => {
+      const error = await errorFor({ method: 'GET', body: { api_key: bob.key } });
+      expect(error.code).toBe(ErrorCode.INVALID_CREDENTIALS);
+      expect(
+        await userIdFor({
+          method: 'GET',
+          body: { api_key: bob.key },
+          headers: { 'x-api-key': carol.key },
+        }),
+      ).toBe(carol.id);
     });
 
     it('uses the X-Api-Key header when neither the query nor the body has a key', async () => {

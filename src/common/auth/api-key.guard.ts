@@ -46,7 +46,8 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 function presentedKey(request: ApiRequest): string | undefined {
-  const body: unknown = request.body;
+  // GET operations read the query string only (DECISIONS §2), their key included.
+  const body: unknown = ['GET', 'HEAD'].includes(request.method) ? undefined : request.body;
   const candidates: unknown[] = [
     (request.query as Record<string, unknown>).api_key,
     typeof body === 'object' && body !== null

@@ -67,7 +67,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception }, `The database is unavailable (${code})`);
       return new ApiError(
         ErrorCode.INTERNAL_ERROR,
-        `The service is temporarily unavailable; try again later. Request id: ${requestId}`,
+        `The database is unavailable; try again later. Request id: ${requestId}`,
         'unavailable',
       );
     }
@@ -77,7 +77,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     );
     return new ApiError(
       ErrorCode.INTERNAL_ERROR,
-      `An unexpected error occurred. Request id: ${requestId}`,
+      `Request id: ${requestId}; the server log holds the details.`,
     );
   }
 }

@@ -1,17 +1,16 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, RequestHandler, Response } from 'express';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { extname, join } from 'node:path';
-import multer, { MulterError } from 'multer';
+import { join } from 'node:path';
 import { AppConfig } from '../../config/configuration';
 import { ApiError, ErrorCode } from '../errors/api-error';
 import { parseQueryString } from '../params/query-string';
+import { MultipartLimits, parseMultipart } from './multipart';
 import { ApiRequest } from './request';
 
-/** Multipart file fields that may be larger than the per-file limit. */
-const CSV_FIELDS = new Set(['numbers_csv']);
+/** Files per request: an MMS carries a handful of medias; one more for `numbers_csv`. */
+const MAX_FILES = 11;
 
 /**
  * Parses request bodies before authentication (the API key may be a form field, DECISIONS §3):
@@ -22,40 +21,35 @@ const CSV_FIELDS = new Set(['numbers_csv']);
 export class BodyParserMiddleware implements NestMiddleware {
   private readonly json: RequestHandler;
   private readonly urlencoded: RequestHandler;
-  private readonly multipart: RequestHandler;
+  private readonly uploadDir: string;
+  private readonly multipartLimits: MultipartLimits;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(config: AppConfig) {
     const limits = config.limits;
-    const uploadDir = join(config.dataDir, 'tmp', 'uploads');
-    mkdirSync(uploadDir, { recursive: true });
+    this.uploadDir = join(config.dataDir, 'tmp', 'uploads');
+    mkdirSync(this.uploadDir, { recursive: true });
     this.json = express.json({ limit: limits.bodyBytes, strict: false });
     this.urlencoded = express.text({
       type: 'application/x-www-form-urlencoded',
       limit: limits.bodyBytes,
     });
-    this.multipart = multer({
-      storage: multer.diskStorage({
-        destination: uploadDir,
-        // Never the client's name as a path: a random name, keeping only a sane extension.
-        filename: (_req, file, done) =>
-          done(null, randomBytes(16).toString('hex') + safeExtension(file.originalname)),
-      }),
-      limits: {
-        fileSize: Math.max(limits.fileBytes, limits.csvBytes),
-        fieldSize: limits.bodyBytes,
-        fields: 100_000,
-        files: 100,
-      },
-    }).any();
+    this.multipartLimits = {
+      fieldBytes: limits.bodyBytes,
+      fileBytes: limits.fileBytes,
+      largeFileBytes: limits.csvBytes,
+      largeFileFields: new Set(['numbers_csv']),
+      files: MAX_FILES,
+    };
   }
 
   use(request: ApiRequest, response: Response, next: NextFunction): void {
     const type = request.headers['content-type'] ?? '';
     response.on('close', () => void removeUploads(request));
     if (type.startsWith('multipart/form-data')) {
-      this.multipart(request, response, (error?: unknown) => {
-        next(error ? multipartError(error) : this.checkFileSizes(request));
-      });
+      parseMultipart(request, this.uploadDir, this.multipartLimits).then((fields) => {
+        request.body = parseQueryString(fields);
+        next();
+      }, next);
     } else if (type.startsWith('application/x-www-form-urlencoded')) {
       this.urlencoded(request, response, (error?: unknown) => {
         if (error) {
@@ -85,32 +79,6 @@ export class BodyParserMiddleware implements NestMiddleware {
       next();
     }
   }
-
-  private checkFileSizes(request: ApiRequest): ApiError | undefined {
-    for (const file of request.files ?? []) {
-      const base = fieldBase(file.fieldname);
-      const limit = CSV_FIELDS.has(base)
-        ? this.config.limits.csvBytes
-        : this.config.limits.fileBytes;
-      if (file.size > limit) {
-        return ApiError.tooLarge(
-          ErrorCode.CANNOT_UPLOAD_FILE,
-          `${base} : the file is larger than ${limit} bytes.`,
-        );
-      }
-    }
-    return undefined;
-  }
-}
-
-/** `medias[]`, `medias[2]` and `medias` all name the `medias` parameter. */
-export function fieldBase(fieldname: string): string {
-  return fieldname.replace(/\[.*$/, '');
-}
-
-function safeExtension(name: string): string {
-  const extension = extname(name).toLowerCase();
-  return /^\.[a-z0-9]{1,8}$/.test(extension) ? extension : '';
 }
 
 async function removeUploads(request: ApiRequest): Promise<void> {
@@ -131,23 +99,4 @@ function bodyError(error: unknown): ApiError {
     default:
       return ApiError.invalid('the request body could not be read.');
   }
-}
-
-function multipartError(error: unknown): ApiError {
-  if (error instanceof MulterError) {
-    const field = error.field ? `${fieldBase(error.field)} : ` : '';
-    switch (error.code) {
-      case 'LIMIT_FILE_SIZE':
-        return ApiError.tooLarge(ErrorCode.CANNOT_UPLOAD_FILE, `${field}the file is too large.`);
-      case 'LIMIT_FIELD_VALUE':
-        return ApiError.tooLarge(ErrorCode.INVALID_PARAMETER, `${field}the value is too large.`);
-      case 'LIMIT_FILE_COUNT':
-      case 'LIMIT_PART_COUNT':
-      case 'LIMIT_FIELD_COUNT':
-        return ApiError.tooLarge(ErrorCode.INVALID_PARAMETER, 'the form has too many parts.');
-      default:
-        return ApiError.invalid(`the multipart body is malformed (${error.code}).`);
-    }
-  }
-  return ApiError.invalid('the multipart body is malformed.');
 }

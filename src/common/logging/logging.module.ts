@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
+import { stdSerializers } from 'pino';
 import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
 
@@ -54,13 +55,29 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
 }
 
+/**
+ * Errors as pino writes them, less what a failed query carries: its SQL and bound parameters
+ * may hold provider credentials or message texts.
+ */
+export function serializeError(error: unknown): Record<string, unknown> {
+  const serialized = stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
+  const { parameters: _parameters, query: _query, driverError: _driverError, ...kept } = serialized;
+  return kept;
+}
+
 /** The pino-http options of the API: level, request id, redaction, a request line without headers. */
 export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
   return {
     level: logLevel,
-    genReqId: requestIdOf,
+    genReqId: (request: IncomingMessage, response: ServerResponse) => {
+      const id = requestIdOf(request);
+      // Given back so that a caller can quote it, as the 500 envelope does.
+      response.setHeader('X-Request-Id', id);
+      return id;
+    },
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     serializers: {
+      err: serializeError,
       req: (request: { id: unknown; method: string; url: string }) => ({
         id: request.id,
         method: request.method,

@@ -1,0 +1,163 @@
+import busboy from 'busboy';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { extname, join } from 'node:path';
+import { ApiError, ErrorCode } from '../errors/api-error';
+import { ApiRequest, UploadedFile } from './request';
+
+export interface MultipartLimits {
+  /** All text fields together, names included: the same budget as a urlencoded body. */
+  fieldBytes: number;
+  fileBytes: number;
+  /** Files of the fields named in `largeFileFields` may be this large instead. */
+  largeFileBytes: number;
+  largeFileFields: ReadonlySet<string>;
+  files: number;
+}
+
+/** `medias[]`, `medias[2]` and `medias` all name the `medias` parameter. */
+export function fieldBase(fieldname: string): string {
+  return fieldname.replace(/\[.*$/, '');
+}
+
+/**
+ * Streams a multipart body: files go to `uploadDir` under random names (never the client's
+ * name as a path), text fields are returned as a urlencoded string so that they are read with
+ * exactly the bracket rules of urlencoded bodies. Every limit is enforced while reading, so an
+ * oversized body is refused before it is held in memory or on disk.
+ * The files written are listed on `request.files` as soon as they start, for clean-up.
+ */
+export function parseMultipart(
+  request: ApiRequest,
+  uploadDir: string,
+  limits: MultipartLimits,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const files: UploadedFile[] = [];
+    request.files = files;
+    const pairs: string[] = [];
+    let fieldBytes = 0;
+    let pendingWrites = 0;
+    let parserClosed = false;
+    let settled = false;
+
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: request.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          fieldSize: limits.fieldBytes,
+          fieldNameSize: 200,
+          files: limits.files,
+          fileSize: Math.max(limits.fileBytes, limits.largeFileBytes),
+        },
+      });
+    } catch {
+      reject(ApiError.invalid('the multipart body is malformed (no boundary).'));
+      return;
+    }
+
+    const fail = (error: Error) => {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      request.unpipe(parser);
+      // Read the rest of the body away so that the error response can be delivered.
+      request.resume();
+      reject(error);
+    };
+    const finishWhenWritten = () => {
+      if (parserClosed && pendingWrites === 0 && !settled) {
+        settled = true;
+        resolve(pairs.join('&'));
+      }
+    };
+
+    parser.on('field', (name, value, info) => {
+      if (settled) {
+        return;
+      }
+      fieldBytes += name.length + value.length;
+      if (info.valueTruncated) {
+        fail(
+          ApiError.tooLarge(
+            ErrorCode.INVALID_PARAMETER,
+            `${fieldBase(name)} : the value is too large.`,
+          ),
+        );
+      } else if (fieldBytes > limits.fieldBytes) {
+        fail(ApiError.tooLarge(ErrorCode.INVALID_PARAMETER, 'the form fields are too large.'));
+      } else {
+        pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+      }
+    });
+
+    parser.on('file', (name, stream, info) => {
+      if (settled) {
+        stream.resume();
+        return;
+      }
+      const base = fieldBase(name);
+      const limit = limits.largeFileFields.has(base) ? limits.largeFileBytes : limits.fileBytes;
+      const file: UploadedFile = {
+        fieldname: name,
+        originalname: info.filename ?? '',
+        mimetype: info.mimeType,
+        path: join(uploadDir, randomBytes(16).toString('hex') + safeExtension(info.filename)),
+        size: 0,
+      };
+      files.push(file);
+      const output = createWriteStream(file.path);
+      pendingWrites += 1;
+      output.on('close', () => {
+        pendingWrites -= 1;
+        finishWhenWritten();
+      });
+      // A disk that refuses the file is the server's failure, not the caller's: a 500.
+      output.on('error', fail);
+      const tooLarge = () => {
+        stream.unpipe(output);
+        output.destroy();
+        stream.resume();
+        fail(
+          ApiError.tooLarge(
+            ErrorCode.CANNOT_UPLOAD_FILE,
+            `${base} : the file is larger than ${limit} bytes.`,
+          ),
+        );
+      };
+      stream.on('data', (chunk: Buffer) => {
+        file.size += chunk.length;
+        if (file.size > limit) {
+          tooLarge();
+        }
+      });
+      // Busboy stops a file at its own (largest) limit without passing the excess on.
+      stream.on('limit', tooLarge);
+      stream.pipe(output);
+    });
+
+    parser.on('filesLimit', () =>
+      fail(
+        ApiError.tooLarge(
+          ErrorCode.CANNOT_UPLOAD_FILE,
+          `at most ${limits.files} files can be sent at once.`,
+        ),
+      ),
+    );
+    parser.on('error', () => fail(ApiError.invalid('the multipart body is malformed.')));
+    parser.on('close', () => {
+      parserClosed = true;
+      finishWhenWritten();
+    });
+
+    request.pipe(parser);
+  });
+}
+
+function safeExtension(name: string | undefined): string {
+  const extension = extname(name ?? '').toLowerCase();
+  return /^\.[a-z0-9]{1,8}$/.test(extension) ? extension : '';
+}
