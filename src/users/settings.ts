@@ -11,3 +11,9 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
   webhook: '1',
   default_phone_country: '',
 };
+
+/** PHP's `(int) value` truthiness, as RaspiSMS tests its settings: `"1"`, `"2"` on; `""`, `"0"`, `"x"` off. */
+export function isSettingOn(settings: Readonly<Record<string, string>>, name: string): boolean {
+  const value = parseInt(settings[name] ?? '', 10);
+  return !Number.isNaN(value) && value !== 0;
+}

@@ -1,0 +1,17 @@
+import { CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+
+/**
+ * A phone number in E.164 when it is valid (full metadata, not merely possible), else null.
+ * Without a country only international input (`+…`) is accepted, as in RaspiSMS; with the
+ * user's `default_phone_country` (an ISO code such as `fr`) national numbers of that country
+ * are accepted too (DECISIONS §5).
+ */
+export function normalizePhoneNumber(input: unknown, defaultCountry = ''): string | null {
+  if (typeof input !== 'string' || input.trim() === '') {
+    return null;
+  }
+  const country = defaultCountry.trim().toUpperCase();
+  const region = isSupportedCountry(country) ? (country as CountryCode) : undefined;
+  const parsed = parsePhoneNumberFromString(input.trim(), region);
+  return parsed?.isValid() ? parsed.number : null;
+}
