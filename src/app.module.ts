@@ -1,5 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { AdaptersModule } from './adapters/adapters.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
@@ -20,6 +21,7 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         loggingModule(),
         DatabaseModule,
+        AdaptersModule,
         UsersModule,
         EntriesModule,
       ],

@@ -21,6 +21,13 @@ export class AppConfig {
     csvBytes: number;
     csvRows: number;
   };
+  /** Where the real providers' APIs are, so that tests can point them at local fakes. */
+  readonly providers: {
+    twilioApiUrl: string;
+    ovhApiUrl: string;
+    /** How long one provider check (all its requests) may take. */
+    timeoutMs: number;
+  };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -37,6 +44,11 @@ export class AppConfig {
       fileBytes: env.MAX_FILE_BYTES,
       csvBytes: env.MAX_CSV_BYTES,
       csvRows: env.MAX_CSV_ROWS,
+    };
+    this.providers = {
+      twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
+      ovhApiUrl: env.OVH_API_URL.replace(/\/+$/, ''),
+      timeoutMs: env.PROVIDER_TIMEOUT_MS,
     };
   }
 }

@@ -31,6 +31,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MAX_FILE_BYTES: 10 * 1024 * 1024,
       MAX_CSV_BYTES: 20 * 1024 * 1024,
       MAX_CSV_ROWS: 200_000,
+      TWILIO_API_URL: 'https://api.twilio.com',
+      OVH_API_URL: 'https://eu.api.ovh.com/1.0',
+      PROVIDER_TIMEOUT_MS: 10_000,
     });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
@@ -56,6 +59,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MAX_FILE_BYTES: '4096',
       MAX_CSV_BYTES: '8192',
       MAX_CSV_ROWS: '10',
+      TWILIO_API_URL: 'http://127.0.0.1:8081',
+      OVH_API_URL: 'https://ca.api.ovh.com/1.0',
+      PROVIDER_TIMEOUT_MS: '250',
     });
 
     expect({ ...env }).toEqual({
@@ -72,6 +78,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MAX_FILE_BYTES: 4096,
       MAX_CSV_BYTES: 8192,
       MAX_CSV_ROWS: 10,
+      TWILIO_API_URL: 'http://127.0.0.1:8081',
+      OVH_API_URL: 'https://ca.api.ovh.com/1.0',
+      PROVIDER_TIMEOUT_MS: 250,
     });
   });
 
@@ -110,6 +119,11 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     ['MAX_FILE_BYTES', 'ten'],
     ['MAX_CSV_BYTES', '0'],
     ['MAX_CSV_ROWS', '0'],
+    ['TWILIO_API_URL', 'api.twilio.com'],
+    ['OVH_API_URL', 'ftp://eu.api.ovh.com/1.0'],
+    ['PROVIDER_TIMEOUT_MS', '0'],
+    ['PROVIDER_TIMEOUT_MS', '10s'],
+    ['PROVIDER_TIMEOUT_MS', '600001'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 
@@ -131,6 +145,12 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     );
     expect(rejection({ PUBLIC_URL: 'notaurl' })).toContain(
       'PUBLIC_URL must be an absolute http(s) URL',
+    );
+    expect(rejection({ TWILIO_API_URL: 'api.twilio.com' })).toContain(
+      'TWILIO_API_URL must be an absolute http(s) URL',
+    );
+    expect(rejection({ OVH_API_URL: 'eu.api.ovh.com' })).toContain(
+      'OVH_API_URL must be an absolute http(s) URL',
     );
   });
 
@@ -179,6 +199,32 @@ describe('AppConfig', () => {
 
     expect(config.database).toEqual({ type: 'sqlite', path: resolve('data/x.sqlite') });
     expect(config.publicUrl).toBeNull();
+  });
+
+  it('gives the providers their public API URLs and a 10 s timeout by default', () => {
+    const config = new AppConfig(validateEnvironment({}));
+
+    expect(config.providers).toEqual({
+      twilioApiUrl: 'https://api.twilio.com',
+      ovhApiUrl: 'https://eu.api.ovh.com/1.0',
+      timeoutMs: 10_000,
+    });
+  });
+
+  it('points the providers at configured URLs without their trailing slash', () => {
+    const config = new AppConfig(
+      validateEnvironment({
+        TWILIO_API_URL: 'http://127.0.0.1:8081/',
+        OVH_API_URL: 'http://127.0.0.1:8082/1.0//',
+        PROVIDER_TIMEOUT_MS: '250',
+      }),
+    );
+
+    expect(config.providers).toEqual({
+      twilioApiUrl: 'http://127.0.0.1:8081',
+      ovhApiUrl: 'http://127.0.0.1:8082/1.0',
+      timeoutMs: 250,
+    });
   });
 });
 

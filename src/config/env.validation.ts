@@ -12,6 +12,7 @@ import {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const WORKER_MODES = ['inline', 'off'] as const;
+const HTTP_URL = /^https?:\/\/[^\s]+$/;
 
 /** The environment as DECISIONS §10 names it; every variable has a default. */
 export class EnvironmentVariables {
@@ -64,6 +65,17 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   MAX_CSV_ROWS = 200_000;
+
+  @Matches(HTTP_URL, { message: 'TWILIO_API_URL must be an absolute http(s) URL' })
+  TWILIO_API_URL = 'https://api.twilio.com';
+
+  @Matches(HTTP_URL, { message: 'OVH_API_URL must be an absolute http(s) URL' })
+  OVH_API_URL = 'https://eu.api.ovh.com/1.0';
+
+  @IsInt()
+  @Min(1)
+  @Max(600_000)
+  PROVIDER_TIMEOUT_MS = 10_000;
 }
 
 const INTEGER_VARIABLES = new Set([
@@ -72,6 +84,7 @@ const INTEGER_VARIABLES = new Set([
   'MAX_FILE_BYTES',
   'MAX_CSV_BYTES',
   'MAX_CSV_ROWS',
+  'PROVIDER_TIMEOUT_MS',
 ]);
 
 function isValidTimeZone(zone: string): boolean {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { hidesAdapterData } from '../adapters/adapter.registry';
+import { AdapterRegistry } from '../adapters/adapter.registry';
 import { ApiError } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
@@ -17,6 +17,7 @@ export class EntriesService {
   constructor(
     private readonly entries: EntriesRepository,
     private readonly config: AppConfig,
+    private readonly adapters: AdapterRegistry,
   ) {}
 
   async list(
@@ -86,10 +87,10 @@ export class EntriesService {
         }));
       }
       case 'phone':
-        return rows.map(withoutHiddenData);
+        return rows.map((phone) => this.withoutHiddenData(phone));
       case 'phone_group': {
         const linked = (await this.entries.phoneGroupPhones(ids)).map(
-          ([owner, phone]): [number, Row] => [owner, withoutHiddenData(phone)],
+          ([owner, phone]): [number, Row] => [owner, this.withoutHiddenData(phone)],
         );
         return attach(rows, { phones: linked }).map(({ phones, ...row }) => ({
           ...row,
@@ -102,6 +103,14 @@ export class EntriesService {
       case 'media':
         return rows;
     }
+  }
+
+  private withoutHiddenData(phone: Row): Row {
+    if (!this.adapters.hidesData(String(phone.adapter))) {
+      return phone;
+    }
+    const { adapter_data: _hidden, ...visible } = phone;
+    return visible;
   }
 
   /** Datetimes in the service time zone, nested records included. */
@@ -158,12 +167,4 @@ function attach(rows: Row[], fields: Record<string, Array<[number, Row]>>): Row[
     }
     return extended;
   });
-}
-
-function withoutHiddenData(phone: Row): Row {
-  if (!hidesAdapterData(String(phone.adapter))) {
-    return phone;
-  }
-  const { adapter_data: _hidden, ...visible } = phone;
-  return visible;
 }

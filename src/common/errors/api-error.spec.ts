@@ -120,6 +120,17 @@ describe('ApiError', () => {
     ]);
     expect([tooLarge.code, tooLarge.reason]).toEqual([ErrorCode.CANNOT_UPLOAD_FILE, 'too_large']);
   });
+
+  it('builds refused creations and updates, answered with HTTP 422', () => {
+    const refused = ApiError.refused(ErrorCode.CANNOT_UPDATE, 'the phone is disabled.');
+
+    expect([refused.code, refused.reason, refused.message]).toEqual([
+      ErrorCode.CANNOT_UPDATE,
+      'refused',
+      'Cannot update this entry : the phone is disabled.',
+    ]);
+    expect(httpStatusOf(refused)).toBe(422);
+  });
 });
 
 describe('httpStatusOf (DECISIONS §4 status table)', () => {

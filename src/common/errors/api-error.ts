@@ -65,6 +65,11 @@ export class ApiError extends Error {
     return new ApiError(code, detail, 'not_found');
   }
 
+  /** A creation or update refused for a reason other than its parameters (HTTP 422). */
+  static refused(code: ErrorCode.CANNOT_CREATE | ErrorCode.CANNOT_UPDATE, detail?: string) {
+    return new ApiError(code, detail, 'refused');
+  }
+
   static tooLarge(
     code: ErrorCode.CANNOT_UPLOAD_FILE | ErrorCode.INVALID_PARAMETER,
     detail: string,

@@ -1,0 +1,120 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { INestApplicationContext } from '@nestjs/common';
+import { adapterConfig } from '../../test/support/adapters.factories';
+import { ConfigModule } from '../config/config.module';
+import { AdapterRegistry } from './adapter.registry';
+import { AdaptersModule } from './adapters.module';
+
+/** DECISIONS §7, column by column: fields as name, then `*` when required, `#` when a number. */
+const TABLE = [
+  {
+    id: 'test',
+    alias: 'adapters\\TestAdapter',
+    fields: ['delivery', 'phone_status'],
+    hideData: false,
+  },
+  { id: 'benchmark', alias: 'adapters\\BenchmarkAdapter', fields: [], hideData: false },
+  {
+    id: 'twilio',
+    alias: 'adapters\\TwilioVirtualNumberAdapter',
+    fields: ['account_sid*', 'auth_token*', 'number*#', 'status_change_callback'],
+    hideData: true,
+  },
+  {
+    id: 'kannel',
+    alias: 'adapters\\KannelAdapter',
+    fields: ['kannel_sendsms_url*', 'username*', 'password*', 'from*', 'smsc', 'dlr_url'],
+    hideData: true,
+  },
+  {
+    id: 'ovh_virtual_number',
+    alias: 'adapters\\OvhSmsVirtualNumberAdapter',
+    fields: ['service_name*', 'app_key*', 'app_secret*', 'consumer_key*', 'number*#'],
+    hideData: true,
+  },
+  {
+    id: 'ovh_shortcode',
+    alias: 'adapters\\OvhSmsShortcodeAdapter',
+    fields: ['service_name*', 'app_key*', 'app_secret*', 'consumer_key*', 'sender'],
+    hideData: true,
+  },
+  {
+    id: 'gammu',
+    alias: 'adapters\\GammuAdapter',
+    fields: ['config_file*', 'pin'],
+    hideData: false,
+  },
+  {
+    id: 'smpp',
+    alias: null,
+    fields: ['host*', 'port*', 'system_id*', 'password*', 'system_type', 'source_addr*'],
+    hideData: true,
+  },
+];
+
+@Module({ imports: [ConfigModule.forRoot(adapterConfig()), AdaptersModule] })
+class AdaptersTestModule {}
+
+describe('AdapterRegistry', () => {
+  let context: INestApplicationContext;
+  let registry: AdapterRegistry;
+
+  beforeAll(async () => {
+    context = await NestFactory.createApplicationContext(AdaptersTestModule, { logger: false });
+    registry = context.get(AdapterRegistry);
+  });
+  afterAll(() => context.close());
+
+  it('lists exactly the adapters of DECISIONS §7, with their aliases, fields and hide_data', () => {
+    const listed = registry.adapters.map(({ descriptor }) => ({
+      id: descriptor.id,
+      alias: descriptor.alias,
+      fields: descriptor.fields.map(
+        (field) => `${field.name}${field.required ? '*' : ''}${field.number ? '#' : ''}`,
+      ),
+      hideData: descriptor.hideData,
+    }));
+
+    expect(listed).toEqual(TABLE);
+  });
+
+  it('describes every adapter and every field for the user', () => {
+    for (const { descriptor } of registry.adapters) {
+      expect(descriptor.name).not.toBe('');
+      expect(descriptor.description).not.toBe('');
+      for (const field of descriptor.fields) {
+        expect(field.description).not.toBe('');
+      }
+    }
+  });
+
+  it.each(TABLE.map(({ id }) => id))('finds %s by its id', (id) => {
+    expect(registry.find(id)?.descriptor.id).toBe(id);
+  });
+
+  it.each(TABLE.filter(({ alias }) => alias).map(({ id, alias }) => [alias, id]))(
+    'finds %s, with or without its leading backslash, as %s',
+    (alias, id) => {
+      expect(registry.find(alias!)?.descriptor.id).toBe(id);
+      expect(registry.find(`\\${alias}`)?.descriptor.id).toBe(id);
+    },
+  );
+
+  it('finds nothing for an unknown name, nor for a name in another case', () => {
+    expect(registry.find('carrier_pigeon')).toBeUndefined();
+    expect(registry.find('Twilio')).toBeUndefined();
+    expect(registry.find('adapters\\CarrierPigeonAdapter')).toBeUndefined();
+  });
+
+  it.each(TABLE.map(({ id, hideData }): [string, boolean] => [id, hideData]))(
+    'tells whether listings hide the data of %s (%p)',
+    (id, hideData) => {
+      expect(registry.hidesData(id)).toBe(hideData);
+    },
+  );
+
+  it('hides the data of an adapter it does not know', () => {
+    expect(registry.hidesData('carrier_pigeon')).toBe(true);
+  });
+});

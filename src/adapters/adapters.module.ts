@@ -1,0 +1,38 @@
+import { Global, Module, Type } from '@nestjs/common';
+import { Adapter } from './adapter';
+import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
+import { BenchmarkAdapter } from './benchmark/benchmark.adapter';
+import { GammuAdapter } from './gammu/gammu.adapter';
+import { KannelAdapter } from './kannel/kannel.adapter';
+import { OvhShortcodeAdapter } from './ovh/ovh-shortcode.adapter';
+import { OvhVirtualNumberAdapter } from './ovh/ovh-virtual-number.adapter';
+import { SmppAdapter } from './smpp/smpp.adapter';
+import { TestAdapter } from './test/test.adapter';
+import { TwilioAdapter } from './twilio/twilio.adapter';
+
+/** Every adapter: adding a provider is its folder and one line here. */
+const ADAPTERS: Array<Type<Adapter>> = [
+  TestAdapter,
+  BenchmarkAdapter,
+  TwilioAdapter,
+  KannelAdapter,
+  OvhVirtualNumberAdapter,
+  OvhShortcodeAdapter,
+  GammuAdapter,
+  SmppAdapter,
+];
+
+@Global()
+@Module({
+  providers: [
+    ...ADAPTERS,
+    {
+      provide: ADAPTER_LIST,
+      inject: ADAPTERS,
+      useFactory: (...adapters: Adapter[]) => adapters,
+    },
+    AdapterRegistry,
+  ],
+  exports: [AdapterRegistry],
+})
+export class AdaptersModule {}

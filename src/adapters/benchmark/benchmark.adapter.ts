@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { PhoneStatus } from '../../phones/entities/phone.entity';
+import { Adapter } from '../adapter';
+import { AdapterDescriptor } from '../adapter.descriptor';
+
+/** Accepts every message at once: the dispatch's own speed, without a provider. */
+@Injectable()
+export class BenchmarkAdapter implements Adapter {
+  readonly descriptor: AdapterDescriptor = {
+    id: 'benchmark',
+    alias: 'adapters\\BenchmarkAdapter',
+    name: 'Benchmark',
+    description: 'Accepts every message at once, for measurements.',
+    fields: [],
+    hideData: false,
+  };
+
+  test(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+
+  checkStatus(): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    return Promise.resolve('available');
+  }
+}

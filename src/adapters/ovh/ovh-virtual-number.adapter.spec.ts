@@ -1,0 +1,145 @@
+import { Logger } from '@nestjs/common';
+import {
+  FakeOvh,
+  FakeServer,
+  adapterConfig,
+  closedPort,
+  startFakeOvh,
+  startSilentServer,
+} from '../../../test/support/adapters.factories';
+import { OvhVirtualNumberAdapter } from './ovh-virtual-number.adapter';
+
+const DATA = FakeOvh.data({ number: '+33612345678' });
+
+describe('OvhVirtualNumberAdapter', () => {
+  let fake: FakeOvh;
+  let server: FakeServer;
+  let adapter: OvhVirtualNumberAdapter;
+  let warnings: jest.SpyInstance;
+
+  beforeEach(async () => {
+    ({ fake, server } = await startFakeOvh());
+    adapter = new OvhVirtualNumberAdapter(adapterConfig({ OVH_API_URL: `${server.url}/1.0` }));
+    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    warnings.mockRestore();
+    await server.close();
+  });
+
+  describe('test', () => {
+    it("accepts credentials whose service has the virtual number, signing with OVH's time", async () => {
+      expect(await adapter.test(DATA)).toBeNull();
+      expect(fake.calls.map(({ method, path }) => `${method} ${path}`)).toEqual([
+        'GET /auth/time',
+        `GET /sms/${FakeOvh.SERVICE}`,
+        `GET /sms/${FakeOvh.SERVICE}/virtualNumbers/0033612345678`,
+      ]);
+    });
+
+    it('reports a virtual number the service does not have', async () => {
+      expect(await adapter.test({ ...DATA, number: '+33700000000' })).toBe(
+        `The number +33700000000 is not a virtual number of OVH SMS service ${FakeOvh.SERVICE}: check number.`,
+      );
+    });
+
+    it('reports a service the credentials do not reach', async () => {
+      expect(await adapter.test({ ...DATA, service_name: 'sms-zz99999-1' })).toBe(
+        'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
+      );
+    });
+
+    it('reports a wrong application secret as a refused signature', async () => {
+      expect(await adapter.test({ ...DATA, app_secret: 'wrongSecret' })).toBe(
+        'OVH refused the request signature (HTTP 400): check app_secret.',
+      );
+    });
+
+    it.each(['app_key', 'consumer_key'])(
+      'reports a wrong %s as refused credentials',
+      async (name) => {
+        expect(await adapter.test({ ...DATA, [name]: 'wrongKey' })).toBe(
+          'OVH refused the credentials (HTTP 403): check app_key and consumer_key, and that the consumer key is granted /sms/*.',
+        );
+      },
+    );
+
+    it('refuses a credential that cannot travel in a header, without calling OVH', async () => {
+      expect(await adapter.test({ ...DATA, consumer_key: 'two words' })).toBe(
+        'consumer_key must be made of letters, digits and symbols, without spaces.',
+      );
+      expect(fake.calls).toHaveLength(0);
+    });
+
+    it('reports a failing OVH', async () => {
+      fake.failWith = 502;
+
+      expect(await adapter.test(DATA)).toBe(
+        'OVH answered HTTP 502: it is failing on its side, try again later.',
+      );
+    });
+
+    it('reports an OVH it cannot connect to, without throwing', async () => {
+      const port = await closedPort();
+      const offline = new OvhVirtualNumberAdapter(
+        adapterConfig({ OVH_API_URL: `http://127.0.0.1:${port}/1.0` }),
+      );
+
+      expect(await offline.test(DATA)).toBe(
+        `Could not reach OVH at http://127.0.0.1:${port}/1.0 (connection refused).`,
+      );
+    });
+
+    it('gives up on an OVH that never answers within the provider timeout', async () => {
+      const silent = await startSilentServer();
+      const hanging = new OvhVirtualNumberAdapter(
+        adapterConfig({ OVH_API_URL: `${silent.url}/1.0`, PROVIDER_TIMEOUT_MS: '200' }),
+      );
+
+      try {
+        expect(await hanging.test(DATA)).toBe(
+          `Could not reach OVH at ${silent.url}/1.0 within 200 ms.`,
+        );
+      } finally {
+        await silent.close();
+      }
+    });
+
+    it('names a missing required field', async () => {
+      expect(await adapter.test({ ...DATA, number: '' })).toBe('number is required.');
+    });
+  });
+
+  describe('checkStatus', () => {
+    it('reports a service with credits as available', async () => {
+      expect(await adapter.checkStatus(DATA)).toBe('available');
+    });
+
+    it.each([0, -3])('reports a service with %p credits left as no_credit', async (credits) => {
+      fake.services.get(FakeOvh.SERVICE)!.creditsLeft = credits;
+
+      expect(await adapter.checkStatus(DATA)).toBe('no_credit');
+    });
+
+    it('reports refused credentials as unavailable, logging no secret', async () => {
+      expect(await adapter.checkStatus({ ...DATA, consumer_key: 'wrongKey' })).toBe('unavailable');
+      expect(warnings).toHaveBeenCalled();
+      expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/wrongKey|fakeAppSecret/);
+    });
+
+    it('reports a failing OVH as unavailable', async () => {
+      fake.failWith = 500;
+
+      expect(await adapter.checkStatus(DATA)).toBe('unavailable');
+    });
+
+    it('reports an unreachable OVH as unavailable', async () => {
+      const port = await closedPort();
+      const offline = new OvhVirtualNumberAdapter(
+        adapterConfig({ OVH_API_URL: `http://127.0.0.1:${port}/1.0` }),
+      );
+
+      expect(await offline.checkStatus(DATA)).toBe('unavailable');
+    });
+  });
+});

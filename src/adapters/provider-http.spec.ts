@@ -1,0 +1,71 @@
+import { FakeServer, closedPort, startFakeServer } from '../../test/support/adapters.factories';
+import { ProviderHttp, formatDuration, parseJson, unexpectedStatus } from './provider-http';
+
+describe('formatDuration', () => {
+  it('says whole seconds in seconds and anything else in milliseconds', () => {
+    expect([formatDuration(10_000), formatDuration(250), formatDuration(1500)]).toEqual([
+      '10 s',
+      '250 ms',
+      '1500 ms',
+    ]);
+  });
+});
+
+describe('parseJson', () => {
+  it('gives the JSON value, or undefined for what is not JSON', () => {
+    expect(parseJson('{"a":1}')).toEqual({ a: 1 });
+    expect(parseJson('<html>')).toBeUndefined();
+  });
+});
+
+describe('unexpectedStatus', () => {
+  it('tells the user to try again later for a failing or throttling provider', () => {
+    expect(unexpectedStatus('OVH', 503)).toBe(
+      'OVH answered HTTP 503: it is failing on its side, try again later.',
+    );
+    expect(unexpectedStatus('OVH', 429)).toBe(
+      'OVH answered HTTP 429 (too many requests): try again later.',
+    );
+  });
+
+  it('points at the adapter data for any other status', () => {
+    expect(unexpectedStatus('Twilio', 418)).toBe(
+      'Twilio answered HTTP 418, which smsgw does not expect: check the adapter data.',
+    );
+  });
+});
+
+describe('ProviderHttp', () => {
+  let server: FakeServer;
+
+  beforeEach(async () => {
+    server = await startFakeServer((request, response) => {
+      response.writeHead(request.url === '/large' ? 200 : 204);
+      response.end(request.url === '/large' ? 'x'.repeat(3 * 1024 * 1024) : undefined);
+    });
+  });
+  afterEach(() => server.close());
+
+  it('gives the status and body of an answer', async () => {
+    const http = new ProviderHttp('Fake', server.url, 5000);
+
+    expect(await http.request(`${server.url}/empty`)).toEqual({ ok: true, status: 204, body: '' });
+  });
+
+  it('keeps at most about a megabyte of a large answer', async () => {
+    const reply = await new ProviderHttp('Fake', server.url, 5000).request(`${server.url}/large`);
+
+    expect(reply.ok && reply.body.length).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(reply.ok && reply.body.length).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('turns a refused connection into a sentence naming the location given, not the URL', async () => {
+    const port = await closedPort();
+    const http = new ProviderHttp('Fake', 'the fake provider', 5000);
+
+    expect(await http.request(`http://127.0.0.1:${port}/secret?password=x`)).toEqual({
+      ok: false,
+      reason: 'Could not reach Fake at the fake provider (connection refused).',
+    });
+  });
+});
