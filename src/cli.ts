@@ -93,7 +93,7 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
       return error.exitCode;
     }
     const message =
-      error instanceof UserCommandError ? error.message : `smsgw: ${(error as Error).message}`;
+      error instanceof UserCommandError ? error.message : `smsgw: ${describeError(error)}`;
     process.stderr.write(`${message}\n`);
     return 1;
   } finally {
@@ -110,5 +110,32 @@ export function main(): void {
     process.stderr.write(`${(error as Error).message}\n`);
     process.exit(1);
   }
-  void runCli(process.argv.slice(2), config).then((code) => process.exit(code));
+  void runCli(process.argv.slice(2), config).then((code) => {
+    // process.exit() drops what a pipe has not taken yet (a long `user list` piped to a file
+    // was cut at 64 KiB): exit once stdout and stderr have flushed everything written so far.
+    let pending = 2;
+    const flushed = (): void => {
+      pending -= 1;
+      if (pending === 0) {
+        process.exit(code);
+      }
+    };
+    process.stdout.write('', flushed);
+    process.stderr.write('', flushed);
+  });
+}
+
+/**
+ * One line saying what went wrong: driver messages may span lines, and a connection refused on
+ * every address of a host name is an AggregateError whose own message is empty.
+ */
+function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return error.errors.map(describeError).join('; ');
+  }
+  const text =
+    error instanceof Error
+      ? error.message || (error as NodeJS.ErrnoException).code || error.name
+      : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }

@@ -81,13 +81,22 @@ function readDotEnv(path: string): Record<string, string> {
 // Captured before `loadConfig` pins the process clock to UTC, so a second load still sees `TZ`.
 const SERVICE_TZ_FROM_ENV = process.env.TZ;
 
+/** The process environment with `TZ` as it was before the clock was pinned (absent if it was). */
+function processEnvironment(): Record<string, string | undefined> {
+  const environment: Record<string, string | undefined> = { ...process.env };
+  delete environment.TZ;
+  return SERVICE_TZ_FROM_ENV === undefined
+    ? environment
+    : { ...environment, TZ: SERVICE_TZ_FROM_ENV };
+}
+
 /**
  * Loads the configuration once: `.env` (when present) under the real environment, validated.
  * Node's own clock is then pinned to UTC: datetimes are stored in UTC and only converted to
  * the service time zone (`TZ`) at the API edge, so nothing may depend on the process zone.
  */
 export function loadConfig(
-  environment: Record<string, string | undefined> = { ...process.env, TZ: SERVICE_TZ_FROM_ENV },
+  environment: Record<string, string | undefined> = processEnvironment(),
   dotEnvPath = resolve('.env'),
 ): AppConfig {
   const config = new AppConfig(validateEnvironment({ ...readDotEnv(dotEnvPath), ...environment }));

@@ -268,6 +268,14 @@ describe('loadConfig', () => {
     expect(config.timeZone).toBe('Europe/Paris');
   });
 
+  it('takes TZ from the .env file when the process environment has none', () => {
+    const dotEnv = join(folder, '.env');
+    writeFileSync(dotEnv, 'TZ=Europe/Paris\n');
+
+    expect(process.env.TZ === undefined || process.env.TZ === 'UTC').toBe(true);
+    expect(loadConfig(undefined, dotEnv).timeZone).toBe('Europe/Paris');
+  });
+
   it('runs without a .env file', () => {
     expect(loadConfig({}, join(folder, 'missing.env')).port).toBe(3000);
   });

@@ -41,6 +41,10 @@ export class UsersRepository {
     return { user, settings };
   }
 
+  findByKeyHash(keyHash: string): Promise<User | null> {
+    return this.dataSource.getRepository(User).findOneBy({ api_key_hash: keyHash });
+  }
+
   findByEmail(email: string): Promise<User | null> {
     return this.dataSource.getRepository(User).findOneBy({ email });
   }

@@ -59,13 +59,19 @@ export class UsersService extends ApiKeyResolver {
     if (!isWellFormedApiKey(apiKey)) {
       throw new UserCommandError('--api-key must be 32 lowercase hexadecimal characters.');
     }
-    if (await this.users.findByEmail(email)) {
-      throw new UserCommandError(`A user with the e-mail ${email} already exists.`);
+    const keyHash = hashApiKey(apiKey);
+    await this.refuseTaken(email, keyHash);
+    let user: User;
+    try {
+      user = await this.users.create(
+        { email, api_key_hash: keyHash, admin: options.admin ? 1 : 0, status },
+        { ...DEFAULT_SETTINGS },
+      );
+    } catch (error) {
+      // Another command may have taken the e-mail or the key since the check: say which.
+      await this.refuseTaken(email, keyHash);
+      throw error;
     }
-    const user = await this.users.create(
-      { email, api_key_hash: hashApiKey(apiKey), admin: options.admin ? 1 : 0, status },
-      { ...DEFAULT_SETTINGS },
-    );
     return { ...view(user), api_key: apiKey };
   }
 
@@ -105,6 +111,19 @@ export class UsersService extends ApiKeyResolver {
       settings[setting.name] = setting.value;
     }
     return settings;
+  }
+
+  /**
+   * The e-mail and the key hash each have a unique index; a clash is told in words rather than
+   * as the driver's constraint error (which, on MySQL, would quote the hash).
+   */
+  private async refuseTaken(email: string, keyHash: string): Promise<void> {
+    if (await this.users.findByEmail(email)) {
+      throw new UserCommandError(`A user with the e-mail ${email} already exists.`);
+    }
+    if (await this.users.findByKeyHash(keyHash)) {
+      throw new UserCommandError('This API key is already used by another user.');
+    }
   }
 
   private async require(email: string): Promise<User> {

@@ -1,0 +1,351 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { hashApiKey } from '../../src/common/auth/api-key';
+import { User } from '../../src/users/entities/user.entity';
+import { startApp, TestApp } from '../support/app';
+import { createTestDatabase, describeEachDatabase, TestDatabase } from '../support/databases';
+import { makeUser } from '../support/factories';
+
+const ROOT = join(__dirname, '..', '..');
+const HEX_KEY = /^[0-9a-f]{32}$/;
+
+interface PrintedUser {
+  id: number;
+  email: string;
+  admin: boolean;
+  status: string;
+  created_at: string;
+  api_key: string;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `smsgw` bin, as an operator would, against the given environment. */
+function smsgw(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(ROOT, 'bin', 'smsgw.js'), ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A failed command: a non-zero exit, exactly one line on stderr, nothing on stdout. */
+function expectOneLineFailure(run: Run, message: string | RegExp): void {
+  expect(run.code).not.toBe(0);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.split('\n')).toEqual([expect.stringMatching(message), '']);
+}
+
+beforeAll(() => {
+  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) {
+    throw new Error('dist/cli.js is missing: run `npm run build` (npm test does it) first.');
+  }
+});
+
+describeEachDatabase('smsgw CLI', (database) => {
+  let t: TestApp;
+  let sequence = 0;
+  const email = () => `cli${++sequence}@example.test`;
+  const envOf = (db: TestDatabase) => ({
+    DATABASE_URL: db.url,
+    DATA_DIR: db.dataDir,
+    LOG_LEVEL: 'silent',
+  });
+  const cli = (...args: string[]) => smsgw(args, envOf(database()));
+  /** The JSON a successful command printed. */
+  const json = <T = PrintedUser>(run: Run): T => {
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(run.stdout) as T;
+  };
+  /** A user made directly in the database (spawning the CLI for each set-up would be slow). */
+  const aUser = async (overrides: { email?: string; apiKey?: string } = {}) => {
+    const { user, apiKey } = await makeUser(t.dataSource, { email: email(), ...overrides });
+    return { id: user.id, email: user.email, created_at: user.created_at, api_key: apiKey };
+  };
+  const listPhones = (apiKey: string) =>
+    request(t.url).get('/api/list/phone/').query({ api_key: apiKey });
+
+  beforeAll(async () => {
+    t = await startApp(database());
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe('user create', () => {
+    it('prints the new user with a 32-hex key that authenticates against the API', async () => {
+      const address = email();
+
+      const user = json(await cli('user', 'create', '--email', address));
+
+      expect(user).toEqual({
+        id: expect.any(Number),
+        email: address,
+        admin: false,
+        status: 'active',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        api_key: expect.stringMatching(HEX_KEY),
+      });
+      const response = await listPhones(user.api_key);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ error: 0, response: [] });
+      const byHeader = await request(t.url).get('/api/list/phone/').set('X-Api-Key', user.api_key);
+      expect(byHeader.body.error).toBe(0);
+    });
+
+    it('sets the key given with --api-key, and --admin and --status', async () => {
+      const apiKey = 'abcdef0123456789abcdef0123456789';
+
+      const user = json(
+        await cli(
+          'user',
+          'create',
+          '--email',
+          email(),
+          '--api-key',
+          apiKey,
+          '--admin',
+          '--status',
+          'suspended',
+        ),
+      );
+
+      expect(user).toMatchObject({ api_key: apiKey, admin: true, status: 'suspended' });
+      const response = await listPhones(apiKey);
+      expect(response.status).toBe(403);
+      expect(response.body.error).toBe(16);
+    });
+
+    it('refuses a malformed --api-key with one line on stderr', async () => {
+      const run = await cli('user', 'create', '--email', email(), '--api-key', 'NOT-A-KEY');
+
+      expectOneLineFailure(run, /^--api-key must be 32 lowercase hexadecimal characters\.$/);
+    });
+
+    it('refuses an e-mail already used with one line on stderr', async () => {
+      const address = email();
+      await aUser({ email: address });
+
+      const run = await cli('user', 'create', '--email', address);
+
+      expectOneLineFailure(run, `A user with the e-mail ${address} already exists.`);
+    });
+
+    it('refuses an --api-key already used by another user with one line on stderr', async () => {
+      const apiKey = '11111111111111111111111111111111';
+      await aUser({ apiKey });
+
+      const run = await cli('user', 'create', '--email', email(), '--api-key', apiKey);
+
+      expectOneLineFailure(run, /^This API key is already used by another user\.$/);
+    });
+
+    it('refuses a bad --status with one line on stderr', async () => {
+      const run = await cli('user', 'create', '--email', email(), '--status', 'deleted');
+
+      expectOneLineFailure(run, /^Status must be one of active, suspended, not "deleted"\.$/);
+    });
+
+    it('refuses a missing --email with a message on stderr', async () => {
+      const run = await cli('user', 'create');
+
+      expectOneLineFailure(run, /required option '--email <email>' not specified/);
+    });
+  });
+
+  describe('user list', () => {
+    it('lists the users without their keys or key hashes', async () => {
+      const created = await aUser();
+
+      const listed = json<PrintedUser[]>(await cli('user', 'list'));
+
+      expect(listed).toContainEqual({
+        id: created.id,
+        email: created.email,
+        admin: false,
+        status: 'active',
+        created_at: created.created_at,
+      });
+      for (const user of listed) {
+        expect(Object.keys(user).sort()).toEqual(['admin', 'created_at', 'email', 'id', 'status']);
+      }
+    });
+
+    it('prints a list longer than a pipe holds in full', async () => {
+      const rows = Array.from({ length: 800 }, (_, i) => ({
+        email: `bulk-user-number-${i}@a-rather-long-domain.example.test`,
+        api_key_hash: hashApiKey(`bulk${i}`),
+        admin: 0,
+        status: 'active' as const,
+        created_at: '2024-01-02 03:04:05',
+        updated_at: null,
+      }));
+      await t.dataSource.createQueryBuilder().insert().into(User).values(rows).execute();
+
+      const run = await cli('user', 'list');
+
+      expect(run.stdout.length).toBeGreaterThan(64 * 1024);
+      expect(
+        json<PrintedUser[]>(run).filter((user) => user.email.startsWith('bulk-')),
+      ).toHaveLength(800);
+    });
+  });
+
+  describe('user status', () => {
+    it('suspends a user, whose key then gets 403, and makes them active again', async () => {
+      const created = await aUser();
+
+      const suspended = json(await cli('user', 'status', '--email', created.email, 'suspended'));
+      expect(suspended).toMatchObject({ id: created.id, status: 'suspended' });
+      const refused = await listPhones(created.api_key);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: 16, response: null });
+
+      const active = json(await cli('user', 'status', '--email', created.email, 'active'));
+      expect(active).toMatchObject({ id: created.id, status: 'active' });
+      const accepted = await listPhones(created.api_key);
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.error).toBe(0);
+    });
+
+    it('refuses an unknown status and an unknown e-mail with one line on stderr', async () => {
+      const created = await aUser();
+
+      expectOneLineFailure(
+        await cli('user', 'status', '--email', created.email, 'banned'),
+        /^Status must be one of active, suspended, not "banned"\.$/,
+      );
+      expectOneLineFailure(
+        await cli('user', 'status', '--email', 'nobody@example.test', 'active'),
+        /^No user has the e-mail nobody@example\.test\.$/,
+      );
+    });
+
+    it('refuses a missing status argument with a message on stderr', async () => {
+      expectOneLineFailure(
+        await cli('user', 'status', '--email', 'nobody@example.test'),
+        /missing required argument 'status'/,
+      );
+    });
+  });
+
+  describe('user rotate-key', () => {
+    it('prints a new key: the old key gets 401 and the new one 200', async () => {
+      const created = await aUser();
+
+      const rotated = json(await cli('user', 'rotate-key', '--email', created.email));
+
+      expect(rotated).toMatchObject({ id: created.id, api_key: expect.stringMatching(HEX_KEY) });
+      expect(rotated.api_key).not.toBe(created.api_key);
+      const old = await listPhones(created.api_key);
+      expect(old.status).toBe(401);
+      expect(old.body).toMatchObject({ error: 1, response: null });
+      const fresh = await listPhones(rotated.api_key);
+      expect(fresh.status).toBe(200);
+      expect(fresh.body.error).toBe(0);
+    });
+  });
+
+  describe('setting', () => {
+    it('sets a setting and lists it among the defaults', async () => {
+      const created = await aUser();
+
+      const afterSet = json<Record<string, string>>(
+        await cli('setting', 'set', '--email', created.email, 'mms', '0'),
+      );
+      const listed = json<Record<string, string>>(
+        await cli('setting', 'list', '--email', created.email),
+      );
+
+      const expected = {
+        mms: '0',
+        phone_limit: '0',
+        phone_priority: '0',
+        templating: '1',
+        smsstop: '1',
+        smsstop_respond: '1',
+        smsstop_response: 'You will no longer receive messages from this number.',
+        force_gsm_alphabet: '0',
+        webhook: '1',
+        default_phone_country: '',
+      };
+      expect(afterSet).toEqual(expected);
+      expect(listed).toEqual(expected);
+    });
+
+    it('refuses a bad setting name with one line on stderr', async () => {
+      const created = await aUser();
+
+      expectOneLineFailure(
+        await cli('setting', 'set', '--email', created.email, 'Bad-Name', '1'),
+        /^"Bad-Name" is not a setting name/,
+      );
+    });
+
+    it('refuses a missing value with a message on stderr', async () => {
+      expectOneLineFailure(
+        await cli('setting', 'set', '--email', 'nobody@example.test', 'mms'),
+        /missing required argument 'value'/,
+      );
+    });
+  });
+
+  describe('migrate', () => {
+    let fresh: TestDatabase | undefined;
+    afterAll(async () => {
+      await fresh?.drop();
+    });
+
+    it('applies the migrations to a fresh database, then nothing on a second run', async () => {
+      fresh = await createTestDatabase(database().kind);
+
+      const first = await smsgw(['migrate'], envOf(fresh));
+      const second = await smsgw(['migrate'], envOf(fresh));
+
+      expect(json<{ applied: string[] }>(first)).toEqual({
+        applied: ['InitialSchema1732230000000'],
+      });
+      expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
+    });
+  });
+
+  describe('errors', () => {
+    it('refuses an unknown command with a message on stderr', async () => {
+      expectOneLineFailure(await cli('frobnicate'), /unknown command 'frobnicate'/);
+    });
+
+    it('refuses an unknown option with a message on stderr', async () => {
+      expectOneLineFailure(await cli('user', 'list', '--verbose'), /unknown option '--verbose'/);
+    });
+
+    it('names DATABASE_URL in one line when it is invalid', async () => {
+      const run = await smsgw(['user', 'list'], {
+        ...envOf(database()),
+        DATABASE_URL: 'postgres://localhost/smsgw',
+      });
+
+      expectOneLineFailure(run, /^Invalid environment variables: DATABASE_URL=/);
+    });
+
+    it('says in one line that the database cannot be reached', async () => {
+      const run = await smsgw(['user', 'list'], {
+        ...envOf(database()),
+        DATABASE_URL: 'mysql://root@127.0.0.1:1/smsgw',
+      });
+
+      expectOneLineFailure(run, /^smsgw: connect ECONNREFUSED 127\.0\.0\.1:1$/);
+    });
+  });
+});
