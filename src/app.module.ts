@@ -10,6 +10,7 @@ import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { EntriesModule } from './entries/entries.module';
+import { PhonesModule } from './phones/phones.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -24,6 +25,7 @@ export class AppModule implements NestModule {
         AdaptersModule,
         UsersModule,
         EntriesModule,
+        PhonesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

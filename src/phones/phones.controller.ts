@@ -1,0 +1,203 @@
+import { applyDecorators, Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOperation,
+  ApiParam,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { CurrentUser } from '../common/auth/current-user.decorator';
+import { ErrorCode } from '../common/errors/api-error';
+import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { AuthenticatedUser } from '../common/http/request';
+import { Params } from '../common/params/parse';
+import { RequestParams } from '../common/params/request-params.decorator';
+import { PhoneStatus } from './entities/phone.entity';
+import { MAX_LIMITS, MAX_NAME_LENGTH } from './phones.params';
+import { PhonesService } from './phones.service';
+
+const BODY_TYPES = ApiConsumes(
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/json',
+);
+const PHONE_ID = ApiParam({ name: 'id', type: 'integer', description: 'Id of one of your phones' });
+const STATUSES: PhoneStatus[] = [
+  'available',
+  'unavailable',
+  'no_credit',
+  'limit_reached',
+  'disabled',
+];
+
+const PHONE_FIELDS: Record<string, SchemaObject> = {
+  name: {
+    type: 'string',
+    maxLength: MAX_NAME_LENGTH,
+    description: 'Unique among your phones',
+  },
+  adapter: {
+    type: 'string',
+    description:
+      'An adapter id (`test`, `twilio`…) or RaspiSMS class name (`adapters\\TestAdapter`)',
+    example: 'test',
+  },
+  adapter_data: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      "The adapter's data fields (bracket form `adapter_data[login]=…`, a JSON object, or a " +
+      'JSON object in a string). Other fields are ignored.',
+  },
+  priority: {
+    type: 'integer',
+    description: 'Higher is chosen first when the setting phone_priority is on; negative is 0',
+    default: 0,
+  },
+  limits: {
+    type: 'array',
+    maxItems: MAX_LIMITS,
+    description:
+      'Sending limits (`limits[0][volume]=100&limits[0][startpoint]=today`). Elements without ' +
+      'volume or startpoint, or with a startpoint that is not a PHP relative date, are dropped.',
+    items: {
+      type: 'object',
+      properties: {
+        volume: { type: 'integer', minimum: 1, description: 'Most SMS sent in the window' },
+        startpoint: {
+          type: 'string',
+          description:
+            'Start of the window, a PHP relative date evaluated at each check in the service ' +
+            'time zone: `today`, `-24 hours`, `this week midnight`, `this month midnight` (the ' +
+            'first of the month at 00:00)…',
+          example: 'this week midnight',
+        },
+      },
+    },
+  },
+};
+
+function notFound(code: ErrorCode, text: string) {
+  return ApiResponse({
+    status: 404,
+    description: `${text} (error ${code}); the same for another user's phone`,
+    schema: envelopeSchema({ type: 'object' }),
+  });
+}
+
+function refused(code: ErrorCode, text: string) {
+  return ApiResponse({
+    status: 422,
+    description: `${text} (error ${code})`,
+    schema: envelopeSchema({ type: 'object' }),
+  });
+}
+
+const STATUS_RESPONSE = applyDecorators(
+  ApiEnvelopeResponse({ type: 'string', enum: STATUSES }, 'The phone status now stored'),
+  notFound(ErrorCode.CANNOT_UPDATE, 'No such phone'),
+);
+
+/** The phone operations of spec 4.6 to 4.10 (paths: DECISIONS §1). */
+@ApiTags('phones')
+@Controller('api/phone')
+export class PhonesController {
+  constructor(private readonly phones: PhonesService) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'post_phone',
+    summary:
+      'post_phone: creates a phone once its adapter accepted the data; the new phone is available.',
+  })
+  @BODY_TYPES
+  @ApiBody({
+    schema: { type: 'object', required: ['name', 'adapter'], properties: PHONE_FIELDS },
+  })
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new phone', 201)
+  @refused(ErrorCode.CANNOT_CREATE, "The adapter's test refused the data")
+  create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
+    return this.phones.create(user, params);
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_update_phone',
+    summary:
+      'post_update_phone: changes the fields sent; the others, limits included, keep their ' +
+      'value. `limits` replaces every limit (an empty `limits=` removes them). With the same ' +
+      'adapter, a required adapter_data field left out keeps its stored value.',
+  })
+  @PHONE_ID
+  @BODY_TYPES
+  @ApiBody({ schema: { type: 'object', properties: PHONE_FIELDS } })
+  @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone was updated')
+  @notFound(ErrorCode.CANNOT_UPDATE, 'No such phone')
+  @refused(ErrorCode.CANNOT_UPDATE, "The adapter's test refused the data")
+  update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
+    return this.phones.update(user, params);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'delete_phone',
+    summary:
+      'delete_phone: deletes a phone with its limits and phone-group memberships; its messages ' +
+      'stay, without a phone.',
+  })
+  @PHONE_ID
+  @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone was deleted')
+  @notFound(ErrorCode.CANNOT_DELETE, 'No such phone')
+  delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
+    return this.phones.delete(user, params);
+  }
+
+  @Post(':id/status')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_update_phone_status',
+    summary:
+      'post_update_phone_status: re-checks the status of a phone that is not disabled: ' +
+      'limit_reached when the setting phone_limit is on and a limit is used up, else what the ' +
+      'adapter reports.',
+  })
+  @PHONE_ID
+  @STATUS_RESPONSE
+  @refused(
+    ErrorCode.CANNOT_UPDATE,
+    'The phone is disabled: re-enable it with post_change_phone_status',
+  )
+  checkStatus(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<PhoneStatus> {
+    return this.phones.checkStatus(user, params);
+  }
+
+  @Post(':id/status/force')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_change_phone_status',
+    summary: 'post_change_phone_status: sets a phone available or disabled.',
+  })
+  @PHONE_ID
+  @BODY_TYPES
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['status'],
+      properties: { status: { type: 'string', enum: ['available', 'disabled'] } },
+    },
+  })
+  @STATUS_RESPONSE
+  forceStatus(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<PhoneStatus> {
+    return this.phones.forceStatus(user, params);
+  }
+}

@@ -1,0 +1,286 @@
+import { AdapterDescriptor } from '../adapters/adapter.descriptor';
+import { ApiError, ErrorCode } from '../common/errors/api-error';
+import {
+  checkAdapterData,
+  cleanLimits,
+  MAX_LIMITS,
+  parseAdapterData,
+  parseAdapterName,
+  parseName,
+  parsePriority,
+  phpIntval,
+} from './phones.params';
+
+function errorOf(action: () => unknown): ApiError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      return error;
+    }
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+/** A provider with a required secret, a required number and an optional field. */
+const PROVIDER: AdapterDescriptor = {
+  id: 'provider',
+  alias: null,
+  name: 'Provider',
+  description: 'A provider of the tests',
+  fields: [
+    { name: 'token', description: 'API token', required: true },
+    { name: 'number', description: 'Sender number', required: true, number: true },
+    { name: 'callback', description: 'Callback URL', required: false },
+  ],
+  hideData: true,
+};
+
+describe('parseName', () => {
+  it('treats absent, empty and blank names as not given', () => {
+    expect(parseName(undefined)).toBeUndefined();
+    expect(parseName('')).toBeUndefined();
+    expect(parseName('   ')).toBeUndefined();
+  });
+
+  it('keeps a name as sent, and a JSON number as its text', () => {
+    expect(parseName(' Phone 1 ')).toBe(' Phone 1 ');
+    expect(parseName(42)).toBe('42');
+  });
+
+  it('accepts 150 characters, counted as characters, and refuses 151', () => {
+    expect(parseName('é'.repeat(150))).toBe('é'.repeat(150));
+    expect(parseName('😀'.repeat(150))).toBe('😀'.repeat(150));
+    const error = errorOf(() => parseName('a'.repeat(151)));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toMatch(/name must be at most 150 characters/);
+  });
+
+  it('refuses a name that is not text', () => {
+    expect(errorOf(() => parseName(['a'])).message).toMatch(/name must be a text/);
+  });
+});
+
+describe('parseAdapterName', () => {
+  it('reads an id or alias and treats empty as not given', () => {
+    expect(parseAdapterName('adapters\\TestAdapter')).toBe('adapters\\TestAdapter');
+    expect(parseAdapterName('')).toBeUndefined();
+  });
+
+  it('refuses a list', () => {
+    expect(errorOf(() => parseAdapterName(['test'])).code).toBe(ErrorCode.INVALID_PARAMETER);
+  });
+});
+
+describe('parsePriority', () => {
+  it.each([
+    ['3', 3],
+    [' 7 ', 7],
+    ['+2', 2],
+    [5, 5],
+    ['-4', 0],
+    [-9, 0],
+    ['0', 0],
+  ])('reads %p as %p (negative values become 0)', (value, expected) => {
+    expect(parsePriority(value)).toBe(expected);
+  });
+
+  it('treats absent and empty as not given', () => {
+    expect(parsePriority(undefined)).toBeUndefined();
+    expect(parsePriority('')).toBeUndefined();
+  });
+
+  it.each(['abc', '1.5', 1.5, '1e3', true, ['1'], '2147483648'])(
+    'refuses %p with INVALID_PARAMETER naming priority',
+    (value) => {
+      const error = errorOf(() => parsePriority(value));
+      expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+      expect(error.message).toMatch(/priority must be an integer/);
+    },
+  );
+});
+
+describe('parseAdapterData', () => {
+  it('reads an object, or a JSON object in a string', () => {
+    expect(parseAdapterData({ login: 'a' })).toEqual({ login: 'a' });
+    expect(parseAdapterData('{"login":"a"}')).toEqual({ login: 'a' });
+  });
+
+  it.each([undefined, null, '', ' ', '[]', '{}', [], {}])('treats %p as not sent', (value) => {
+    expect(parseAdapterData(value)).toBeUndefined();
+  });
+
+  it.each(['login', '"text"', '[1]', '5', ['a'], 5])('refuses %p', (value) => {
+    const error = errorOf(() => parseAdapterData(value));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toMatch(/adapter_data must be an object/);
+  });
+});
+
+describe('checkAdapterData', () => {
+  const valid = { token: 'secret', number: '+33612345678' };
+
+  it("keeps only the descriptor's fields", () => {
+    expect(checkAdapterData(PROVIDER, { ...valid, extra: 'dropped', callback: 'x' }, '')).toEqual({
+      ...valid,
+      callback: 'x',
+    });
+  });
+
+  it('takes JSON numbers and booleans as their text', () => {
+    expect(checkAdapterData(PROVIDER, { ...valid, callback: 12 }, '')).toEqual({
+      ...valid,
+      callback: '12',
+    });
+  });
+
+  it('refuses a field value that is an object', () => {
+    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, callback: { a: 1 } }, ''));
+    expect(error.message).toMatch(/adapter_data\[callback\] must be a text/);
+  });
+
+  it.each([undefined, '', '  ', null])(
+    'rule 5: a required field that is %p is MISSING_PARAMETER naming it and its description',
+    (token) => {
+      const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, token }, ''));
+      expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
+      expect(error.message).toBe(
+        'One require parameter is missing : adapter_data[token] (API token) is required by the provider adapter.',
+      );
+    },
+  );
+
+  it('rule 5 comes before rule 6: a missing number is MISSING_PARAMETER', () => {
+    const error = errorOf(() => checkAdapterData(PROVIDER, { token: 'secret' }, ''));
+    expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
+    expect(error.message).toMatch(/adapter_data\[number\]/);
+  });
+
+  it('rule 6: an invalid number field is INVALID_PARAMETER naming it', () => {
+    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '12345' }, ''));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toMatch(
+      /^You have specified an invalid parameter : adapter_data\[number\] must be a valid phone number/,
+    );
+  });
+
+  it('rule 6: a number field is stored in E.164', () => {
+    expect(checkAdapterData(PROVIDER, { ...valid, number: '+33 6 12 34 56 78' }, '')).toEqual(
+      valid,
+    );
+  });
+
+  it("rule 6: a national number is read in the user's default country", () => {
+    expect(checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, 'fr')).toEqual(valid);
+    expect(
+      errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, '')).code,
+    ).toBe(ErrorCode.INVALID_PARAMETER);
+  });
+
+  it('rule 6: an optional number field that is empty is INVALID_PARAMETER, as the spec says', () => {
+    const optionalNumber: AdapterDescriptor = {
+      ...PROVIDER,
+      fields: [{ name: 'from', description: 'Sender', required: false, number: true }],
+    };
+    expect(errorOf(() => checkAdapterData(optionalNumber, {}, '')).code).toBe(
+      ErrorCode.INVALID_PARAMETER,
+    );
+  });
+
+  it('refuses data too large for the column', () => {
+    const error = errorOf(() =>
+      checkAdapterData(PROVIDER, { ...valid, callback: 'x'.repeat(70_000) }, ''),
+    );
+    expect(error.message).toMatch(/adapter_data must take at most 65535 bytes/);
+  });
+});
+
+describe('phpIntval', () => {
+  it.each([
+    ['100', 100],
+    ['abc', 0],
+    ['12abc', 12],
+    [' 12', 12],
+    ['1.9', 1],
+    ['-5', -5],
+    ['1e3', 1000],
+    ['.5', 0],
+    [12.7, 12],
+    [true, 1],
+    ['99999999999999', 2147483647],
+  ])('casts %p to %p as PHP (int) does', (value, expected) => {
+    expect(phpIntval(value)).toBe(expected);
+  });
+});
+
+describe('cleanLimits (spec 4.6 rule 3)', () => {
+  it('keeps valid limits in order, with integer volumes', () => {
+    expect(
+      cleanLimits([
+        { volume: '100', startpoint: 'today' },
+        { volume: 5, startpoint: '-24 hours' },
+      ]),
+    ).toEqual([
+      { volume: 100, startpoint: 'today' },
+      { volume: 5, startpoint: '-24 hours' },
+    ]);
+  });
+
+  it('reads a bracket map with numeric keys in key order', () => {
+    expect(
+      cleanLimits({
+        '3': { volume: '2', startpoint: 'today' },
+        '1': { volume: '1', startpoint: 'now' },
+      }),
+    ).toEqual([
+      { volume: 1, startpoint: 'now' },
+      { volume: 2, startpoint: 'today' },
+    ]);
+  });
+
+  it.each([
+    ['not an object', 'today'],
+    ['a list', [['today', 1]]],
+    ['without startpoint', [{ volume: 1 }]],
+    ['without volume', [{ startpoint: 'today' }]],
+    ['with an empty startpoint', [{ volume: 1, startpoint: '' }]],
+    ['with an empty volume', [{ volume: '', startpoint: 'today' }]],
+    ['with volume "0" (PHP-falsy)', [{ volume: '0', startpoint: 'today' }]],
+    ['with an unparsable startpoint', [{ volume: 1, startpoint: 'garbage' }]],
+    ['with a startpoint that is not text', [{ volume: 1, startpoint: ['today'] }]],
+    ['with a volume that is an object', [{ volume: { a: 1 }, startpoint: 'today' }]],
+  ])('drops an element %s silently', (_case, value) => {
+    expect(cleanLimits(value)).toEqual([]);
+  });
+
+  it.each([
+    ['abc', 1],
+    ['-5', 1],
+    ['2.9', 2],
+  ])('casts volume %p to %p (raised to at least 1)', (volume, expected) => {
+    expect(cleanLimits([{ volume, startpoint: 'today' }])).toEqual([
+      { volume: expected, startpoint: 'today' },
+    ]);
+  });
+
+  it('ignores extra keys of an element', () => {
+    expect(cleanLimits([{ volume: 3, startpoint: 'today', id: 9 }])).toEqual([
+      { volume: 3, startpoint: 'today' },
+    ]);
+  });
+
+  it('gives no limits for an empty value', () => {
+    expect(cleanLimits('')).toEqual([]);
+    expect(cleanLimits(undefined)).toEqual([]);
+    expect(cleanLimits([])).toEqual([]);
+  });
+
+  it(`refuses more than ${MAX_LIMITS} limits with INVALID_PARAMETER`, () => {
+    const limits = Array.from({ length: MAX_LIMITS + 1 }, () => ({ volume: 1, startpoint: 'now' }));
+    expect(cleanLimits(limits.slice(1))).toHaveLength(MAX_LIMITS);
+    const error = errorOf(() => cleanLimits(limits));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toMatch(/limits : a phone may have at most 100 limits/);
+  });
+});

@@ -1,0 +1,227 @@
+import { AdapterData } from '../adapters/adapter';
+import { AdapterDescriptor } from '../adapters/adapter.descriptor';
+import { ApiError } from '../common/errors/api-error';
+import { asList } from '../common/params/parse';
+import { normalizePhoneNumber } from '../common/phone/phone-number';
+import { isValidStartpoint } from './startpoint';
+
+/** `phone.name` is VARCHAR(150). */
+export const MAX_NAME_LENGTH = 150;
+const MAX_INT = 2_147_483_647;
+/** `phone.adapter_data` is a TEXT column: 65,535 bytes on MySQL/MariaDB. */
+const MAX_ADAPTER_DATA_BYTES = 65_535;
+/**
+ * Limits a phone may have. Each is one COUNT of the status check's single query, and a few
+ * windows already say everything (a day, a week, a month): thousands would only make that query
+ * exceed the engines' limits on columns and parameters.
+ */
+export const MAX_LIMITS = 100;
+
+export interface LimitInput {
+  volume: number;
+  startpoint: string;
+}
+
+/** Absent, null and `""` all mean that a parameter was not given. */
+export function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** A phone name, when given: text of 1 to 150 characters that is not only blanks. */
+export function parseName(value: unknown): string | undefined {
+  if (isAbsent(value)) {
+    return undefined;
+  }
+  const name = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  if (typeof name !== 'string') {
+    throw ApiError.invalid('name must be a text.');
+  }
+  if (name.trim() === '') {
+    return undefined;
+  }
+  if ([...name].length > MAX_NAME_LENGTH) {
+    throw ApiError.invalid(`name must be at most ${MAX_NAME_LENGTH} characters long.`);
+  }
+  return name;
+}
+
+/** An adapter's id or RaspiSMS alias, when given. */
+export function parseAdapterName(value: unknown): string | undefined {
+  if (isAbsent(value)) {
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    throw ApiError.invalid('adapter must be the id or RaspiSMS name of an adapter.');
+  }
+  return value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * A priority, when given (spec 2.3, 8): an integer; negative values become 0, as in RaspiSMS.
+ * Anything that is not an integer is refused rather than read as 0.
+ */
+export function parsePriority(value: unknown): number | undefined {
+  if (isAbsent(value)) {
+    return undefined;
+  }
+  let priority: number | undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    priority = value;
+  } else if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) {
+    priority = Number(value);
+  }
+  if (priority === undefined || priority > MAX_INT) {
+    throw ApiError.invalid(`priority must be an integer from 0 to ${MAX_INT}.`);
+  }
+  return Math.max(priority, 0);
+}
+
+/**
+ * The adapter data as sent: an object (bracket form `adapter_data[login]=…` or a JSON object), a
+ * JSON object in a string, or nothing. An empty object, `[]` or `""` count as not sent, as in
+ * RaspiSMS where an empty map means "no data" on creation and "keep the stored data" on update.
+ */
+export function parseAdapterData(value: unknown): Record<string, unknown> | undefined {
+  let data = value;
+  if (typeof data === 'string') {
+    if (data.trim() === '') {
+      return undefined;
+    }
+    try {
+      data = JSON.parse(data);
+    } catch {
+      throw ApiError.invalid('adapter_data must be an object, or a JSON object in a string.');
+    }
+  }
+  if (data === undefined || data === null || (Array.isArray(data) && data.length === 0)) {
+    return undefined;
+  }
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    throw ApiError.invalid('adapter_data must be an object, or a JSON object in a string.');
+  }
+  return Object.keys(data).length === 0 ? undefined : (data as Record<string, unknown>);
+}
+
+/** A data value as text; JSON numbers and booleans are taken as their text, null as absent. */
+function dataValue(data: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = Object.prototype.hasOwnProperty.call(data, name) ? data[name] : undefined;
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (typeof value === 'string') {
+    return value;
+  }
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') {
+    return String(value);
+  }
+  throw ApiError.invalid(`adapter_data[${name}] must be a text.`);
+}
+
+/**
+ * Spec 4.6 rules 5 and 6 on adapter data: only the descriptor's fields are kept; a required field
+ * that is missing or blank is MISSING_PARAMETER; a `number` field must be a valid phone number (in
+ * the user's default country when set) and is stored in E.164, else INVALID_PARAMETER — an absent
+ * or empty one too, as the spec says.
+ */
+export function checkAdapterData(
+  descriptor: AdapterDescriptor,
+  data: Readonly<Record<string, unknown>>,
+  defaultCountry: string,
+): AdapterData {
+  const kept: Record<string, string> = {};
+  for (const field of descriptor.fields) {
+    const value = dataValue(data, field.name);
+    if (value !== undefined) {
+      kept[field.name] = value;
+    }
+  }
+  // Rule 5.
+  for (const field of descriptor.fields) {
+    if (field.required && (kept[field.name] ?? '').trim() === '') {
+      throw ApiError.missing(
+        `adapter_data[${field.name}] (${field.description}) is required by the ${descriptor.id} adapter.`,
+      );
+    }
+  }
+  // Rule 6.
+  for (const field of descriptor.fields) {
+    if (!field.number) {
+      continue;
+    }
+    const normalized = normalizePhoneNumber(kept[field.name] ?? '', defaultCountry);
+    if (normalized === null) {
+      throw ApiError.invalid(
+        `adapter_data[${field.name}] must be a valid phone number, in international format (+…)` +
+          `${defaultCountry ? ` or a national number of ${defaultCountry.toUpperCase()}` : ''}.`,
+      );
+    }
+    kept[field.name] = normalized;
+  }
+  if (Buffer.byteLength(JSON.stringify(kept), 'utf8') > MAX_ADAPTER_DATA_BYTES) {
+    throw ApiError.invalid(`adapter_data must take at most ${MAX_ADAPTER_DATA_BYTES} bytes.`);
+  }
+  return kept;
+}
+
+/** PHP's truthiness, which RaspiSMS applies to `startpoint` and `volume`. */
+function isPhpTruthy(value: unknown): boolean {
+  return !(
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === 0 ||
+    value === '' ||
+    value === '0' ||
+    (Array.isArray(value) && value.length === 0)
+  );
+}
+
+/**
+ * PHP's `(int)` of a scalar: the leading number of a text (`"12abc"` is 12, `"abc"` 0, `"1e3"`
+ * 1000), truncated toward zero; kept within the column's range.
+ */
+export function phpIntval(value: string | number | boolean): number {
+  let number: number;
+  if (typeof value === 'boolean') {
+    number = value ? 1 : 0;
+  } else if (typeof value === 'number') {
+    number = value;
+  } else {
+    const match = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/.exec(value);
+    number = match ? Number(match[1]) : 0;
+  }
+  if (Number.isNaN(number)) {
+    return 0;
+  }
+  return Math.min(Math.max(Math.trunc(number), -MAX_INT - 1), MAX_INT);
+}
+
+/**
+ * Spec 4.6 rule 3, as RaspiSMS cleans limits: an element that is not an object, whose
+ * `startpoint` or `volume` is missing or PHP-falsy (`""`, `"0"`, 0), or whose startpoint is not a
+ * relative date PHP understands is dropped silently; the volume is PHP's `(int)` raised to 1.
+ * More than MAX_LIMITS valid limits are refused.
+ */
+export function cleanLimits(value: unknown): LimitInput[] {
+  const limits: LimitInput[] = [];
+  for (const element of asList(value)) {
+    if (typeof element !== 'object' || element === null || Array.isArray(element)) {
+      continue;
+    }
+    const { startpoint, volume } = element as Record<string, unknown>;
+    if (!isPhpTruthy(startpoint) || !isPhpTruthy(volume)) {
+      continue;
+    }
+    if (typeof startpoint !== 'string' || !isValidStartpoint(startpoint)) {
+      continue;
+    }
+    if (typeof volume !== 'string' && typeof volume !== 'number' && typeof volume !== 'boolean') {
+      continue;
+    }
+    limits.push({ startpoint, volume: Math.max(phpIntval(volume), 1) });
+  }
+  if (limits.length > MAX_LIMITS) {
+    throw ApiError.invalid(`limits : a phone may have at most ${MAX_LIMITS} limits.`);
+  }
+  return limits;
+}

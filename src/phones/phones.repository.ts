@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { Sended } from '../messages/entities/sended.entity';
+import { PhoneLimit } from './entities/phone-limit.entity';
+import { Phone, PhoneStatus } from './entities/phone.entity';
+import { startpointToUtc } from './startpoint';
+
+export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'adapter_data' | 'priority'>;
+export type PhoneChanges = Partial<NewPhone>;
+export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
+
+/** Phones and their limits. Every query is scoped by the owner's id. */
+@Injectable()
+export class PhonesRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  findOwned(userId: number, phoneId: number): Promise<Phone | null> {
+    return this.dataSource.getRepository(Phone).findOneBy({ id: phoneId, id_user: userId });
+  }
+
+  /** Whether another phone of the user has this name. Served by the unique `(id_user, name)`. */
+  async isNameTaken(userId: number, name: string, exceptPhoneId?: number): Promise<boolean> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .select('p.id', 'id')
+      .from(Phone, 'p')
+      .where('p.id_user = :userId', { userId })
+      .andWhere('p.name = :name', { name });
+    if (exceptPhoneId !== undefined) {
+      query.andWhere('p.id <> :exceptPhoneId', { exceptPhoneId });
+    }
+    return (await query.limit(1).getRawOne()) !== undefined;
+  }
+
+  /** Inserts a phone (status `available`) and its limits in one transaction; returns its id. */
+  create(userId: number, phone: NewPhone, limits: readonly LimitWindow[]): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const now = nowUtc();
+      const saved = await manager.getRepository(Phone).save(
+        Object.assign(new Phone(), phone, {
+          id_user: userId,
+          status: 'available',
+          created_at: now,
+          updated_at: null,
+        }),
+      );
+      await this.insertLimits(manager, saved.id, limits, now);
+      return saved.id;
+    });
+  }
+
+  /**
+   * Updates a phone of the user and, when `limits` is given, replaces its limits, in one
+   * transaction. False when the phone is no longer there.
+   */
+  update(
+    userId: number,
+    phoneId: number,
+    changes: PhoneChanges,
+    limits: readonly LimitWindow[] | undefined,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const now = nowUtc();
+      const result = await manager
+        .getRepository(Phone)
+        .update({ id: phoneId, id_user: userId }, { ...changes, updated_at: now });
+      if (!result.affected) {
+        return false;
+      }
+      if (limits !== undefined) {
+        await manager.getRepository(PhoneLimit).delete({ id_phone: phoneId });
+        await this.insertLimits(manager, phoneId, limits, now);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Deletes a phone of the user. The schema's foreign keys delete its limits and phone-group
+   * memberships and set `id_phone` to NULL on its sent, received and scheduled messages.
+   */
+  async deleteOwned(userId: number, phoneId: number): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(Phone)
+      .delete({ id: phoneId, id_user: userId });
+    return Boolean(result.affected);
+  }
+
+  /**
+   * Stores a status the phone's checks found. Unless `overrideDisabled`, a phone disabled
+   * meanwhile stays disabled. False when no phone of the user was changed.
+   */
+  async storeStatus(
+    userId: number,
+    phoneId: number,
+    status: PhoneStatus,
+    overrideDisabled: boolean,
+  ): Promise<boolean> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .update(Phone)
+      .set({ status, updated_at: nowUtc() })
+      .where('id = :phoneId', { phoneId })
+      .andWhere('id_user = :userId', { userId });
+    if (!overrideDisabled) {
+      query.andWhere('status <> :disabled', { disabled: 'disabled' });
+    }
+    return Boolean((await query.execute()).affected);
+  }
+
+  /** The limits of a phone of the user, in creation order. */
+  limitsOf(userId: number, phoneId: number): Promise<PhoneLimit[]> {
+    return this.dataSource
+      .getRepository(PhoneLimit)
+      .createQueryBuilder('l')
+      .innerJoin(Phone, 'p', 'p.id = l.id_phone')
+      .where('p.id_user = :userId', { userId })
+      .andWhere('l.id_phone = :phoneId', { phoneId })
+      .orderBy('l.id', 'ASC')
+      .getMany();
+  }
+
+  /**
+   * The smallest remaining volume over `limits` (volume minus the user's `sended` rows of this
+   * phone, any status, sent since the limit's startpoint evaluated at `now` in the service zone);
+   * Infinity without limits. One query for all the limits, served by `(id_user, id_phone, at)`.
+   */
+  async remainingVolume(
+    userId: number,
+    phoneId: number,
+    limits: readonly LimitWindow[],
+    now: Date,
+  ): Promise<number> {
+    const windows = limits.flatMap((limit) => {
+      const since = startpointToUtc(limit.startpoint, now, this.config.timeZone);
+      return since === null ? [] : [{ volume: limit.volume, since }];
+    });
+    if (windows.length === 0) {
+      return Infinity;
+    }
+    const starts = [...new Set(windows.map((window) => window.since))].sort();
+    const query = this.dataSource.createQueryBuilder().from(Sended, 's');
+    starts.forEach((since, index) => {
+      const count = `COUNT(CASE WHEN s.at >= :since${index} THEN 1 END)`;
+      if (index === 0) {
+        query.select(count, `c${index}`);
+      } else {
+        query.addSelect(count, `c${index}`);
+      }
+      query.setParameter(`since${index}`, since);
+    });
+    const row = await query
+      .where('s.id_user = :userId', { userId })
+      .andWhere('s.id_phone = :phoneId', { phoneId })
+      .andWhere('s.at >= :earliest', { earliest: starts[0] })
+      .getRawOne<Record<string, number | string>>();
+    const sentSince = new Map(starts.map((since, index) => [since, Number(row?.[`c${index}`])]));
+    return Math.min(...windows.map((window) => window.volume - (sentSince.get(window.since) ?? 0)));
+  }
+
+  private async insertLimits(
+    manager: EntityManager,
+    phoneId: number,
+    limits: readonly LimitWindow[],
+    now: string,
+  ): Promise<void> {
+    if (limits.length === 0) {
+      return;
+    }
+    await manager.getRepository(PhoneLimit).insert(
+      limits.map((limit) =>
+        Object.assign(new PhoneLimit(), {
+          id_phone: phoneId,
+          volume: limit.volume,
+          startpoint: limit.startpoint,
+          created_at: now,
+          updated_at: null,
+        }),
+      ),
+    );
+  }
+}

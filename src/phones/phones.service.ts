@@ -1,0 +1,325 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Adapter, AdapterData } from '../adapters/adapter';
+import { AdapterDescriptor } from '../adapters/adapter.descriptor';
+import { AdapterRegistry } from '../adapters/adapter.registry';
+import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { AuthenticatedUser } from '../common/http/request';
+import { Params, parseId } from '../common/params/parse';
+import { isSettingOn } from '../users/settings';
+import { Phone, PhoneStatus } from './entities/phone.entity';
+import {
+  checkAdapterData,
+  cleanLimits,
+  isAbsent,
+  parseAdapterData,
+  parseAdapterName,
+  parseName,
+  parsePriority,
+} from './phones.params';
+import { PhoneChanges, PhonesRepository } from './phones.repository';
+
+/** The statuses post_change_phone_status sets (spec 4.10). */
+const FORCED_STATUSES = ['available', 'disabled'] as const;
+type ForcedStatus = (typeof FORCED_STATUSES)[number];
+
+/**
+ * post_phone, post_update_phone, delete_phone, post_update_phone_status and
+ * post_change_phone_status (spec 3.1, 4.6 to 4.10). Providers are only called outside
+ * transactions: the adapter test runs before the phone is written.
+ */
+@Injectable()
+export class PhonesService {
+  private readonly logger = new Logger(PhonesService.name);
+
+  constructor(
+    private readonly phones: PhonesRepository,
+    private readonly adapters: AdapterRegistry,
+  ) {}
+
+  /** post_phone (spec 4.6): the new phone's id. */
+  async create(user: AuthenticatedUser, params: Params): Promise<number> {
+    // Rule 1.
+    const name = parseName(params.name);
+    if (name === undefined) {
+      throw ApiError.missing("name is required: the phone's name, unique among your phones.");
+    }
+    const adapterName = parseAdapterName(params.adapter);
+    if (adapterName === undefined) {
+      throw ApiError.missing(`adapter is required: one of ${this.adapterIds()}.`);
+    }
+    const priority = parsePriority(params.priority) ?? 0;
+    const sentData = parseAdapterData(params.adapter_data) ?? {};
+    // Rule 2.
+    if (await this.phones.isNameTaken(user.id, name)) {
+      throw nameTaken(name);
+    }
+    // Rule 3.
+    const limits = cleanLimits(params.limits);
+    // Rule 4.
+    const adapter = this.findAdapter(adapterName);
+    // Rules 5 and 6.
+    const data = checkAdapterData(adapter.descriptor, sentData, defaultCountry(user));
+    // Rule 7.
+    await this.testAdapter(adapter, data, ErrorCode.CANNOT_CREATE);
+    // Rule 8: a name taken by a concurrent request is told as rule 2 tells it; any other
+    // failure is the service's, not the caller's (an INTERNAL_ERROR).
+    try {
+      return await this.phones.create(
+        user.id,
+        { name, adapter: adapter.descriptor.id, adapter_data: JSON.stringify(data), priority },
+        limits,
+      );
+    } catch (error) {
+      if (await this.phones.isNameTaken(user.id, name)) {
+        throw nameTaken(name);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * post_update_phone (spec 4.7). A field not sent keeps its stored value. The adapter's checks
+   * and test run when `adapter` or `adapter_data` is sent, on the data the phone will have.
+   */
+  async update(user: AuthenticatedUser, params: Params): Promise<true> {
+    const phoneId = requiredId(params.id);
+    // Rule 1.
+    const phone = await this.phones.findOwned(user.id, phoneId);
+    if (!phone) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    // Rule 2.
+    const name = parseName(params.name);
+    const adapterName = parseAdapterName(params.adapter);
+    const priority = parsePriority(params.priority);
+    const sentData = parseAdapterData(params.adapter_data);
+    const limitsSent = params.limits !== undefined && params.limits !== null;
+    if (
+      [name, adapterName, priority, sentData].every((value) => value === undefined) &&
+      !limitsSent
+    ) {
+      throw ApiError.missing(
+        'give at least one of name, adapter, adapter_data, priority or limits to change.',
+      );
+    }
+    // Rule 3.
+    if (name !== undefined && (await this.phones.isNameTaken(user.id, name, phone.id))) {
+      throw nameTaken(name);
+    }
+    // Rule 4.
+    const limits = limitsSent ? cleanLimits(params.limits) : undefined;
+    const changes: PhoneChanges = { name, priority };
+    if (adapterName !== undefined || sentData !== undefined) {
+      const adapter = this.findAdapter(adapterName ?? phone.adapter);
+      const sameAdapter = this.adapters.find(phone.adapter) === adapter;
+      const data = checkAdapterData(
+        adapter.descriptor,
+        nextData(adapter.descriptor, phone, sentData, sameAdapter),
+        defaultCountry(user),
+      );
+      // Rule 5.
+      await this.testAdapter(adapter, data, ErrorCode.CANNOT_UPDATE);
+      changes.adapter = adapter.descriptor.id;
+      changes.adapter_data = JSON.stringify(data);
+    }
+    // Rule 6.
+    let updated: boolean;
+    try {
+      updated = await this.phones.update(user.id, phone.id, withoutUndefined(changes), limits);
+    } catch (error) {
+      if (name !== undefined && (await this.phones.isNameTaken(user.id, name, phone.id))) {
+        throw nameTaken(name);
+      }
+      throw error;
+    }
+    if (!updated) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    return true;
+  }
+
+  /** delete_phone (spec 4.8). */
+  async delete(user: AuthenticatedUser, params: Params): Promise<true> {
+    const phoneId = requiredId(params.id);
+    // Rule 1: nothing deleted (no such phone, or another user's) is CANNOT_DELETE.
+    if (!(await this.phones.deleteOwned(user.id, phoneId))) {
+      throw noPhone(ErrorCode.CANNOT_DELETE, phoneId);
+    }
+    return true;
+  }
+
+  /**
+   * post_update_phone_status (spec 3.1, 4.9): the phone's new status. Rules numbered as in
+   * reference §3.10, which orders the table of spec 3.1.
+   */
+  async checkStatus(user: AuthenticatedUser, params: Params): Promise<PhoneStatus> {
+    const phoneId = requiredId(params.id);
+    // Rule 1 (spec 4.9).
+    const phone = await this.phones.findOwned(user.id, phoneId);
+    if (!phone) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    // Rule 2 (spec 3.1, from disabled).
+    if (phone.status === 'disabled') {
+      throw disabledPhone(phoneId);
+    }
+    // Rule 3 (spec 3.1, limit reached), else rule 4 (the adapter's status).
+    let status: PhoneStatus;
+    if (
+      isSettingOn(user.settings, 'phone_limit') &&
+      (await this.phones.remainingVolume(
+        user.id,
+        phone.id,
+        await this.phones.limitsOf(user.id, phone.id),
+        new Date(),
+      )) < 1
+    ) {
+      status = 'limit_reached';
+    } else {
+      status = await this.reportedStatus(phone);
+    }
+    // Rule 5: stored and answered.
+    if (!(await this.phones.storeStatus(user.id, phone.id, status, false))) {
+      // Deleted or disabled while the provider was asked: say which.
+      const now = await this.phones.findOwned(user.id, phone.id);
+      throw now ? disabledPhone(phoneId) : noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    return status;
+  }
+
+  /** post_change_phone_status (spec 4.10): the status set. */
+  async forceStatus(user: AuthenticatedUser, params: Params): Promise<ForcedStatus> {
+    // Rule 1.
+    const status = params.status;
+    if (!FORCED_STATUSES.includes(status as ForcedStatus)) {
+      throw ApiError.invalid('status must be "available" or "disabled".');
+    }
+    // Rules 2 and 3: not owned is CANNOT_UPDATE; else the status is stored and answered.
+    const phoneId = requiredId(params.id);
+    if (!(await this.phones.storeStatus(user.id, phoneId, status as ForcedStatus, true))) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    return status as ForcedStatus;
+  }
+
+  private findAdapter(name: string): Adapter {
+    const adapter = this.adapters.find(name);
+    if (!adapter) {
+      throw ApiError.invalid(`adapter "${name}" does not exist; use one of ${this.adapterIds()}.`);
+    }
+    return adapter;
+  }
+
+  private adapterIds(): string {
+    return this.adapters.adapters.map((adapter) => adapter.descriptor.id).join(', ');
+  }
+
+  private async testAdapter(
+    adapter: Adapter,
+    data: AdapterData,
+    code: ErrorCode.CANNOT_CREATE | ErrorCode.CANNOT_UPDATE,
+  ): Promise<void> {
+    const refusal = await adapter.test(data);
+    if (refusal !== null) {
+      throw ApiError.refused(
+        code,
+        `the ${adapter.descriptor.id} adapter refused adapter_data: ${refusal}`,
+      );
+    }
+  }
+
+  /**
+   * What the phone's adapter reports. A phone whose adapter is no longer known, or whose provider
+   * cannot be asked, cannot send: it is `unavailable`.
+   */
+  private async reportedStatus(phone: Phone): Promise<PhoneStatus> {
+    const adapter = this.adapters.find(phone.adapter);
+    if (!adapter) {
+      this.logger.warn(`Phone ${phone.id} has the unknown adapter "${phone.adapter}".`);
+      return 'unavailable';
+    }
+    try {
+      return await adapter.checkStatus(storedData(phone));
+    } catch (error) {
+      this.logger.warn(
+        { err: error },
+        `The ${adapter.descriptor.id} adapter could not check the status of phone ${phone.id}.`,
+      );
+      return 'unavailable';
+    }
+  }
+}
+
+function requiredId(value: unknown): number {
+  const id = parseId(value, 'id');
+  if (id === undefined) {
+    throw ApiError.missing('id is required: the id of one of your phones.');
+  }
+  return id;
+}
+
+function nameTaken(name: string): ApiError {
+  return ApiError.invalid(`name "${name}" is already used by another of your phones.`);
+}
+
+/** The same answer whether the phone does not exist or is another user's. */
+function noPhone(code: ErrorCode.CANNOT_UPDATE | ErrorCode.CANNOT_DELETE, id: number): ApiError {
+  return ApiError.notFound(code, `id : you have no phone ${id}.`);
+}
+
+function disabledPhone(id: number): ApiError {
+  return ApiError.refused(
+    ErrorCode.CANNOT_UPDATE,
+    `the phone was disabled manually; re-enable it with POST /api/phone/${id}/status/force/ ` +
+      'and status=available.',
+  );
+}
+
+function defaultCountry(user: AuthenticatedUser): string {
+  return user.settings.default_phone_country ?? '';
+}
+
+/** A phone's stored adapter data; anything but a JSON object (RaspiSMS stored `[]`) is none. */
+function storedData(phone: Phone): Record<string, string> {
+  try {
+    const data: unknown = JSON.parse(phone.adapter_data ?? '{}');
+    return typeof data === 'object' && data !== null && !Array.isArray(data)
+      ? (data as Record<string, string>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The adapter data an update checks and stores. Sent data replace the stored data, except that,
+ * with the same adapter, a required field left out (or blank) keeps its stored value: a client
+ * changes one field without sending every secret again. Data not sent keep the stored data.
+ */
+function nextData(
+  descriptor: AdapterDescriptor,
+  phone: Phone,
+  sent: Record<string, unknown> | undefined,
+  sameAdapter: boolean,
+): Record<string, unknown> {
+  const stored = storedData(phone);
+  if (sent === undefined) {
+    return stored;
+  }
+  if (!sameAdapter) {
+    return sent;
+  }
+  const data = { ...sent };
+  for (const field of descriptor.fields) {
+    const value = data[field.name];
+    const blank = isAbsent(value) || (typeof value === 'string' && value.trim() === '');
+    if (field.required && blank && stored[field.name] !== undefined) {
+      data[field.name] = stored[field.name];
+    }
+  }
+  return data;
+}
+
+function withoutUndefined(changes: PhoneChanges): PhoneChanges {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
