@@ -1,4 +1,4 @@
-import { CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /**
  * A phone number in E.164 when it is valid (full metadata, not merely possible), else null.
@@ -11,7 +11,7 @@ export function normalizePhoneNumber(input: unknown, defaultCountry = ''): strin
     return null;
   }
   const country = defaultCountry.trim().toUpperCase();
-  const region = isSupportedCountry(country) ? (country as CountryCode) : undefined;
+  const region = isSupportedCountry(country) ? country : undefined;
   const parsed = parsePhoneNumberFromString(input.trim(), region);
   return parsed?.isValid() ? parsed.number : null;
 }
