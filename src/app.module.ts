@@ -11,6 +11,7 @@ import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { EntriesModule } from './entries/entries.module';
 import { PhonesModule } from './phones/phones.module';
+import { ScheduledModule } from './scheduled/scheduled.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule implements NestModule {
         UsersModule,
         EntriesModule,
         PhonesModule,
+        ScheduledModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

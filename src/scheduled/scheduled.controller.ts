@@ -1,0 +1,151 @@
+import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { CurrentUser } from '../common/auth/current-user.decorator';
+import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { ApiRequest, AuthenticatedUser } from '../common/http/request';
+import { Params } from '../common/params/parse';
+import { RequestParams } from '../common/params/request-params.decorator';
+import { ScheduledService } from './scheduled.service';
+
+const ID_LIST = (what: string): SchemaObject => ({
+  type: 'array',
+  items: { type: 'integer', minimum: 0 },
+  description: `Ids of the caller's ${what}; a single id is accepted`,
+});
+
+const POST_SCHEDULED_BODY: SchemaObject = {
+  type: 'object',
+  required: ['text'],
+  properties: {
+    at: {
+      type: 'string',
+      example: '2030-01-31 08:30:00',
+      description: 'When to send, `YYYY-MM-DD HH:MM:SS` in the service time zone; default now',
+    },
+    text: { type: 'string', maxLength: 1000, description: 'At most 1000 Unicode characters' },
+    id_phone: { type: 'integer', minimum: 0, description: "One of the caller's phones" },
+    id_phone_group: {
+      type: 'integer',
+      minimum: 0,
+      description: "One of the caller's phone groups; not with id_phone",
+    },
+    flash: { type: 'boolean', default: false, description: '1 true on yes / 0 false off no' },
+    mms: {
+      type: 'boolean',
+      default: false,
+      description: "Send as MMS with the medias; needs the user's mms setting",
+    },
+    tag: { type: 'string', maxLength: 1000, description: 'Applies to every SMS of the message' },
+    numbers: {
+      type: 'array',
+      description:
+        'Recipients: numbers, or {number, data} with data a JSON string (an object is encoded); ' +
+        'invalid numbers are dropped; a single value is accepted',
+      items: {
+        oneOf: [
+          { type: 'string', example: '+33612345678' },
+          {
+            type: 'object',
+            required: ['number'],
+            properties: {
+              number: { type: 'string', example: '+33612345678' },
+              data: { type: 'string', example: '{"firstname":"John"}', default: '[]' },
+            },
+          },
+        ],
+      },
+    },
+    contacts: ID_LIST('contacts'),
+    groups: ID_LIST('groups'),
+    conditional_groups: ID_LIST('conditional groups'),
+    numbers_csv: {
+      type: 'string',
+      format: 'binary',
+      description:
+        'multipart only: a CSV whose first line is a header; first column the number, the ' +
+        'other columns template data named by their header',
+    },
+    medias: {
+      type: 'array',
+      items: { type: 'string', format: 'binary' },
+      description: 'multipart only (`medias` or `medias[]`): files of the MMS, used when mms is on',
+    },
+  },
+};
+
+const ERROR = (status: number, description: string) =>
+  ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
+
+/** post_scheduled, get_send_sms and delete_scheduled (spec 4.3–4.5, paths of DECISIONS §1). */
+@ApiTags('scheduled')
+@Controller('api')
+export class ScheduledController {
+  constructor(private readonly scheduled: ScheduledService) {}
+
+  @Post('scheduled')
+  @HttpCode(201)
+  @ApiOperation({
+    operationId: 'post_scheduled',
+    summary:
+      'post_scheduled: schedules a message to numbers, contacts, groups, conditional groups ' +
+      'or a CSV of numbers, optionally as an MMS with medias.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
+  @ApiBody({ schema: POST_SCHEDULED_BODY })
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message', 201)
+  @ERROR(413, 'numbers_csv or a media too large, or more CSV rows than allowed (error 64)')
+  @ERROR(422, 'The message could not be created (error 8)')
+  create(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+    @Req() request: ApiRequest,
+  ): Promise<number> {
+    return this.scheduled.schedule(user, params, request.files ?? []);
+  }
+
+  @Get('send-sms')
+  @ApiOperation({
+    operationId: 'get_send_sms',
+    summary: 'get_send_sms: sends one SMS to one number now (a scheduled message due now).',
+  })
+  @ApiQuery({ name: 'to', required: true, description: 'Phone number, e.g. +33612345678' })
+  @ApiQuery({ name: 'text', required: true, description: 'At most 1000 Unicode characters' })
+  @ApiQuery({
+    name: 'id_phone',
+    required: false,
+    type: 'integer',
+    description: "One of the caller's phones; default: the service chooses",
+  })
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message')
+  @ERROR(422, 'id_phone is not one of your phones, or the creation failed (error 8)')
+  sendSms(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<number> {
+    return this.scheduled.sendNow(user, params);
+  }
+
+  @Delete('scheduled/:id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'delete_scheduled',
+    summary:
+      'delete_scheduled: deletes a scheduled message of the caller that has not been sent yet, ' +
+      'with its numbers and links (medias stay).',
+  })
+  @ApiParam({ name: 'id', type: 'integer', description: 'Id of the scheduled message' })
+  @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The message was deleted')
+  @ERROR(404, "No such scheduled message among the caller's (error 32)")
+  remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
+    return this.scheduled.remove(user.id, params);
+  }
+}
