@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, WriteStream } from 'node:fs';
 import { extname, join } from 'node:path';
 import { ApiError, ErrorCode } from '../errors/api-error';
 import { ApiRequest, UploadedFile } from './request';
@@ -58,25 +58,37 @@ export function parseMultipart(
       return;
     }
 
-    const fail = (error: Error) => {
-      if (settled) {
+    const outputs: WriteStream[] = [];
+    let failure: Error | undefined;
+    // Settles once every file written so far is closed: the caller's clean-up then finds each
+    // file on disk, and no write can recreate a file after it was removed.
+    const settleWhenWritten = () => {
+      if (settled || pendingWrites > 0 || (!failure && !parserClosed)) {
         return;
       }
       settled = true;
-      request.unpipe(parser);
-      // Read the rest of the body away so that the error response can be delivered.
-      request.resume();
-      reject(error);
-    };
-    const finishWhenWritten = () => {
-      if (parserClosed && pendingWrites === 0 && !settled) {
-        settled = true;
+      if (failure) {
+        reject(failure);
+      } else {
         resolve(pairs.join('&'));
       }
     };
+    const fail = (error: Error) => {
+      if (failure || settled) {
+        return;
+      }
+      failure = error;
+      request.unpipe(parser);
+      // Read the rest of the body away so that the error response can be delivered.
+      request.resume();
+      for (const output of outputs) {
+        output.destroy();
+      }
+      settleWhenWritten();
+    };
 
     parser.on('field', (name, value, info) => {
-      if (settled) {
+      if (failure) {
         return;
       }
       fieldBytes += name.length + value.length;
@@ -95,7 +107,7 @@ export function parseMultipart(
     });
 
     parser.on('file', (name, stream, info) => {
-      if (settled) {
+      if (failure) {
         stream.resume();
         return;
       }
@@ -110,10 +122,11 @@ export function parseMultipart(
       };
       files.push(file);
       const output = createWriteStream(file.path);
+      outputs.push(output);
       pendingWrites += 1;
       output.on('close', () => {
         pendingWrites -= 1;
-        finishWhenWritten();
+        settleWhenWritten();
       });
       // A disk that refuses the file is the server's failure, not the caller's: a 500.
       output.on('error', fail);
@@ -150,7 +163,7 @@ export function parseMultipart(
     parser.on('error', () => fail(ApiError.invalid('the multipart body is malformed.')));
     parser.on('close', () => {
       parserClosed = true;
-      finishWhenWritten();
+      settleWhenWritten();
     });
 
     request.pipe(parser);
