@@ -12,6 +12,7 @@ import { DatabaseModule } from './database/database.module';
 import { EntriesModule } from './entries/entries.module';
 import { PhonesModule } from './phones/phones.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
+import { StatsModule } from './stats/stats.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -28,6 +29,7 @@ export class AppModule implements NestModule {
         EntriesModule,
         PhonesModule,
         ScheduledModule,
+        StatsModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },
