@@ -15,6 +15,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.useLogger(app.get(Logger));
   app.set('query parser', parseQueryString);
   app.set('x-powered-by', false);
+  // API answers are never cached by validators: hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   if (config.basePath) {
     app.setGlobalPrefix(config.basePath);
   }

@@ -97,7 +97,7 @@ export class ScheduledRepository {
   async create(message: NewScheduled): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const stamp = { created_at: nowUtc(), updated_at: null };
-      const inserted = await manager.insert(Scheduled, {
+      const id_scheduled = await insertOne(manager, Scheduled, {
         id_user: message.userId,
         at: message.at,
         text: message.text,
@@ -108,7 +108,6 @@ export class ScheduledRepository {
         id_phone_group: message.phoneGroupId,
         ...stamp,
       });
-      const id_scheduled = Number(inserted.identifiers[0].id);
       await insertMany(
         manager,
         ScheduledNumber,
@@ -134,12 +133,12 @@ export class ScheduledRepository {
         })),
       );
       for (const path of message.mediaPaths) {
-        const media = await manager.insert(Media, { id_user: message.userId, path, ...stamp });
-        await manager.insert(MediaScheduled, {
-          id_media: Number(media.identifiers[0].id),
-          id_scheduled,
+        const id_media = await insertOne(manager, Media, {
+          id_user: message.userId,
+          path,
           ...stamp,
         });
+        await insertMany(manager, MediaScheduled, [{ id_media, id_scheduled, ...stamp }]);
       }
       return id_scheduled;
     });
@@ -158,6 +157,41 @@ export class ScheduledRepository {
 }
 
 /**
+ * One row, written as `insertMany` writes them, returning its generated id. get_send_sms and
+ * post_scheduled sit on this path: the query builder's per-statement work was a large part of
+ * their cost (bench:api).
+ */
+async function insertOne<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  row: Partial<T>,
+): Promise<number> {
+  const [sql, parameters] = insertStatement(manager, entity, [row]);
+  const result: unknown = await manager.query(sql, parameters);
+  // better-sqlite3 answers an INSERT with the new rowid, mysql2 with a header holding it.
+  return typeof result === 'number' || typeof result === 'bigint'
+    ? Number(result)
+    : Number((result as { insertId: number }).insertId);
+}
+
+function insertStatement<T extends ObjectLiteral>(
+  manager: EntityManager,
+  entity: EntityTarget<T>,
+  rows: Array<Partial<T>>,
+): [string, unknown[]] {
+  const driver = manager.connection.driver;
+  const columns = Object.keys(rows[0]);
+  const sql =
+    `INSERT INTO ${driver.escape(manager.connection.getMetadata(entity).tableName)} ` +
+    `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES ` +
+    rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+  return [
+    sql,
+    rows.flatMap((row) => columns.map((column) => (row as Record<string, unknown>)[column])),
+  ];
+}
+
+/**
  * Multi-row INSERTs: a CSV may bring 200,000 numbers, which must cost neither a query each nor
  * the query builder's per-value work (seconds at that size): the statement is written here, with
  * bound parameters. The rows all have the keys of the first one.
@@ -167,41 +201,24 @@ async function insertMany<T extends ObjectLiteral>(
   entity: EntityTarget<T>,
   rows: Array<Partial<T>>,
 ): Promise<void> {
-  if (rows.length === 0) {
-    return;
-  }
-  const driver = manager.connection.driver;
-  const columns = Object.keys(rows[0]);
-  const head =
-    `INSERT INTO ${driver.escape(manager.connection.getMetadata(entity).tableName)} ` +
-    `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES `;
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  let tuples: string[] = [];
-  let parameters: unknown[] = [];
+  let chunk: Array<Partial<T>> = [];
   let bytes = 0;
-  const flush = async () => {
-    await manager.query(head + tuples.join(', '), parameters);
-    tuples = [];
-    parameters = [];
-    bytes = 0;
-  };
   for (const row of rows) {
-    const values = columns.map((column) => (row as Record<string, unknown>)[column]);
-    const size = values.reduce<number>(
+    const size = Object.values(row).reduce<number>(
       (total, value) => total + (typeof value === 'string' ? Buffer.byteLength(value) : 8),
       0,
     );
-    if (
-      tuples.length === ROWS_PER_INSERT ||
-      (tuples.length > 0 && bytes + size > BYTES_PER_INSERT)
-    ) {
-      await flush();
+    if (chunk.length === ROWS_PER_INSERT || (chunk.length > 0 && bytes + size > BYTES_PER_INSERT)) {
+      await manager.query(...insertStatement(manager, entity, chunk));
+      chunk = [];
+      bytes = 0;
     }
-    tuples.push(tuple);
-    parameters.push(...values);
+    chunk.push(row);
     bytes += size;
   }
-  await flush();
+  if (chunk.length > 0) {
+    await manager.query(...insertStatement(manager, entity, chunk));
+  }
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
