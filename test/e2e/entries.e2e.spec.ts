@@ -1,8 +1,9 @@
 import request, { Response } from 'supertest';
-import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ScheduledNumber } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
+import { withQueries } from '../support/instruments';
 import {
   makeConditionalGroup,
   makeContact,
@@ -95,39 +96,6 @@ function expectInvalidParameter(response: Response, parameter: string): void {
     next: null,
     prev: null,
   });
-}
-
-/**
- * Runs `action` and records the SQL statements the app's DataSource sends to the database
- * meanwhile: every query runner the driver hands out (a fresh one per query on MySQL, a single
- * cached one on SQLite) has its `query` method, through which all SQL reaches the engine, spied on.
- */
-async function withQueries<T>(
-  dataSource: DataSource,
-  action: () => Promise<T>,
-): Promise<{ result: T; queries: string[] }> {
-  const driver = dataSource.driver;
-  const createQueryRunner = driver.createQueryRunner.bind(driver);
-  const runners = new Set<QueryRunner>();
-  const querySpies: Array<jest.SpyInstance> = [];
-  const factorySpy = jest
-    .spyOn(driver, 'createQueryRunner')
-    .mockImplementation((mode: ReplicationMode) => {
-      const runner = createQueryRunner(mode);
-      if (!runners.has(runner)) {
-        runners.add(runner);
-        querySpies.push(jest.spyOn(runner, 'query'));
-      }
-      return runner;
-    });
-  try {
-    const result = await action();
-    const queries = querySpies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0])));
-    return { result, queries };
-  } finally {
-    factorySpy.mockRestore();
-    querySpies.forEach((spy) => spy.mockRestore());
-  }
 }
 
 describeEachDatabase('get_entries', (database) => {

@@ -1,5 +1,5 @@
 import request, { Response } from 'supertest';
-import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Adapter, AdapterData, field } from '../../src/adapters/adapter';
 import { AdapterDescriptor } from '../../src/adapters/adapter.descriptor';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
@@ -12,6 +12,7 @@ import { PhonesRepository } from '../../src/phones/phones.repository';
 import { Scheduled } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
+import { freezeDate, withQueries } from '../support/instruments';
 import {
   makePhone,
   makePhoneGroup,
@@ -87,61 +88,6 @@ function expectError(response: Response, status: number, code: number, message: 
     },
   });
   expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-/**
- * Runs `action` and records the SQL statements the app's DataSource sends meanwhile (every query
- * runner the driver hands out has its `query` method spied on).
- */
-async function withQueries<T>(
-  dataSource: DataSource,
-  action: () => Promise<T>,
-): Promise<{ result: T; queries: string[] }> {
-  const driver = dataSource.driver;
-  const createQueryRunner = driver.createQueryRunner.bind(driver);
-  const runners = new Set<QueryRunner>();
-  const querySpies: jest.SpyInstance[] = [];
-  const factorySpy = jest
-    .spyOn(driver, 'createQueryRunner')
-    .mockImplementation((mode: ReplicationMode) => {
-      const runner = createQueryRunner(mode);
-      if (!runners.has(runner)) {
-        runners.add(runner);
-        querySpies.push(jest.spyOn(runner, 'query'));
-      }
-      return runner;
-    });
-  try {
-    const result = await action();
-    const queries = querySpies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0])));
-    return { result, queries };
-  } finally {
-    factorySpy.mockRestore();
-    querySpies.forEach((spy) => spy.mockRestore());
-  }
-}
-
-/** Freezes the clock (only `Date`: timers, sockets and the database driver keep real time). */
-function freezeTime(iso: string): void {
-  jest.useFakeTimers({
-    now: new Date(iso),
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'requestAnimationFrame',
-      'cancelAnimationFrame',
-      'requestIdleCallback',
-      'cancelIdleCallback',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
 }
 
 describeEachDatabase('phones', (database) => {
@@ -1304,7 +1250,7 @@ describeEachDatabase('phones', (database) => {
           '2022-08-03 23:59:59',
           '2022-07-31 23:59:59',
         );
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'no_credit');
       });
@@ -1315,7 +1261,7 @@ describeEachDatabase('phones', (database) => {
           [10, 'this week midnight'],
         ]);
         await sent('2022-08-04 00:00:00', '2022-08-04 10:00:00', '2022-08-04 14:30:00');
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'limit_reached');
         expect((await phoneRow(phone.id))?.status).toBe('limit_reached');
@@ -1333,7 +1279,7 @@ describeEachDatabase('phones', (database) => {
           '2022-08-03 12:00:00',
           '2022-08-03 18:00:00',
         );
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'limit_reached');
       });
@@ -1347,7 +1293,7 @@ describeEachDatabase('phones', (database) => {
         await makeSended(ds, user.id, { id_phone: otherPhone.id, at });
         await makeSended(ds, user.id, { id_phone: null, at });
         await makeSended(ds, other.user.id, { id_phone: phone.id, at });
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'no_credit');
 
@@ -1358,7 +1304,7 @@ describeEachDatabase('phones', (database) => {
       it('reads "this month midnight" as the first day of the month at 00:00', async () => {
         const { apiKey, phone, sent } = await limitedPhone([[2, 'this month midnight']]);
         await sent('2022-08-01 00:00:00', '2022-08-02 08:00:00', '2022-07-31 23:59:59');
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'limit_reached');
       });
@@ -1366,7 +1312,7 @@ describeEachDatabase('phones', (database) => {
       it('ignores the limits when the setting phone_limit is off', async () => {
         const { apiKey, phone, sent } = await limitedPhone([[1, 'today']], { phone_limit: '0' });
         await sent('2022-08-04 10:00:00', '2022-08-04 11:00:00');
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'no_credit');
       });
@@ -1374,7 +1320,7 @@ describeEachDatabase('phones', (database) => {
       it('never reaches a limit for a phone without limits', async () => {
         const { apiKey, phone, sent } = await limitedPhone([]);
         await sent('2022-08-04 10:00:00');
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         expectSuccess(await check(phone.id, apiKey), 200, 'no_credit');
       });
@@ -1386,7 +1332,7 @@ describeEachDatabase('phones', (database) => {
           [30, '-1 month'],
         ]);
         await sent('2022-08-04 10:00:00');
-        freezeTime(NOW);
+        freezeDate(NOW);
 
         const { result, queries } = await withQueries(
           ds,
@@ -1403,7 +1349,7 @@ describeEachDatabase('phones', (database) => {
           const { apiKey, phone, sent } = await limitedPhone([[1, 'today']]);
           // 00:30 on Thursday in Paris; still Wednesday in UTC.
           await sent('2022-08-03 22:30:00');
-          freezeTime(NOW);
+          freezeDate(NOW);
 
           expectSuccess(await check(phone.id, apiKey), 200, 'no_credit');
           const response = await request(paris.url)

@@ -15,6 +15,7 @@ import {
 } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
+import { freezeDate } from '../support/instruments';
 import {
   makeConditionalGroup,
   makeContact,
@@ -321,29 +322,6 @@ async function storedLimits(ds: DataSource, phoneId: number) {
   return limits.map(({ volume, startpoint }) => ({ volume, startpoint }));
 }
 
-/** Freezes the clock the app reads `now` from; timers and I/O keep running. */
-function freezeNow(iso: string): void {
-  jest.useFakeTimers({
-    now: new Date(iso),
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'requestAnimationFrame',
-      'cancelAnimationFrame',
-      'requestIdleCallback',
-      'cancelIdleCallback',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-}
-
 describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', (database) => {
   let app: TestApp;
   let ds: DataSource;
@@ -591,7 +569,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/get_send-sms.curl:
     //   curl -X GET "https://raspisms.fr/api/send-sms/?api_key=ac122e8d46faac0615c181b93d07612d&text=Mon%20SMS%20d%27exemple&to=%2B33612345678"
     it('schedules "Mon SMS d\'exemple" to +33612345678 now (get_send-sms.curl)', async () => {
-      freezeNow('2024-03-05T10:20:30Z');
+      freezeDate('2024-03-05T10:20:30Z');
       const { user, apiKey } = await makeUser(ds);
 
       const result = await curl(
@@ -664,7 +642,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     // The documentation answers 200 (204 in older versions); a creation is 201 (DECISIONS §4), as
     // in RaspiSMS's code.
     it('schedules "Mon SMS d\'exemple" to +33612345678 now (post_scheduled1.curl)', async () => {
-      freezeNow('2024-03-05T10:20:30Z');
+      freezeDate('2024-03-05T10:20:30Z');
       const { user, apiKey } = await makeUser(ds);
 
       const result = await curl(

@@ -22,11 +22,10 @@ import {
   curlMultipart,
   filesUnder,
   FormPart,
-  freezeDate,
   PNG,
   storedScheduled,
-  withQueries,
 } from '../support/scheduled.factories';
+import { freezeDate, withQueries } from '../support/instruments';
 
 /*
  * post_scheduled (spec 4.4) and delete_scheduled (spec 4.5) over real HTTP against the real app,

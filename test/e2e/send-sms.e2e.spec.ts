@@ -3,12 +3,8 @@ import { DataSource } from 'typeorm';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
-import {
-  countRows,
-  countScheduledRows,
-  freezeDate,
-  storedScheduled,
-} from '../support/scheduled.factories';
+import { countRows, countScheduledRows, storedScheduled } from '../support/scheduled.factories';
+import { freezeDate } from '../support/instruments';
 
 /*
  * get_send_sms (spec 4.3, reference §3.3) over real HTTP against the real app, on every database

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Media, MediaScheduled } from '../../src/media/entities/media.entity';
 import {
   Scheduled,
@@ -143,59 +143,3 @@ export const PNG = Buffer.from(
   '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
 );
-
-/** Freezes `Date` (and so luxon's now) at `iso`; timers and I/O keep running. */
-export function freezeDate(iso: string): void {
-  jest.useFakeTimers({
-    now: new Date(iso),
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'requestAnimationFrame',
-      'cancelAnimationFrame',
-      'requestIdleCallback',
-      'cancelIdleCallback',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-}
-
-/**
- * Runs `action` and records the SQL statements the app's DataSource sends meanwhile: every query
- * runner the driver hands out (a fresh one per query or transaction on MySQL, a cached one on
- * SQLite) has its `query` method, through which all SQL reaches the engine, spied on.
- */
-export async function withQueries<T>(
-  dataSource: DataSource,
-  action: () => Promise<T>,
-): Promise<{ result: T; queries: string[] }> {
-  const driver = dataSource.driver;
-  const createQueryRunner = driver.createQueryRunner.bind(driver);
-  const runners = new Set<QueryRunner>();
-  const querySpies: jest.SpyInstance[] = [];
-  const factorySpy = jest
-    .spyOn(driver, 'createQueryRunner')
-    .mockImplementation((mode: ReplicationMode) => {
-      const runner = createQueryRunner(mode);
-      if (!runners.has(runner)) {
-        runners.add(runner);
-        querySpies.push(jest.spyOn(runner, 'query'));
-      }
-      return runner;
-    });
-  try {
-    const result = await action();
-    const queries = querySpies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0])));
-    return { result, queries };
-  } finally {
-    factorySpy.mockRestore();
-    querySpies.forEach((spy) => spy.mockRestore());
-  }
-}
