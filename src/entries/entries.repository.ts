@@ -70,26 +70,37 @@ type Linked = Array<[number, Row]>;
 export class EntriesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** One page of the user's entries of a type, ascending by id. Served by `(id_user, id)`. */
+  /**
+   * One page of the user's entries of a type, ascending by id. The page's ids are found first
+   * on the `(id_user, id)` index alone, then their rows are read: given the whole row to fetch,
+   * MariaDB walked the user's index entries from their first one to the cursor (30 ms at 500,000
+   * entries, bench:api), and an OFFSET skips index entries instead of rows.
+   */
   async listPage(type: EntryType, userId: number, cursor: Cursor): Promise<Row[]> {
-    const query = this.select(ENTITIES[type], 't', COLUMNS[type]).where('t.id_user = :userId', {
-      userId,
-    });
+    const entity = ENTITIES[type];
+    const ids = this.dataSource
+      .createQueryBuilder()
+      .select('p.id', 'id')
+      .from(entity, 'p')
+      .where('p.id_user = :userId', { userId });
     switch (cursor.mode) {
       case 'page':
-        query.orderBy('t.id', 'ASC').offset(cursor.page * PAGE_SIZE);
+        ids.orderBy('p.id', 'ASC').offset(cursor.page * PAGE_SIZE);
         break;
       case 'after':
-        query.andWhere('t.id > :id', { id: cursor.id }).orderBy('t.id', 'ASC');
+        ids.andWhere('p.id > :id', { id: cursor.id }).orderBy('p.id', 'ASC');
         break;
       case 'before':
-        query.andWhere('t.id < :id', { id: cursor.id }).orderBy('t.id', 'DESC');
+        ids.andWhere('p.id < :id', { id: cursor.id }).orderBy('p.id', 'DESC');
         break;
     }
-    const rows = (await query.limit(PAGE_SIZE).getRawMany<Row>()).map((row) =>
-      inOrder(row, COLUMNS[type]),
-    );
-    return cursor.mode === 'before' ? rows.reverse() : rows;
+    ids.limit(PAGE_SIZE);
+    const rows = await this.select(entity, 't', COLUMNS[type])
+      .innerJoin(`(${ids.getQuery()})`, 'k', 'k.id = t.id')
+      .setParameters(ids.getParameters())
+      .orderBy('t.id', 'ASC')
+      .getRawMany<Row>();
+    return rows.map((row) => inOrder(row, COLUMNS[type]));
   }
 
   medias(owner: 'scheduled' | 'sended' | 'received', ids: number[]): Promise<Linked> {
