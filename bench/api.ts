@@ -1,0 +1,192 @@
+/*
+ * npm run bench:api — latency and throughput of the API on the chosen database.
+ *
+ *   BENCH_DATABASE_URL=sqlite                                   (default: a temporary SQLite file)
+ *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306/test          (a scratch database is created and dropped)
+ *   BENCH_SIZES=10000,100000,1000000                            (sended rows seeded, default these three)
+ *   BENCH_SECONDS=10                                            (duration of each throughput run)
+ *
+ * For each size it seeds sent messages across users and phones, starts the real app and prints
+ * p50/p99 of the read operations. Then it measures requests/s of get_send_sms and post_scheduled
+ * under concurrency (autocannon) next to a baseline measured in the same run: a bare node:http
+ * handler doing the same key lookup and insert with the same driver.
+ */
+import autocannon from 'autocannon';
+import { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '../src/app.factory';
+import { AppConfig } from '../src/config/configuration';
+import { validateEnvironment } from '../src/config/env.validation';
+import { migrate, openDataSource } from '../src/database/data-source';
+import { startBaseline } from './baseline';
+import { BenchDatabase, createBenchDatabase } from './database';
+import { seed, SeedResult } from './seed';
+
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 20;
+const SAMPLES = 200;
+
+interface Latency {
+  p50: number;
+  p99: number;
+}
+
+async function measure(url: string, samples = SAMPLES): Promise<Latency> {
+  for (let i = 0; i < 10; i += 1) {
+    await fetchOk(url);
+  }
+  const times: number[] = [];
+  for (let i = 0; i < samples; i += 1) {
+    const start = performance.now();
+    await fetchOk(url);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+async function fetchOk(url: string): Promise<void> {
+  const response = await fetch(url);
+  const body = (await response.json()) as { error: number };
+  if (!response.ok || body.error !== 0) {
+    throw new Error(`${url} answered ${response.status} ${JSON.stringify(body)}`);
+  }
+}
+
+async function requestsPerSecond(
+  options: Pick<autocannon.Options, 'url' | 'method' | 'body' | 'headers'>,
+): Promise<number> {
+  // The load runs in a worker thread, so that it does not take the event loop of the servers.
+  const result = await autocannon({
+    ...options,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    workers: 1,
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  }
+  return result.requests.average;
+}
+
+function configFor(database: BenchDatabase): AppConfig {
+  return new AppConfig(
+    validateEnvironment({
+      DATABASE_URL: database.url,
+      DATA_DIR: database.dataDir,
+      LOG_LEVEL: 'silent',
+      WORKER: 'off',
+    }),
+  );
+}
+
+async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[string, Latency]>> {
+  const key = `api_key=${seeded.apiKey}`;
+  const deepPage = Math.max(0, Math.floor(seeded.userRows / 25) - 1);
+  const month = `start=${encodeURIComponent(seeded.monthStart)}&end=${encodeURIComponent(seeded.now)}`;
+  return [
+    ['get_entries sended page 0', await measure(`${base}/api/list/sended/?${key}`)],
+    [
+      `get_entries sended page ${deepPage}`,
+      await measure(`${base}/api/list/sended/${deepPage}/?${key}`),
+    ],
+    [
+      'get_entries sended after_id (middle)',
+      await measure(`${base}/api/list/sended/after/${seeded.middleId}/?${key}`),
+    ],
+    ['get_usage', await measure(`${base}/api/usage/?${key}`)],
+    ['get_usage (month, tag)', await measure(`${base}/api/usage/?${month}&tag=campaign%25&${key}`)],
+    [
+      'get_sms_status_stats (month)',
+      await measure(`${base}/api/stats/sms-status/?${month}&${key}`),
+    ],
+    [
+      'get_invalid_numbers',
+      await measure(
+        `${base}/api/invalid_number/?volume=1&percent_failed=10&percent_unknown=0&${key}`,
+      ),
+    ],
+  ];
+}
+
+async function throughput(base: string, baseline: string, apiKey: string) {
+  const sendSms = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
+  const form = `api_key=${apiKey}&text=Hello&numbers[]=%2B33612345678&numbers[]=%2B33612345679`;
+  const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
+  const apiSend = await requestsPerSecond({ url: base + sendSms });
+  const rawSend = await requestsPerSecond({ url: baseline + sendSms });
+  const apiPost = await requestsPerSecond({
+    url: `${base}/api/scheduled/`,
+    method: 'POST',
+    body: form,
+    headers: formHeaders,
+  });
+  const rawPost = await requestsPerSecond({
+    url: `${baseline}/api/scheduled/`,
+    method: 'POST',
+    body: form,
+    headers: formHeaders,
+  });
+  return { apiSend, rawSend, apiPost, rawPost };
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const target = process.env.BENCH_DATABASE_URL ?? 'sqlite';
+  process.stdout.write(`# bench:api on ${target.replace(/\/\/[^@]*@/, '//…@')}\n`);
+  const p50ByLabel = new Map<string, number[]>();
+  for (const size of SIZES) {
+    const database = await createBenchDatabase(target);
+    try {
+      const config = configFor(database);
+      const dataSource = await openDataSource(config.database);
+      await migrate(dataSource);
+      const seedStart = performance.now();
+      const seeded = await seed(dataSource, size);
+      await dataSource.destroy();
+      process.stdout.write(
+        `\n## ${size.toLocaleString('en')} sended rows (${seeded.userRows.toLocaleString('en')} of the measured user; seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)\n\n`,
+      );
+      const app = await createApp(config);
+      await app.listen(0, '127.0.0.1');
+      const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      process.stdout.write('| operation | p50 | p99 |\n|---|---|---|\n');
+      for (const [label, latency] of await readLatencies(base, seeded)) {
+        process.stdout.write(`| ${label} | ${ms(latency.p50)} | ${ms(latency.p99)} |\n`);
+        const key = label.replace(/page \d+/, 'deep page');
+        p50ByLabel.set(key, [...(p50ByLabel.get(key) ?? []), latency.p50]);
+      }
+      if (size === SIZES[0]) {
+        const baseline = await startBaseline(database.url);
+        const rates = await throughput(base, baseline.url, seeded.apiKey);
+        await baseline.close();
+        process.stdout.write(
+          `\nThroughput (${CONNECTIONS} connections, ${SECONDS} s each):\n\n` +
+            '| operation | smsgw req/s | baseline req/s | ratio |\n|---|---|---|---|\n' +
+            `| get_send_sms | ${rates.apiSend.toFixed(0)} | ${rates.rawSend.toFixed(0)} | ${(rates.apiSend / rates.rawSend).toFixed(2)} |\n` +
+            `| post_scheduled | ${rates.apiPost.toFixed(0)} | ${rates.rawPost.toFixed(0)} | ${(rates.apiPost / rates.rawPost).toFixed(2)} |\n`,
+        );
+      }
+      await app.close();
+    } finally {
+      await database.drop();
+    }
+  }
+  if (SIZES.length > 1) {
+    process.stdout.write(`\n## p50 at ${SIZES.at(-1)} rows / p50 at ${SIZES[0]} rows\n\n`);
+    for (const [label, values] of p50ByLabel) {
+      process.stdout.write(`- ${label}: ${(values.at(-1)! / values[0]).toFixed(2)}×\n`);
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench:api failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
