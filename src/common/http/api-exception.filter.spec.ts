@@ -1,4 +1,4 @@
-import { ArgumentsHost, BadRequestException, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
 import { ApiError, ErrorCode } from '../errors/api-error';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { Envelope } from './envelope';
@@ -26,6 +26,14 @@ function answer(exception: unknown, headersSent = false): { status?: number; bod
 }
 
 describe('ApiExceptionFilter', () => {
+  let logged: jest.SpyInstance;
+
+  beforeEach(() => {
+    logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    logged.mockRestore();
+  });
   it('answers an ApiError with its status and envelope', () => {
     const { status, body } = answer(ApiError.missing('text'));
 
@@ -69,7 +77,13 @@ describe('ApiExceptionFilter', () => {
   );
 
   it('answers any other failure as 500 INTERNAL_ERROR with the request id and no internal text', () => {
-    const { status, body } = answer(new TypeError("Cannot read properties of undefined ('x')"));
+    const failure = new TypeError("Cannot read properties of undefined ('x')");
+    const { status, body } = answer(failure);
+
+    expect(logged).toHaveBeenCalledWith(
+      { err: failure },
+      'Unexpected failure of GET /api/list/phone/',
+    );
 
     expect(status).toBe(500);
     expect(body?.error).toBe(ErrorCode.INTERNAL_ERROR);
