@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { basename, join } from 'node:path';
@@ -14,6 +13,7 @@ import {
   ScheduledNumber,
 } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
+import { curlMultipart, FormPart } from '../support/curl';
 import { describeEachDatabase } from '../support/databases';
 import { freezeDate } from '../support/instruments';
 import {
@@ -69,20 +69,6 @@ interface RawResponse {
   body: Envelope;
 }
 
-/** curl's types for the extensions it knows (lib/mime.c); any other file is octet-stream. */
-const CURL_FILE_TYPES: Record<string, string> = {
-  gif: 'image/gif',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  svg: 'image/svg+xml',
-  txt: 'text/plain',
-  htm: 'text/html',
-  html: 'text/html',
-  pdf: 'application/pdf',
-  xml: 'application/xml',
-};
-
 /**
  * `--data-urlencode 'name=value'`: curl leaves the name alone and escapes the value, keeping
  * only letters, digits and `-._~`, and writing a space as `+`.
@@ -105,12 +91,6 @@ function curlDataUrlencode(argument: string): string {
   return name + escaped;
 }
 
-interface FormPart {
-  name: string;
-  content: Buffer;
-  filename?: string;
-}
-
 /** A `-F` argument: `name=@file` is a file part (from the fixtures folder), else a text part. */
 function formPart(argument: string): FormPart {
   const equals = argument.indexOf('=');
@@ -118,30 +98,9 @@ function formPart(argument: string): FormPart {
   const value = argument.slice(equals + 1);
   if (value.startsWith('@')) {
     const filename = value.slice(1);
-    return { name, content: readFileSync(join(FIXTURES, filename)), filename: basename(filename) };
+    return { name, value: readFileSync(join(FIXTURES, filename)), filename: basename(filename) };
   }
-  return { name, content: Buffer.from(value, 'utf8') };
-}
-
-/** The multipart body of `-F` arguments, with a boundary as curl 7.88.1 makes one. */
-function multipartBody(parts: FormPart[]): { type: string; bytes: Buffer } {
-  const boundary = `------------------------${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
-    if (part.filename !== undefined) {
-      const extension = part.filename.split('.').pop()?.toLowerCase() ?? '';
-      head +=
-        `; filename="${part.filename}"\r\n` +
-        `Content-Type: ${CURL_FILE_TYPES[extension] ?? 'application/octet-stream'}`;
-    }
-    chunks.push(Buffer.from(`${head}\r\n\r\n`, 'utf8'), part.content, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    type: `multipart/form-data; boundary=${boundary}`,
-    bytes: Buffer.concat(chunks),
-  };
+  return { name, value };
 }
 
 /**
@@ -182,7 +141,8 @@ function curlRequest(app: TestApp, args: readonly string[]): Buffer {
   }
   let body: { type: string; bytes: Buffer } | undefined;
   if (parts.length > 0) {
-    body = multipartBody(parts);
+    const multipart = curlMultipart(parts);
+    body = { type: multipart.contentType, bytes: multipart.body };
   } else if (data.length > 0) {
     body = {
       type: 'application/x-www-form-urlencoded',

@@ -19,12 +19,11 @@ import {
 import {
   countRows,
   countScheduledRows,
-  curlMultipart,
   filesUnder,
-  FormPart,
   PNG,
   storedScheduled,
 } from '../support/scheduled.factories';
+import { curlMultipart, FormPart } from '../support/curl';
 import { freezeDate, withQueries } from '../support/instruments';
 
 /*

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -94,48 +93,6 @@ export function filesUnder(folder: string): string[] {
     .filter((name) => statSync(join(folder, name)).isFile())
     .map((name) => relative(folder, join(folder, name)).split('\\').join('/'))
     .sort();
-}
-
-export interface FormPart {
-  name: string;
-  value: string | Buffer;
-  /** Makes the part a file, as curl's `-F name=@filename`. */
-  filename?: string;
-}
-
-/** The few extensions curl knows a type for; it sends any other file as octet-stream. */
-const CURL_TYPES: Record<string, string> = {
-  gif: 'image/gif',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  svg: 'image/svg+xml',
-  txt: 'text/plain',
-  htm: 'text/html',
-  html: 'text/html',
-  pdf: 'application/pdf',
-  xml: 'application/xml',
-};
-
-/** A multipart/form-data body exactly as `curl -F` writes it. */
-export function curlMultipart(parts: FormPart[]): { body: Buffer; contentType: string } {
-  const boundary = `------------------------${randomBytes(11).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"`;
-    if (part.filename !== undefined) {
-      const extension = part.filename.split('.').pop()?.toLowerCase() ?? '';
-      head +=
-        `; filename="${part.filename}"\r\n` +
-        `Content-Type: ${CURL_TYPES[extension] ?? 'application/octet-stream'}`;
-    }
-    chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(part.value), Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    body: Buffer.concat(chunks),
-    contentType: `multipart/form-data; boundary=${boundary}`,
-  };
 }
 
 /** A tiny but real PNG (1×1, transparent). */
