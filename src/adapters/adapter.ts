@@ -10,6 +10,7 @@ export type AdapterData = Readonly<Record<string, string>>;
  */
 export interface Adapter {
   readonly descriptor: AdapterDescriptor;
+  readonly capabilities: AdapterCapabilities;
 
   /**
    * Checks that the data work with the provider (for provider adapters, a credentials check
@@ -19,6 +20,106 @@ export interface Adapter {
 
   /** The phone's status as the provider reports it. */
   checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>>;
+
+  /**
+   * Hands one message to the provider. Never throws: every failure is a `SendResult` whose
+   * reason a user can act on. `transient` promises that the provider did not take the message
+   * (so sending it again cannot duplicate it) and that trying later may work.
+   */
+  send?(data: AdapterData, sms: OutgoingSms): Promise<SendResult>;
+
+  /**
+   * A delivery receipt posted to `/callback/status/{adapter}/`: the provider's uid and the
+   * status it reports, or null when the request is not a receipt this adapter understands.
+   */
+  parseStatusCallback?(request: CallbackRequest): StatusReport | null;
+
+  /**
+   * An inbound message posted to `/callback/reception/{adapter}/{id_phone}/`, or null when the
+   * request is not one.
+   */
+  parseReceptionCallback?(request: CallbackRequest): IncomingSms | null;
+
+  /**
+   * Whether a callback request really comes from the provider, for providers that sign them
+   * (Twilio's `X-Twilio-Signature`), checked with the data of the phone it concerns.
+   */
+  verifyCallback?(request: CallbackRequest, data: AdapterData): boolean;
+
+  /**
+   * For providers that push receipts and inbound messages over a connection of their own
+   * (SMPP) or must be polled for them: starts doing so for one phone, reporting to `sink`,
+   * until the returned function is called.
+   */
+  listen?(phone: ListenedPhone, sink: InboundSink): () => Promise<void>;
+}
+
+/** What an adapter can do beyond sending text (reference §5.2). */
+export interface AdapterCapabilities {
+  flash: boolean;
+  /** Sends medias as an MMS; otherwise their links are appended to the text (reference §4.7). */
+  mms: boolean;
+}
+
+export interface OutgoingSms {
+  /** E.164. */
+  destination: string;
+  text: string;
+  flash: boolean;
+  /** Medias to send as an MMS; only given to adapters whose capabilities include `mms`. */
+  medias: ReadonlyArray<{ path: string; mimetype: string | null; url: string }>;
+  /**
+   * Where the provider should post this message's delivery receipt (the status callback with
+   * the user's API key), or null when smsgw has no public URL to give.
+   */
+  statusCallbackUrl: string | null;
+}
+
+export type SendResult =
+  /** `status`: the final status, for adapters that know it at once (the `test` adapter). */
+  | { outcome: 'sent'; uid: string; status?: ReportedStatus }
+  | { outcome: 'transient'; reason: string }
+  | { outcome: 'permanent'; reason: string };
+
+export type ReportedStatus = 'unknown' | 'delivered' | 'failed';
+
+export interface StatusReport {
+  uid: string;
+  status: ReportedStatus;
+}
+
+export interface IncomingSms {
+  /** E.164 when the provider's number parses, else as the provider gave it. */
+  origin: string;
+  text: string;
+  /** UTC `YYYY-MM-DD HH:MM:SS`; null for "now". */
+  at: string | null;
+}
+
+/** A provider's HTTP callback, as the adapters read it. */
+export interface CallbackRequest {
+  method: string;
+  /** The URL the provider called, as it called it (signatures cover it). */
+  url: string;
+  /** Lowercased names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, string>>;
+  /** Form or JSON body fields, flattened to strings; empty for other bodies. */
+  form: Readonly<Record<string, string>>;
+  /** The body as text (Kannel posts the message text as the body). */
+  rawBody: string;
+}
+
+export interface ListenedPhone {
+  id: number;
+  id_user: number;
+  data: AdapterData;
+}
+
+/** Where listening adapters report what their provider pushes. */
+export interface InboundSink {
+  status(phone: ListenedPhone, report: StatusReport): Promise<void>;
+  received(phone: ListenedPhone, sms: IncomingSms): Promise<void>;
 }
 
 /** A descriptor field, `number` set when its value must be a valid phone number. */

@@ -54,6 +54,7 @@ class ProviderAdapter implements Adapter {
     ],
     hideData: true,
   };
+  readonly capabilities = { flash: false, mms: false };
   readonly tested: AdapterData[] = [];
 
   test(data: AdapterData): Promise<string | null> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter } from '../adapter';
+import { randomBytes } from 'node:crypto';
+import { Adapter, AdapterCapabilities, SendResult } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 
 /** Accepts every message at once: the dispatch's own speed, without a provider. */
@@ -15,11 +16,17 @@ export class BenchmarkAdapter implements Adapter {
     hideData: false,
   };
 
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
+
   test(): Promise<string | null> {
     return Promise.resolve(null);
   }
 
   checkStatus(): Promise<Exclude<PhoneStatus, 'disabled'>> {
     return Promise.resolve('available');
+  }
+
+  send(): Promise<SendResult> {
+    return Promise.resolve({ outcome: 'sent', uid: randomBytes(8).toString('hex') });
   }
 }

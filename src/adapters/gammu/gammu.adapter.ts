@@ -4,7 +4,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterData, field, missingRequiredField } from '../adapter';
+import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { formatDuration } from '../provider-http';
 
@@ -33,6 +33,7 @@ export class GammuAdapter implements Adapter {
     ],
     hideData: false,
   };
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterData, field, missingRequiredField } from '../adapter';
+import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { ProviderHttp, unexpectedStatus } from '../provider-http';
 
@@ -31,6 +31,7 @@ export class KannelAdapter implements Adapter {
     ],
     hideData: true,
   };
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 

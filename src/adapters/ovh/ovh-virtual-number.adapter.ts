@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterData, field, missingRequiredField } from '../adapter';
+import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   OVH_SERVICE_FIELDS,
@@ -28,6 +28,7 @@ export class OvhVirtualNumberAdapter implements Adapter {
     ],
     hideData: true,
   };
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { connect, errors } from 'smpp';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterData, field, missingRequiredField } from '../adapter';
+import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { describeNetworkError, formatDuration } from '../provider-http';
 
@@ -36,6 +36,7 @@ export class SmppAdapter implements Adapter {
     ],
     hideData: true,
   };
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 

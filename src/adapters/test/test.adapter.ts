@@ -1,9 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterData, field } from '../adapter';
+import { randomBytes } from 'node:crypto';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  CallbackRequest,
+  IncomingSms,
+  ReportedStatus,
+  SendResult,
+  StatusReport,
+  field,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 
-const DELIVERIES = ['delivered', 'failed', 'unknown'];
+const DELIVERIES: readonly ReportedStatus[] = ['delivered', 'failed', 'unknown'];
 const STATUSES: ReadonlyArray<Exclude<PhoneStatus, 'disabled'>> = [
   'available',
   'unavailable',
@@ -30,8 +41,10 @@ export class TestAdapter implements Adapter {
     hideData: false,
   };
 
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: true };
+
   test(data: AdapterData): Promise<string | null> {
-    if (data.delivery && !DELIVERIES.includes(data.delivery)) {
+    if (data.delivery && !(DELIVERIES as readonly string[]).includes(data.delivery)) {
       return Promise.resolve(`delivery must be one of ${DELIVERIES.join(', ')}.`);
     }
     if (data.phone_status && !(STATUSES as readonly string[]).includes(data.phone_status)) {
@@ -43,5 +56,32 @@ export class TestAdapter implements Adapter {
   checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
     const status = STATUSES.find((candidate) => candidate === data.phone_status);
     return Promise.resolve(status ?? 'available');
+  }
+
+  send(data: AdapterData): Promise<SendResult> {
+    const status = DELIVERIES.find((candidate) => candidate === data.delivery) ?? 'unknown';
+    return Promise.resolve({ outcome: 'sent', uid: randomBytes(8).toString('hex'), status });
+  }
+
+  /** `uid` and `status` (`delivered`, `failed`, anything else unknown), as RaspiSMS reads them. */
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    const uid = request.query.uid ?? request.form.uid;
+    if (!uid) {
+      return null;
+    }
+    const reported = request.query.status ?? request.form.status;
+    const status = DELIVERIES.find((candidate) => candidate === reported) ?? 'unknown';
+    return { uid, status };
+  }
+
+  /** `origin`, `text` and optionally `at` (UTC `YYYY-MM-DD HH:MM:SS`), from query or form. */
+  parseReceptionCallback(request: CallbackRequest): IncomingSms | null {
+    const read = (name: string) => request.form[name] ?? request.query[name];
+    const origin = read('origin');
+    const text = read('text');
+    if (!origin || text === undefined) {
+      return null;
+    }
+    return { origin, text, at: read('at') || null };
   }
 }
