@@ -1,5 +1,12 @@
 import { FakeServer, closedPort, startFakeServer } from '../../test/support/adapters.factories';
-import { ProviderHttp, formatDuration, parseJson, unexpectedStatus } from './provider-http';
+import {
+  ProviderHttp,
+  formatDuration,
+  isTransientStatus,
+  parseJson,
+  unexpectedSendReply,
+  unexpectedStatus,
+} from './provider-http';
 
 describe('formatDuration', () => {
   it('says whole seconds in seconds and anything else in milliseconds', () => {
@@ -32,6 +39,46 @@ describe('unexpectedStatus', () => {
     expect(unexpectedStatus('Twilio', 418)).toBe(
       'Twilio answered HTTP 418, which smsgw does not expect: check the adapter data.',
     );
+  });
+});
+
+describe('isTransientStatus', () => {
+  it('holds for throttling and failures on the provider side only', () => {
+    expect([429, 500, 503, 400, 401, 404, 418].map(isTransientStatus)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe('unexpectedSendReply', () => {
+  it('makes a request that got no answer transient, with its reason', () => {
+    expect(unexpectedSendReply('OVH', { ok: false, reason: 'Could not reach OVH.' })).toEqual({
+      outcome: 'transient',
+      reason: 'Could not reach OVH.',
+    });
+  });
+
+  it('makes throttling and provider failures transient', () => {
+    expect(unexpectedSendReply('OVH', { ok: true, status: 502, body: '' })).toEqual({
+      outcome: 'transient',
+      reason: 'OVH answered HTTP 502: it is failing on its side, try again later.',
+    });
+    expect(unexpectedSendReply('OVH', { ok: true, status: 429, body: '' }).outcome).toBe(
+      'transient',
+    );
+  });
+
+  it('makes any other unexpected status permanent', () => {
+    expect(unexpectedSendReply('Kannel', { ok: true, status: 418, body: '' })).toEqual({
+      outcome: 'permanent',
+      reason: 'Kannel answered HTTP 418, which smsgw does not expect: check the adapter data.',
+    });
   });
 });
 

@@ -1,3 +1,5 @@
+import { SendResult } from './adapter';
+
 /** What a provider's HTTP API answered, or, in words for the user, why it did not. */
 export type ProviderReply =
   { ok: true; status: number; body: string } | { ok: false; reason: string };
@@ -116,4 +118,27 @@ export function unexpectedStatus(provider: string, status: number): string {
     return `${provider} answered HTTP 429 (too many requests): try again later.`;
   }
   return `${provider} answered HTTP ${status}, which smsgw does not expect: check the adapter data.`;
+}
+
+/**
+ * Whether a provider's HTTP status refuses one message for now only (429, 5xx), so that sending
+ * it again later may work, rather than for good.
+ */
+export function isTransientStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/**
+ * The outcome of a send whose reply no rule of the provider's expects: the request never got an
+ * answer (network trouble, timeout), or an HTTP status it does not handle, transient or not as
+ * `isTransientStatus` says.
+ */
+export function unexpectedSendReply(provider: string, reply: ProviderReply): SendResult {
+  if (!reply.ok) {
+    return { outcome: 'transient', reason: reply.reason };
+  }
+  const reason = unexpectedStatus(provider, reply.status);
+  return isTransientStatus(reply.status)
+    ? { outcome: 'transient', reason }
+    : { outcome: 'permanent', reason };
 }
