@@ -1,11 +1,46 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/configuration';
+import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  CallbackRequest,
+  IncomingSms,
+  OutgoingSms,
+  ReportedStatus,
+  SendResult,
+  StatusReport,
+  field,
+  missingRequiredField,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { ProviderHttp, parseJson, unexpectedStatus } from '../provider-http';
+import {
+  ProviderHttp,
+  isTransientStatus,
+  parseJson,
+  unexpectedSendReply,
+  unexpectedStatus,
+} from '../provider-http';
 
 const PROVIDER = 'Twilio';
+
+/** Twilio's error code for too many requests, which it may give with another HTTP status. */
+const TOO_MANY_REQUESTS = 20429;
+
+/**
+ * A Message's `MessageStatus` in a status callback. `undelivered` is final in Twilio's docs
+ * (the carrier refused it), so it fails the message where RaspiSMS left it unknown; `canceled`
+ * is final too and nothing was sent. Statuses not listed (queued, sending, sent…) are on the way.
+ */
+const REPORTED_STATUSES: Readonly<Record<string, ReportedStatus>> = {
+  delivered: 'delivered',
+  undelivered: 'failed',
+  failed: 'failed',
+  canceled: 'failed',
+};
 
 /** A Twilio virtual number, through Twilio's REST API (2010-04-01). */
 @Injectable()
@@ -25,7 +60,7 @@ export class TwilioAdapter implements Adapter {
     ],
     hideData: true,
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: true };
 
   constructor(private readonly config: AppConfig) {}
 
@@ -78,6 +113,115 @@ export class TwilioAdapter implements Adapter {
     return 'available';
   }
 
+  /** Creates a Message (POST …/Messages.json); its `sid` is the uid receipts will carry. */
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const missing = missingRequiredField(this.descriptor, data);
+    if (missing) {
+      return { outcome: 'permanent', reason: missing };
+    }
+    const form = new URLSearchParams({ To: sms.destination, From: data.number });
+    // Twilio requires a Body only when there is no media.
+    if (sms.text || !sms.medias.length) {
+      form.set('Body', sms.text);
+    }
+    for (const media of sms.medias) {
+      form.append('MediaUrl', media.url);
+    }
+    const callback = data.status_change_callback || sms.statusCallbackUrl;
+    if (callback) {
+      form.set('StatusCallback', callback);
+    }
+    const reply = await this.http().request(`${this.accountUrl(data)}/Messages.json`, {
+      method: 'POST',
+      headers: { ...this.headers(data), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+    if (!reply.ok) {
+      return unexpectedSendReply(PROVIDER, reply);
+    }
+    if (reply.status === 401 || reply.status === 403) {
+      return {
+        outcome: 'permanent',
+        reason: `Twilio refused the credentials (HTTP ${reply.status}): check account_sid and auth_token.`,
+      };
+    }
+    const answer = parseJson(reply.body);
+    if (reply.status >= 200 && reply.status < 300) {
+      const sid = (answer as { sid?: unknown } | undefined)?.sid;
+      return typeof sid === 'string' && sid
+        ? { outcome: 'sent', uid: sid }
+        : {
+            // It may have taken the message: sending again could deliver it twice.
+            outcome: 'permanent',
+            reason: `Twilio answered HTTP ${reply.status} without a message sid: check the message in the Twilio console before sending it again.`,
+          };
+    }
+    const error = twilioError(answer);
+    if (isTransientStatus(reply.status) || error?.code === TOO_MANY_REQUESTS) {
+      return {
+        outcome: 'transient',
+        reason: error
+          ? `Twilio could not take the message now (HTTP ${reply.status}, error ${error.code}: ${error.message.replace(/\.$/, '')}): try again later.`
+          : unexpectedStatus(PROVIDER, reply.status),
+      };
+    }
+    if (error) {
+      return {
+        outcome: 'permanent',
+        reason: `Twilio refused the message (error ${error.code}): ${sentence(error.message)}`,
+      };
+    }
+    return unexpectedSendReply(PROVIDER, reply);
+  }
+
+  /** Twilio's status callback: `MessageSid` and `MessageStatus`, posted as a form. */
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    const uid = param(request, 'MessageSid');
+    const reported = param(request, 'MessageStatus');
+    if (!uid || !reported) {
+      return null;
+    }
+    return { uid, status: REPORTED_STATUSES[reported] ?? 'unknown' };
+  }
+
+  /**
+   * Twilio's incoming-message webhook: `From`, `Body` and `MessageSid`. It gives no time of its
+   * own, so the message is received now.
+   */
+  parseReceptionCallback(request: CallbackRequest): IncomingSms | null {
+    const origin = param(request, 'From');
+    const text = param(request, 'Body');
+    if (!param(request, 'MessageSid') || !origin || text === undefined) {
+      return null;
+    }
+    return { origin: normalizePhoneNumber(origin) ?? origin, text, at: null };
+  }
+
+  /**
+   * Twilio's `X-Twilio-Signature`: base64 HMAC-SHA1, keyed with the auth token, of the URL it
+   * called followed, for a POST, by every form field as name then value, sorted by name.
+   * Twilio's own helpers also accept the URL with its default port added or removed, since
+   * Twilio may sign either form.
+   */
+  verifyCallback(request: CallbackRequest, data: AdapterData): boolean {
+    const signature = request.headers['x-twilio-signature'];
+    if (!signature || !data.auth_token) {
+      return false;
+    }
+    const fields = request.method.toUpperCase() === 'POST' ? request.form : {};
+    const signed = Object.keys(fields)
+      .sort()
+      .map((name) => `${name}${fields[name]}`)
+      .join('');
+    const given = Buffer.from(signature);
+    return urlForms(request.url).some((url) => {
+      const expected = Buffer.from(
+        createHmac('sha1', data.auth_token).update(`${url}${signed}`).digest('base64'),
+      );
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
+  }
+
   private http(): ProviderHttp {
     const { twilioApiUrl, timeoutMs } = this.config.providers;
     return new ProviderHttp(PROVIDER, twilioApiUrl, timeoutMs);
@@ -109,4 +253,41 @@ function incomingNumbers(page: unknown): string[] | undefined {
 function accountStatus(account: unknown): string | undefined {
   const status = (account as { status?: unknown } | undefined)?.status;
   return typeof status === 'string' ? status : undefined;
+}
+
+/** Twilio's error body: `{code, message, more_info, status}`. */
+function twilioError(answer: unknown): { code: number; message: string } | undefined {
+  const { code, message } = (answer ?? {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'number' && typeof message === 'string' && message.trim()
+    ? { code, message: message.trim() }
+    : undefined;
+}
+
+/** `text` ending with a full stop, to sit inside a sentence of ours. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+/** A callback field, from the form Twilio posts or from the query of a GET callback. */
+function param(request: CallbackRequest, name: string): string | undefined {
+  return request.form[name] ?? request.query[name];
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: ':80', https: ':443' };
+
+/**
+ * `url` without and with its scheme's default port, written as given otherwise (a URL parser
+ * would re-encode it and break the signature); just `url` when it names another port.
+ */
+function urlForms(url: string): string[] {
+  const match = /^(https?):\/\/([^/?#:]+|\[[^\]]*\])(:\d+)?(.*)$/is.exec(url);
+  if (!match) {
+    return [url];
+  }
+  const [, scheme, host, port, rest] = match;
+  const defaultPort = DEFAULT_PORTS[scheme.toLowerCase()];
+  if (port && port !== defaultPort) {
+    return [url];
+  }
+  return [`${scheme}://${host}${rest}`, `${scheme}://${host}${defaultPort}${rest}`];
 }
