@@ -496,12 +496,13 @@ describe('TwilioAdapter', () => {
       });
     });
 
-    it.each([{ MessageStatus: 'delivered' }, { MessageSid: MESSAGE_SID }, {}])(
-      'is not a receipt without both MessageSid and MessageStatus: %p',
-      (form) => {
-        expect(adapter.parseStatusCallback(callback({ form }))).toBeNull();
-      },
-    );
+    it.each<Record<string, string>>([
+      { MessageStatus: 'delivered' },
+      { MessageSid: MESSAGE_SID },
+      {},
+    ])('is not a receipt without both MessageSid and MessageStatus: %p', (form) => {
+      expect(adapter.parseStatusCallback(callback({ form }))).toBeNull();
+    });
   });
 
   describe('parseReceptionCallback', () => {
@@ -529,7 +530,7 @@ describe('TwilioAdapter', () => {
       expect(adapter.parseReceptionCallback(callback({ form }))?.text).toBe('');
     });
 
-    it.each([
+    it.each<Record<string, string>>([
       { From: '+33655555555', Body: 'Hi' },
       { MessageSid: MESSAGE_SID, Body: 'Hi' },
       { MessageSid: MESSAGE_SID, From: '+33655555555', MessageStatus: 'delivered' },
