@@ -28,6 +28,18 @@ export class AppConfig {
     /** How long one provider check (all its requests) may take. */
     timeoutMs: number;
   };
+  readonly dispatch: {
+    /** How often an idle worker looks for due messages. */
+    pollMs: number;
+    /** Recipients claimed, sent and recorded together. */
+    batchSize: number;
+    /** Sends of one recipient before a transient failure becomes final. */
+    maxAttempts: number;
+    /** Wait before the first retry; it doubles at each attempt. */
+    retryBaseMs: number;
+    /** A worker silent this long is dead: its sends in flight are recorded as unknown. */
+    workerTimeoutMs: number;
+  };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -49,6 +61,13 @@ export class AppConfig {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
       ovhApiUrl: env.OVH_API_URL.replace(/\/+$/, ''),
       timeoutMs: env.PROVIDER_TIMEOUT_MS,
+    };
+    this.dispatch = {
+      pollMs: env.DISPATCH_POLL_MS,
+      batchSize: env.DISPATCH_BATCH_SIZE,
+      maxAttempts: env.DISPATCH_MAX_ATTEMPTS,
+      retryBaseMs: env.DISPATCH_RETRY_BASE_MS,
+      workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
   }
 }

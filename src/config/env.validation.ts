@@ -76,6 +76,31 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(600_000)
   PROVIDER_TIMEOUT_MS = 10_000;
+
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  DISPATCH_POLL_MS = 500;
+
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  DISPATCH_BATCH_SIZE = 500;
+
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DISPATCH_MAX_ATTEMPTS = 5;
+
+  @IsInt()
+  @Min(1)
+  @Max(86_400_000)
+  DISPATCH_RETRY_BASE_MS = 30_000;
+
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  WORKER_TIMEOUT_MS = 30_000;
 }
 
 const INTEGER_VARIABLES = new Set([
@@ -85,6 +110,11 @@ const INTEGER_VARIABLES = new Set([
   'MAX_CSV_BYTES',
   'MAX_CSV_ROWS',
   'PROVIDER_TIMEOUT_MS',
+  'DISPATCH_POLL_MS',
+  'DISPATCH_BATCH_SIZE',
+  'DISPATCH_MAX_ATTEMPTS',
+  'DISPATCH_RETRY_BASE_MS',
+  'WORKER_TIMEOUT_MS',
 ]);
 
 function isValidTimeZone(zone: string): boolean {

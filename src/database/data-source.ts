@@ -4,8 +4,9 @@ import { DataSource, DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm'
 import { DatabaseConfig } from '../config/configuration';
 import { ENTITIES } from './entities';
 import { InitialSchema1732230000000 } from './migrations/1732230000000-InitialSchema';
+import { DispatchWorkers1763800000000 } from './migrations/1763800000000-DispatchWorkers';
 
-export const MIGRATIONS = [InitialSchema1732230000000];
+export const MIGRATIONS = [InitialSchema1732230000000, DispatchWorkers1763800000000];
 
 export function dataSourceOptions(
   database: DatabaseConfig,

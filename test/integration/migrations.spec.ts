@@ -34,6 +34,7 @@ const TABLES = [
   'media_received',
   'smsstop',
   'outbox',
+  'worker',
 ];
 
 /** The tables behind the nine entry types: listed as `WHERE id_user = ? ORDER BY id`. */
@@ -64,6 +65,10 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['sended', ['uid'], false],
   // The dispatch worker's scan for due messages.
   ['scheduled', ['at'], false],
+  // One outbox row per destination of a message: how the dispatch drops duplicates.
+  ['outbox', ['originating_scheduled', 'destination'], true],
+  // A phone's limit check counts its sends in flight.
+  ['outbox', ['via_phone', 'state'], false],
 ];
 
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => new migration().name ?? migration.name);

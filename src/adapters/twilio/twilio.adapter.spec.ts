@@ -617,6 +617,12 @@ describe('TwilioAdapter', () => {
       expect(adapter.verifyCallback({ ...request, url }, DATA)).toBe(true);
     });
 
+    it('accepts a URL called with its default port and signed without it', () => {
+      const withPort = 'https://sms.example.org:443/callback/status/twilio/?api_key=k';
+
+      expect(adapter.verifyCallback({ ...signed(), url: withPort }, DATA)).toBe(true);
+    });
+
     it('does not take another port for the default one', () => {
       const request = signed({
         url: 'https://sms.example.org:8443/callback/status/twilio/?api_key=k',

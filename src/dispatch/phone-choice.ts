@@ -1,0 +1,51 @@
+/** A phone the cascade may choose, with what it has left to spend (Infinity: no limit). */
+export interface PhoneCandidate {
+  id: number;
+  status: string;
+  priority: number;
+  mms: boolean;
+  remaining: number;
+}
+
+export interface ChoiceRules {
+  mms: boolean;
+  /** The user's `phone_limit` setting. */
+  phoneLimit: boolean;
+  /** The user's `phone_priority` setting. */
+  phonePriority: boolean;
+}
+
+/**
+ * The cascade of reference §4.6 over the candidates (the phone group's, or all the user's):
+ * MMS-capable for an MMS, `available`, with volume left when limits apply, highest priority
+ * when priorities apply, then at random. A step that would leave nothing keeps the previous
+ * set, so a message still gets a phone whose send then fails with the reason, rather than none.
+ */
+export function choosePhone<T extends PhoneCandidate>(
+  candidates: readonly T[],
+  rules: ChoiceRules,
+  random: () => number = Math.random,
+): T | null {
+  let chosen = candidates;
+  const narrow = (keep: (phone: T) => boolean) => {
+    const kept = chosen.filter(keep);
+    if (kept.length > 0) {
+      chosen = kept;
+    }
+  };
+  if (rules.mms) {
+    narrow((phone) => phone.mms);
+  }
+  narrow((phone) => phone.status === 'available');
+  if (rules.phoneLimit) {
+    narrow((phone) => phone.remaining > 0);
+  }
+  if (rules.phonePriority) {
+    const highest = Math.max(...chosen.map((phone) => phone.priority));
+    narrow((phone) => phone.priority === highest);
+  }
+  if (chosen.length === 0) {
+    return null;
+  }
+  return chosen[Math.floor(random() * chosen.length)] ?? chosen[0];
+}
