@@ -34,6 +34,11 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'https://api.twilio.com',
       OVH_API_URL: 'https://eu.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 10_000,
+      DISPATCH_POLL_MS: 500,
+      DISPATCH_BATCH_SIZE: 500,
+      DISPATCH_MAX_ATTEMPTS: 5,
+      DISPATCH_RETRY_BASE_MS: 30_000,
+      WORKER_TIMEOUT_MS: 30_000,
     });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
@@ -62,6 +67,11 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'http://127.0.0.1:8081',
       OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: '250',
+      DISPATCH_POLL_MS: '100',
+      DISPATCH_BATCH_SIZE: '50',
+      DISPATCH_MAX_ATTEMPTS: '3',
+      DISPATCH_RETRY_BASE_MS: '1000',
+      WORKER_TIMEOUT_MS: '5000',
     });
 
     expect({ ...env }).toEqual({
@@ -81,6 +91,11 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'http://127.0.0.1:8081',
       OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 250,
+      DISPATCH_POLL_MS: 100,
+      DISPATCH_BATCH_SIZE: 50,
+      DISPATCH_MAX_ATTEMPTS: 3,
+      DISPATCH_RETRY_BASE_MS: 1000,
+      WORKER_TIMEOUT_MS: 5000,
     });
   });
 
