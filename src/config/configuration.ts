@@ -27,6 +27,8 @@ export class AppConfig {
     ovhApiUrl: string;
     /** How long one provider check (all its requests) may take. */
     timeoutMs: number;
+    /** How often providers that cannot push received messages (OVH, gammu) are asked for them. */
+    pollIntervalMs: number;
   };
   readonly dispatch: {
     /** How often an idle worker looks for due messages. */
@@ -61,6 +63,7 @@ export class AppConfig {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
       ovhApiUrl: env.OVH_API_URL.replace(/\/+$/, ''),
       timeoutMs: env.PROVIDER_TIMEOUT_MS,
+      pollIntervalMs: env.PROVIDER_POLL_INTERVAL_MS,
     };
     this.dispatch = {
       pollMs: env.DISPATCH_POLL_MS,

@@ -34,6 +34,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'https://api.twilio.com',
       OVH_API_URL: 'https://eu.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 10_000,
+      PROVIDER_POLL_INTERVAL_MS: 20_000,
       DISPATCH_POLL_MS: 500,
       DISPATCH_BATCH_SIZE: 500,
       DISPATCH_MAX_ATTEMPTS: 5,
@@ -67,6 +68,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'http://127.0.0.1:8081',
       OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: '250',
+      PROVIDER_POLL_INTERVAL_MS: '50',
       DISPATCH_POLL_MS: '100',
       DISPATCH_BATCH_SIZE: '50',
       DISPATCH_MAX_ATTEMPTS: '3',
@@ -91,6 +93,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       TWILIO_API_URL: 'http://127.0.0.1:8081',
       OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 250,
+      PROVIDER_POLL_INTERVAL_MS: 50,
       DISPATCH_POLL_MS: 100,
       DISPATCH_BATCH_SIZE: 50,
       DISPATCH_MAX_ATTEMPTS: 3,
@@ -139,6 +142,8 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     ['PROVIDER_TIMEOUT_MS', '0'],
     ['PROVIDER_TIMEOUT_MS', '10s'],
     ['PROVIDER_TIMEOUT_MS', '600001'],
+    ['PROVIDER_POLL_INTERVAL_MS', '9'],
+    ['PROVIDER_POLL_INTERVAL_MS', '3600001'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 
@@ -216,13 +221,14 @@ describe('AppConfig', () => {
     expect(config.publicUrl).toBeNull();
   });
 
-  it('gives the providers their public API URLs and a 10 s timeout by default', () => {
+  it('gives the providers their public API URLs, a 10 s timeout and a 20 s poll by default', () => {
     const config = new AppConfig(validateEnvironment({}));
 
     expect(config.providers).toEqual({
       twilioApiUrl: 'https://api.twilio.com',
       ovhApiUrl: 'https://eu.api.ovh.com/1.0',
       timeoutMs: 10_000,
+      pollIntervalMs: 20_000,
     });
   });
 
@@ -232,6 +238,7 @@ describe('AppConfig', () => {
         TWILIO_API_URL: 'http://127.0.0.1:8081/',
         OVH_API_URL: 'http://127.0.0.1:8082/1.0//',
         PROVIDER_TIMEOUT_MS: '250',
+        PROVIDER_POLL_INTERVAL_MS: '50',
       }),
     );
 
@@ -239,6 +246,7 @@ describe('AppConfig', () => {
       twilioApiUrl: 'http://127.0.0.1:8081',
       ovhApiUrl: 'http://127.0.0.1:8082/1.0',
       timeoutMs: 250,
+      pollIntervalMs: 50,
     });
   });
 });

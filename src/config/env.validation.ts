@@ -79,6 +79,11 @@ export class EnvironmentVariables {
 
   @IsInt()
   @Min(10)
+  @Max(3_600_000)
+  PROVIDER_POLL_INTERVAL_MS = 20_000;
+
+  @IsInt()
+  @Min(10)
   @Max(60_000)
   DISPATCH_POLL_MS = 500;
 
@@ -110,6 +115,7 @@ const INTEGER_VARIABLES = new Set([
   'MAX_CSV_BYTES',
   'MAX_CSV_ROWS',
   'PROVIDER_TIMEOUT_MS',
+  'PROVIDER_POLL_INTERVAL_MS',
   'DISPATCH_POLL_MS',
   'DISPATCH_BATCH_SIZE',
   'DISPATCH_MAX_ATTEMPTS',
