@@ -5,6 +5,8 @@
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306/test          (a scratch database is created and dropped)
  *   BENCH_SIZES=10000,100000,1000000                            (sended rows seeded, default these three)
  *   BENCH_SECONDS=10                                            (duration of each throughput run)
+ *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size)
+ *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
  *
  * For each size it seeds sent messages across users and phones, starts the real app and prints
  * p50/p99 of the read operations. Then it measures requests/s of get_send_sms and post_scheduled
@@ -24,6 +26,8 @@ import { seed, SeedResult } from './seed';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = 20;
 const SAMPLES = 200;
 
@@ -111,25 +115,44 @@ async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[s
   ];
 }
 
+/**
+ * Requests/s of smsgw and of the baseline for one operation: ROUNDS runs each, alternated, so
+ * that a burst of load from elsewhere on the machine falls on both sides alike.
+ */
+async function compare(
+  base: string,
+  baseline: string,
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
+): Promise<{ api: number; raw: number }> {
+  const { path, ...request } = options;
+  let api = 0;
+  let raw = 0;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    api += await requestsPerSecond({ ...request, url: base + path });
+    raw += await requestsPerSecond({ ...request, url: baseline + path });
+  }
+  return { api: api / ROUNDS, raw: raw / ROUNDS };
+}
+
 async function throughput(base: string, baseline: string, apiKey: string) {
   const sendSms = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
   const form = `api_key=${apiKey}&text=Hello&numbers[]=%2B33612345678&numbers[]=%2B33612345679`;
   const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
-  const apiSend = await requestsPerSecond({ url: base + sendSms });
-  const rawSend = await requestsPerSecond({ url: baseline + sendSms });
-  const apiPost = await requestsPerSecond({
-    url: `${base}/api/scheduled/`,
-    method: 'POST',
-    body: form,
-    headers: formHeaders,
-  });
-  const rawPost = await requestsPerSecond({
-    url: `${baseline}/api/scheduled/`,
-    method: 'POST',
-    body: form,
-    headers: formHeaders,
-  });
-  return { apiSend, rawSend, apiPost, rawPost };
+  const rates: Array<[string, { api: number; raw: number }]> = [
+    ['get_send_sms', await compare(base, baseline, { path: sendSms })],
+  ];
+  if (!ONLY_SEND_SMS) {
+    rates.push([
+      'post_scheduled',
+      await compare(base, baseline, {
+        path: '/api/scheduled/',
+        method: 'POST',
+        body: form,
+        headers: formHeaders,
+      }),
+    ]);
+  }
+  return rates;
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -138,7 +161,7 @@ async function main(): Promise<void> {
   const target = process.env.BENCH_DATABASE_URL ?? 'sqlite';
   process.stdout.write(`# bench:api on ${target.replace(/\/\/[^@]*@/, '//…@')}\n`);
   const p50ByLabel = new Map<string, number[]>();
-  for (const size of SIZES) {
+  for (const size of ONLY_SEND_SMS ? SIZES.slice(0, 1) : SIZES) {
     const database = await createBenchDatabase(target);
     try {
       const config = configFor(database);
@@ -153,21 +176,28 @@ async function main(): Promise<void> {
       const app = await createApp(config);
       await app.listen(0, '127.0.0.1');
       const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-      process.stdout.write('| operation | p50 | p99 |\n|---|---|---|\n');
-      for (const [label, latency] of await readLatencies(base, seeded)) {
-        process.stdout.write(`| ${label} | ${ms(latency.p50)} | ${ms(latency.p99)} |\n`);
-        const key = label.replace(/page \d+/, 'deep page');
-        p50ByLabel.set(key, [...(p50ByLabel.get(key) ?? []), latency.p50]);
+      if (!ONLY_SEND_SMS) {
+        process.stdout.write('| operation | p50 | p99 |\n|---|---|---|\n');
+        for (const [label, latency] of await readLatencies(base, seeded)) {
+          process.stdout.write(`| ${label} | ${ms(latency.p50)} | ${ms(latency.p99)} |\n`);
+          const key = label.replace(/page \d+/, 'deep page');
+          p50ByLabel.set(key, [...(p50ByLabel.get(key) ?? []), latency.p50]);
+        }
       }
       if (size === SIZES[0]) {
         const baseline = await startBaseline(database.url);
         const rates = await throughput(base, baseline.url, seeded.apiKey);
         await baseline.close();
+        const runs = ROUNDS > 1 ? `, ${ROUNDS} alternated runs per side` : '';
         process.stdout.write(
-          `\nThroughput (${CONNECTIONS} connections, ${SECONDS} s each):\n\n` +
+          `\nThroughput (${CONNECTIONS} connections, ${SECONDS} s each${runs}):\n\n` +
             '| operation | smsgw req/s | baseline req/s | ratio |\n|---|---|---|---|\n' +
-            `| get_send_sms | ${rates.apiSend.toFixed(0)} | ${rates.rawSend.toFixed(0)} | ${(rates.apiSend / rates.rawSend).toFixed(2)} |\n` +
-            `| post_scheduled | ${rates.apiPost.toFixed(0)} | ${rates.rawPost.toFixed(0)} | ${(rates.apiPost / rates.rawPost).toFixed(2)} |\n`,
+            rates
+              .map(
+                ([label, { api, raw }]) =>
+                  `| ${label} | ${api.toFixed(0)} | ${raw.toFixed(0)} | ${(api / raw).toFixed(2)} |\n`,
+              )
+              .join(''),
         );
       }
       await app.close();
@@ -175,7 +205,7 @@ async function main(): Promise<void> {
       await database.drop();
     }
   }
-  if (SIZES.length > 1) {
+  if (SIZES.length > 1 && !ONLY_SEND_SMS) {
     process.stdout.write(`\n## p50 at ${SIZES.at(-1)} rows / p50 at ${SIZES[0]} rows\n\n`);
     for (const [label, values] of p50ByLabel) {
       process.stdout.write(`- ${label}: ${(values.at(-1)! / values[0]).toFixed(2)}×\n`);
