@@ -100,4 +100,10 @@ describe('nowUtc', () => {
     expect(nowUtc()).toBe('2024-05-06 07:08:09');
     expect(API_DATETIME_FORMAT).toBe('yyyy-MM-dd HH:mm:ss');
   });
+
+  it('gives an instant written with an offset in UTC, leading zeros kept', () => {
+    jest.useFakeTimers({ now: new Date('2025-01-01T00:30:00+02:00') });
+
+    expect(nowUtc()).toBe('2024-12-31 22:30:00');
+  });
 });

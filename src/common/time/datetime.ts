@@ -4,9 +4,14 @@ import { DateTime } from 'luxon';
 export const API_DATETIME_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 const API_DATE_FORMAT = 'yyyy-MM-dd';
 
-/** Now, as the UTC string every datetime column holds. */
+/**
+ * Now, as the UTC string every datetime column holds. Every write stamps rows with it: it is cut
+ * from the ISO form (`YYYY-MM-DDTHH:MM:SS.sssZ`) rather than formatted by luxon, which costs
+ * more than the rest of the stamping.
+ */
 export function nowUtc(): string {
-  return DateTime.utc().toFormat(API_DATETIME_FORMAT);
+  const iso = new Date().toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
 /** A stored UTC datetime shown in the service time zone. */
