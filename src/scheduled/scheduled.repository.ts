@@ -95,53 +95,59 @@ export class ScheduledRepository {
    * Returns the new message's id.
    */
   async create(message: NewScheduled): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      const stamp = { created_at: nowUtc(), updated_at: null };
-      const id_scheduled = await insertOne(manager, Scheduled, {
+    return this.dataSource.transaction((manager) => this.insert(manager, message));
+  }
+
+  /**
+   * What `create` writes, inside a transaction the caller holds: a STOP reply is scheduled in
+   * the transaction that stores the message it answers.
+   */
+  async insert(manager: EntityManager, message: NewScheduled): Promise<number> {
+    const stamp = { created_at: nowUtc(), updated_at: null };
+    const id_scheduled = await insertOne(manager, Scheduled, {
+      id_user: message.userId,
+      at: message.at,
+      text: message.text,
+      flash: message.flash ? 1 : 0,
+      mms: message.mms ? 1 : 0,
+      tag: message.tag,
+      id_phone: message.phoneId,
+      id_phone_group: message.phoneGroupId,
+      ...stamp,
+    });
+    await insertMany(
+      manager,
+      ScheduledNumber,
+      message.numbers.map(({ number, data }) => ({ id_scheduled, number, data, ...stamp })),
+    );
+    await insertMany(
+      manager,
+      ScheduledContact,
+      message.contactIds.map((id_contact) => ({ id_scheduled, id_contact, ...stamp })),
+    );
+    await insertMany(
+      manager,
+      ScheduledGroup,
+      message.groupIds.map((id_group) => ({ id_scheduled, id_group, ...stamp })),
+    );
+    await insertMany(
+      manager,
+      ScheduledConditionalGroup,
+      message.conditionalGroupIds.map((id_conditional_group) => ({
+        id_scheduled,
+        id_conditional_group,
+        ...stamp,
+      })),
+    );
+    for (const path of message.mediaPaths) {
+      const id_media = await insertOne(manager, Media, {
         id_user: message.userId,
-        at: message.at,
-        text: message.text,
-        flash: message.flash ? 1 : 0,
-        mms: message.mms ? 1 : 0,
-        tag: message.tag,
-        id_phone: message.phoneId,
-        id_phone_group: message.phoneGroupId,
+        path,
         ...stamp,
       });
-      await insertMany(
-        manager,
-        ScheduledNumber,
-        message.numbers.map(({ number, data }) => ({ id_scheduled, number, data, ...stamp })),
-      );
-      await insertMany(
-        manager,
-        ScheduledContact,
-        message.contactIds.map((id_contact) => ({ id_scheduled, id_contact, ...stamp })),
-      );
-      await insertMany(
-        manager,
-        ScheduledGroup,
-        message.groupIds.map((id_group) => ({ id_scheduled, id_group, ...stamp })),
-      );
-      await insertMany(
-        manager,
-        ScheduledConditionalGroup,
-        message.conditionalGroupIds.map((id_conditional_group) => ({
-          id_scheduled,
-          id_conditional_group,
-          ...stamp,
-        })),
-      );
-      for (const path of message.mediaPaths) {
-        const id_media = await insertOne(manager, Media, {
-          id_user: message.userId,
-          path,
-          ...stamp,
-        });
-        await insertMany(manager, MediaScheduled, [{ id_media, id_scheduled, ...stamp }]);
-      }
-      return id_scheduled;
-    });
+      await insertMany(manager, MediaScheduled, [{ id_media, id_scheduled, ...stamp }]);
+    }
+    return id_scheduled;
   }
 
   /** Deletes one of the user's messages; its numbers and links go with it (foreign keys). */
