@@ -1,6 +1,13 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import {
+  DynamicModule,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  RequestMethod,
+} from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AdaptersModule } from './adapters/adapters.module';
+import { CallbacksModule } from './callbacks/callbacks.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
@@ -30,6 +37,7 @@ export class AppModule implements NestModule {
         PhonesModule,
         ScheduledModule,
         StatsModule,
+        CallbacksModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -40,6 +48,10 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(BodyParserMiddleware).forRoutes('{*path}');
+    // Provider callbacks read their bodies themselves (CallbackBodyMiddleware).
+    consumer
+      .apply(BodyParserMiddleware)
+      .exclude({ path: 'callback/{*path}', method: RequestMethod.ALL })
+      .forRoutes('{*path}');
   }
 }

@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { Received } from '../messages/entities/received.entity';
+import { Sended, SendedStatus } from '../messages/entities/sended.entity';
+import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
+import { Setting } from '../users/entities/setting.entity';
+
+/** A sent message a receipt names, with the adapter data of the phone that sent it. */
+export interface ReceiptTarget {
+  status: SendedStatus;
+  adapterData: string | null;
+}
+
+export type CallbackPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
+
+/** An inbound message as stored: one `received` row per chunk of its text. */
+export interface NewReceived {
+  userId: number;
+  phoneId: number;
+  /** UTC `YYYY-MM-DD HH:MM:SS`. */
+  at: string;
+  origin: string;
+  chunks: string[];
+  /** Set when the message is a STOP: the reply to schedule if the number is newly stopped. */
+  stop: { reply: NewScheduled | null } | null;
+}
+
+/** What storing an inbound message did beyond its rows. */
+export interface StoredReceived {
+  stopAdded: boolean;
+  replyId: number | null;
+}
+
+/** The SQL of provider callbacks. Every query is scoped by the owner's id. */
+@Injectable()
+export class CallbacksRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly scheduled: ScheduledRepository,
+  ) {}
+
+  /** The user's first message sent through `adapter` under the provider's `uid`, if any. */
+  async findReceiptTarget(
+    userId: number,
+    adapter: string,
+    uid: string,
+  ): Promise<ReceiptTarget | null> {
+    const row = await this.dataSource
+      .createQueryBuilder()
+      .select('s.status', 'status')
+      .addSelect('p.adapter_data', 'adapter_data')
+      .from(Sended, 's')
+      .leftJoin(Phone, 'p', 'p.id = s.id_phone')
+      .where('s.id_user = :userId AND s.adapter = :adapter AND s.uid = :uid', {
+        userId,
+        adapter,
+        uid,
+      })
+      .orderBy('s.id', 'ASC')
+      .limit(1)
+      .getRawOne<{ status: SendedStatus; adapter_data: string | null }>();
+    return row ? { status: row.status, adapterData: row.adapter_data } : null;
+  }
+
+  /**
+   * Sets the status of the user's messages under `uid` that are in one of the statuses `from`,
+   * in one statement: of two receipts racing, the database applies each only if it is still
+   * allowed when it runs. Returns how many messages changed.
+   */
+  async updateStatus(
+    userId: number,
+    adapter: string,
+    uid: string,
+    status: SendedStatus,
+    from: readonly SendedStatus[],
+  ): Promise<number> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .update(Sended)
+      .set({ status, updated_at: nowUtc() })
+      .where('id_user = :userId AND adapter = :adapter AND uid = :uid', { userId, adapter, uid })
+      .andWhere('status IN (:...from)', { from })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  findOwnPhone(userId: number, phoneId: number): Promise<CallbackPhone | null> {
+    return this.dataSource.getRepository(Phone).findOne({
+      select: { id: true, id_user: true, adapter: true, adapter_data: true },
+      where: { id: phoneId, id_user: userId },
+    });
+  }
+
+  /** The user's stored settings (without the defaults). */
+  async settingsOf(userId: number): Promise<Record<string, string>> {
+    const rows = await this.dataSource
+      .getRepository(Setting)
+      .find({ select: { name: true, value: true }, where: { id_user: userId } });
+    return Object.fromEntries(rows.map((row) => [row.name, row.value]));
+  }
+
+  /**
+   * Stores an inbound message and, for a STOP, the number on the user's STOP list and the reply,
+   * in one transaction. The reply is scheduled only by the request that added the number: the
+   * unique `(id_user, number)` makes a concurrent duplicate STOP add nothing and reply nothing.
+   */
+  async storeReceived(message: NewReceived): Promise<StoredReceived> {
+    return this.dataSource.transaction(async (manager) => {
+      const now = nowUtc();
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Received)
+        .values(
+          message.chunks.map((text) => ({
+            id_user: message.userId,
+            id_phone: message.phoneId,
+            at: message.at,
+            text,
+            origin: message.origin,
+            command: 0,
+            status: 'unread' as const,
+            mms: 0,
+            created_at: now,
+            updated_at: null,
+          })),
+        )
+        .execute();
+      if (!message.stop) {
+        return { stopAdded: false, replyId: null };
+      }
+      const [sql, parameters] = manager
+        .createQueryBuilder()
+        .insert()
+        .into(SmsStop)
+        .values({ id_user: message.userId, number: message.origin, created_at: now })
+        .orIgnore()
+        .getQueryAndParameters();
+      // The driver's own count of inserted rows: an ignored duplicate is 0 on both engines.
+      const inserted = await manager.queryRunner!.query(sql, parameters, true);
+      const stopAdded = (inserted.affected ?? 0) > 0;
+      const replyId =
+        stopAdded && message.stop.reply
+          ? await this.scheduled.insert(manager, message.stop.reply)
+          : null;
+      return { stopAdded, replyId };
+    });
+  }
+}
