@@ -61,7 +61,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * joiners, variation selectors, emoji modifiers and tags, regional indicators, Hangul jamo.
  */
 const CLUSTERING =
-  /[\p{M}\u200C\u200D\uFE0E\uFE0F\u{1F3FB}-\u{1F3FF}\u{E0020}-\u{E007F}\p{RI}\u1100-\u11FF]/u;
+  /\p{M}|\u200C|\u200D|\uFE0E|\uFE0F|\p{Emoji_Modifier}|[\u{E0020}-\u{E007F}]|\p{RI}|[\u1100-\u11FF]/u;
 
 /** Combining marks and invisible format characters (zero-width spaces, joiners, BOM). */
 const MARKS_AND_FORMATS = /[\p{M}\p{Cf}]/gu;
