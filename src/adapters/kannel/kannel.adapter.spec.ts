@@ -7,17 +7,23 @@ import {
   startFakeServer,
   startSilentServer,
 } from '../../../test/support/adapters.factories';
+import { CallbackRequest, OutgoingSms } from '../adapter';
 import { KannelAdapter } from './kannel.adapter';
 
 const USERNAME = 'smsgw';
 const PASSWORD = 'kannel-secret';
+const CALLBACK = 'https://sms.example.org/callback/status/kannel/?api_key=k';
 
 /**
  * A Kannel smsbox's sendsms interface as documented: credentials as the `username` and
- * `password` query parameters, 403 when they are wrong, 400 when the receiver is missing.
+ * `password` query parameters, 403 when they are wrong, 400 when the receiver is missing, 202
+ * "0: Accepted for delivery" for a message taken, and a dlr-url it calls back with its `%d`
+ * replaced by the report's type.
  */
 class FakeKannel {
   failWith: number | null = null;
+  /** A canned answer to requests that pass authentication. */
+  answerWith: { status: number; text: string } | null = null;
   readonly seen: URL[] = [];
 
   readonly handle = (request: IncomingMessage, response: ServerResponse): void => {
@@ -36,13 +42,46 @@ class FakeKannel {
       url.searchParams.get('password') !== PASSWORD
     ) {
       answer(403, 'Authorization failed for sendsms');
+    } else if (this.answerWith) {
+      answer(this.answerWith.status, this.answerWith.text);
     } else if (!url.searchParams.get('to')) {
       answer(400, 'Missing receiver number');
     } else {
       answer(202, '0: Accepted for delivery');
     }
   };
+
+  /** The URL Kannel would call to report a delivery of `type` for the last message. */
+  report(type: number): string {
+    const dlrUrl = this.seen[this.seen.length - 1].searchParams.get('dlr-url') ?? '';
+    return dlrUrl.replace('%d', String(type));
+  }
 }
+
+const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
+  destination: '+33655555555',
+  text: 'Hello there',
+  flash: false,
+  medias: [],
+  statusCallbackUrl: CALLBACK,
+  ...overrides,
+});
+
+const callback = (overrides: Partial<CallbackRequest> = {}): CallbackRequest => ({
+  method: 'GET',
+  url: 'https://sms.example.org/callback/reception/kannel/1/?api_key=k',
+  headers: {},
+  query: {},
+  form: {},
+  rawBody: '',
+  ...overrides,
+});
+
+/** The callback request smsgw gets when Kannel calls `url` with a GET. */
+const getRequest = (url: string): CallbackRequest => {
+  const parsed = new URL(url);
+  return callback({ url, query: Object.fromEntries(parsed.searchParams) });
+};
 
 describe('KannelAdapter', () => {
   let fake: FakeKannel;
@@ -177,6 +216,284 @@ describe('KannelAdapter', () => {
 
     it('reports refused credentials as unavailable', async () => {
       expect(await adapter.checkStatus({ ...data, password: 'wrong' })).toBe('unavailable');
+    });
+  });
+  describe('send', () => {
+    const sent = () => fake.seen[fake.seen.length - 1];
+
+    it('asks the sendsms interface to send, with receipts to smsgw, and keeps its own uid', async () => {
+      const result = await adapter.send(data, sms());
+
+      expect(result).toEqual({ outcome: 'sent', uid: expect.stringMatching(/^[0-9a-f]{32}$/) });
+      const uid = result.outcome === 'sent' ? result.uid : '';
+      expect(fake.seen).toHaveLength(1);
+      expect(sent().pathname).toBe('/cgi-bin/sendsms');
+      expect([...sent().searchParams].sort()).toEqual(
+        [
+          ['username', USERNAME],
+          ['password', PASSWORD],
+          ['from', '+33612345678'],
+          ['to', '+33655555555'],
+          ['text', 'Hello there'],
+          ['dlr-mask', '19'],
+          ['dlr-url', `${CALLBACK}&sms_uid=${uid}&type=%d`],
+        ].sort(),
+      );
+    });
+
+    it('takes a message Kannel queues for later delivery as sent', async () => {
+      fake.answerWith = { status: 202, text: '3: Queued for later delivery' };
+
+      expect((await adapter.send(data, sms())).outcome).toBe('sent');
+    });
+
+    it('gives each message its own uid', async () => {
+      const first = await adapter.send(data, sms());
+      const second = await adapter.send(data, sms());
+
+      expect(first.outcome === 'sent' && second.outcome === 'sent').toBe(true);
+      expect(first).not.toEqual(second);
+    });
+
+    it.each([
+      [1, 'delivered'],
+      [2, 'failed'],
+      [16, 'failed'],
+    ])('reads back the report Kannel makes of type %d as %s', async (type, status) => {
+      const result = await adapter.send(data, sms());
+      const uid = result.outcome === 'sent' ? result.uid : 'none';
+
+      expect(adapter.parseStatusCallback(getRequest(fake.report(type)))).toEqual({ uid, status });
+    });
+
+    it("sends receipts to the phone's dlr_url instead, keeping its query but not its type", async () => {
+      const dlr = 'https://hooks.example.org/dlr?api_key=mine&type=9';
+
+      const result = await adapter.send({ ...data, dlr_url: dlr }, sms());
+
+      const uid = result.outcome === 'sent' ? result.uid : 'none';
+      expect(sent().searchParams.get('dlr-url')).toBe(
+        `https://hooks.example.org/dlr?api_key=mine&sms_uid=${uid}&type=%d`,
+      );
+    });
+
+    it('asks for no receipts when there is no URL to send them to', async () => {
+      await adapter.send(data, sms({ statusCallbackUrl: null }));
+
+      expect(sent().searchParams.has('dlr-mask')).toBe(false);
+      expect(sent().searchParams.has('dlr-url')).toBe(false);
+    });
+
+    it('sends text outside GSM-7 as UCS-2 from UTF-8', async () => {
+      await adapter.send(data, sms({ text: 'Ça va ? 日本 & =' }));
+
+      expect(sent().searchParams.get('text')).toBe('Ça va ? 日本 & =');
+      expect(sent().searchParams.get('coding')).toBe('2');
+      expect(sent().searchParams.get('charset')).toBe('UTF-8');
+    });
+
+    it('leaves GSM-7 text, extension characters included, in the default coding', async () => {
+      await adapter.send(data, sms({ text: 'Prix : 5 € [promo] é' }));
+
+      expect(sent().searchParams.has('coding')).toBe(false);
+      expect(sent().searchParams.has('charset')).toBe(false);
+    });
+
+    it('routes through the smsc of the adapter data', async () => {
+      await adapter.send({ ...data, smsc: 'orange' }, sms());
+
+      expect(sent().searchParams.get('smsc')).toBe('orange');
+    });
+
+    it('sends flash messages as message class 0', async () => {
+      expect(adapter.capabilities).toEqual({ flash: true, mms: false });
+
+      await adapter.send(data, sms({ flash: true }));
+      expect(sent().searchParams.get('mclass')).toBe('0');
+      await adapter.send(data, sms());
+      expect(sent().searchParams.has('mclass')).toBe(false);
+    });
+
+    it('refuses for good with refused credentials', async () => {
+      expect(await adapter.send({ ...data, password: 'wrong' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'Kannel refused the credentials (HTTP 403): check username and password.',
+      });
+    });
+
+    it('refuses for good a sendsms URL the smsbox does not serve', async () => {
+      const url = `${server.url}/sendsms`;
+
+      expect(await adapter.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: `Kannel has no sendsms interface at ${url} (HTTP 404): check kannel_sendsms_url.`,
+      });
+    });
+
+    it("refuses for good a message Kannel rejects, quoting Kannel's reason", async () => {
+      expect(await adapter.send(data, sms({ destination: '' }))).toEqual({
+        outcome: 'permanent',
+        reason:
+          'Kannel refused the message (HTTP 400: Missing receiver number): check the adapter data and the destination.',
+      });
+    });
+
+    it("quotes Kannel's reason on one line", async () => {
+      fake.answerWith = { status: 400, text: 'Sender missing and\nno global set, rejected.\n' };
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'permanent',
+        reason:
+          'Kannel refused the message (HTTP 400: Sender missing and no global set, rejected): check the adapter data and the destination.',
+      });
+    });
+
+    it.each([500, 503])('retries later when the smsbox answers %d', async (status) => {
+      fake.failWith = status;
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Kannel answered HTTP ${status}: it is failing on its side, try again later.`,
+      });
+    });
+
+    it('does not retry a success status Kannel does not give, which may have sent it', async () => {
+      fake.answerWith = { status: 200, text: 'OK' };
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'Kannel answered HTTP 200, which smsgw does not expect: check the adapter data.',
+      });
+    });
+
+    it('retries later a smsbox it cannot connect to, without the password in the reason', async () => {
+      const port = await closedPort();
+      const url = `http://127.0.0.1:${port}/cgi-bin/sendsms`;
+
+      expect(await adapter.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach Kannel at ${url} (connection refused).`,
+      });
+    });
+
+    it('retries later a smsbox that does not answer within the provider timeout', async () => {
+      const silent = await startSilentServer();
+      const url = `${silent.url}/cgi-bin/sendsms`;
+
+      try {
+        expect(await impatient.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
+          outcome: 'transient',
+          reason: `Could not reach Kannel at ${url} within 200 ms.`,
+        });
+      } finally {
+        await silent.close();
+      }
+    });
+
+    it.each([
+      [{ from: '' }, 'from is required.'],
+      [
+        { kannel_sendsms_url: 'smsbox:13013/cgi-bin/sendsms' },
+        'kannel_sendsms_url must be an http(s) URL such as http://smsbox.example.org:13013/cgi-bin/sendsms, without credentials in it.',
+      ],
+      [{ dlr_url: 'callback' }, 'dlr_url must be an http(s) URL.'],
+    ])('refuses for good, without calling Kannel, data such as %p', async (change, reason) => {
+      expect(await adapter.send({ ...data, ...change }, sms())).toEqual({
+        outcome: 'permanent',
+        reason,
+      });
+      expect(fake.seen).toHaveLength(0);
+    });
+  });
+
+  describe('parseStatusCallback', () => {
+    it.each([
+      ['1', 'delivered'],
+      ['2', 'failed'],
+      ['16', 'failed'],
+      ['4', 'unknown'],
+      ['8', 'unknown'],
+      ['', 'unknown'],
+    ])('reads type %p as %s', (type, status) => {
+      const query = { api_key: 'k', sms_uid: 'abc', type };
+
+      expect(adapter.parseStatusCallback(callback({ query }))).toEqual({ uid: 'abc', status });
+    });
+
+    it('is not a receipt without sms_uid', () => {
+      expect(adapter.parseStatusCallback(callback({ query: { type: '1' } }))).toBeNull();
+    });
+  });
+
+  describe('parseReceptionCallback', () => {
+    const posted = (headers: Record<string, string>, rawBody = 'Hello, world'): CallbackRequest =>
+      callback({
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'x-kannel-to': '+33612345678', ...headers },
+        rawBody,
+      });
+
+    it('reads a post-url message: the body, X-Kannel-From as origin and X-Kannel-Time', () => {
+      const request = posted({
+        'x-kannel-from': '+33655555555',
+        'x-kannel-time': '2026-03-01 12:34:56',
+      });
+
+      expect(adapter.parseReceptionCallback(request)).toEqual({
+        origin: '+33655555555',
+        text: 'Hello, world',
+        at: '2026-03-01 12:34:56',
+      });
+    });
+
+    it('never takes X-Kannel-To, the receiving number, for the origin', () => {
+      expect(adapter.parseReceptionCallback(posted({}))).toBeNull();
+    });
+
+    it('keeps a Unicode body as it is', () => {
+      const request = posted({ 'x-kannel-from': '+33655555555' }, 'Ça va ? 日本');
+
+      expect(adapter.parseReceptionCallback(request)?.text).toBe('Ça va ? 日本');
+    });
+
+    it.each([
+      ['0033655555555', '+33655555555'],
+      [' +33 6 55 55 55 55 ', '+33655555555'],
+      ['36180', '36180'],
+    ])('gives origin %p as %p', (from, origin) => {
+      expect(adapter.parseReceptionCallback(posted({ 'x-kannel-from': from }))?.origin).toBe(
+        origin,
+      );
+    });
+
+    it.each(['', 'yesterday', '2026-02-30 10:00:00'])(
+      'takes a message with X-Kannel-Time %p as received now',
+      (time) => {
+        const request = posted({ 'x-kannel-from': '+33655555555', 'x-kannel-time': time });
+
+        expect(adapter.parseReceptionCallback(request)?.at).toBeNull();
+      },
+    );
+
+    it.each([
+      ['2026-03-01 12:34:56', '2026-03-01 12:34:56'],
+      ['2026-03-01 12:34', '2026-03-01 12:34:00'],
+      ['1772368496', '2026-03-01 12:34:56'],
+    ])('reads a get-url message, with time %p', (time, at) => {
+      const query = { api_key: 'k', from: '+33655555555', text: 'Hello  world', time };
+
+      expect(adapter.parseReceptionCallback(callback({ query }))).toEqual({
+        origin: '+33655555555',
+        text: 'Hello  world',
+        at,
+      });
+    });
+
+    it('is not an inbound message without from and text', () => {
+      expect(adapter.parseReceptionCallback(callback({ query: { text: 'Hi' } }))).toBeNull();
+      expect(
+        adapter.parseReceptionCallback(callback({ query: { from: '+33655555555' } })),
+      ).toBeNull();
     });
   });
 });

@@ -1,13 +1,59 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import { randomBytes } from 'node:crypto';
+import { SegmentedMessage } from 'sms-segments-calculator';
 import { AppConfig } from '../../config/configuration';
+import { normalizePhoneNumber } from '../../common/phone/phone-number';
+import { API_DATETIME_FORMAT, parseApiDatetime } from '../../common/time/datetime';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  CallbackRequest,
+  IncomingSms,
+  OutgoingSms,
+  ReportedStatus,
+  SendResult,
+  StatusReport,
+  field,
+  missingRequiredField,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { ProviderHttp, unexpectedStatus } from '../provider-http';
+import {
+  ProviderHttp,
+  ProviderReply,
+  isTransientStatus,
+  unexpectedSendReply,
+  unexpectedStatus,
+} from '../provider-http';
 
 const PROVIDER = 'Kannel';
 
-/** A Kannel smsbox, through its sendsms HTTP interface. */
+/**
+ * Kannel's delivery report types (the `%d` of a dlr-url): 1 delivered to the phone, 2 not
+ * delivered to the phone, 16 refused by the SMSC. Their sum is the dlr-mask asking for these
+ * final reports only; 4 (queued on the SMSC) and 8 (delivered to the SMSC) would say nothing new.
+ */
+const DLR_TYPES: Readonly<Record<string, ReportedStatus>> = {
+  '1': 'delivered',
+  '2': 'failed',
+  '16': 'failed',
+};
+const DLR_MASK = String(1 + 2 + 16);
+
+/** How much of an error text Kannel answers is quoted to the user. */
+const MAX_QUOTED = 200;
+
+/**
+ * A Kannel smsbox, through its sendsms HTTP interface.
+ *
+ * Inbound messages come from an `sms-service` group of the smsbox, either as a POST with
+ * `post-url = "<smsgw>/callback/reception/kannel/<id_phone>/?api_key=<key>"` and
+ * `send-sender = true` (without it Kannel leaves out X-Kannel-From, the origin), or as a GET
+ * with `get-url = "<same URL>&from=%p&text=%a&time=%t"`. Either way set `omit-empty = true`:
+ * Kannel sends the answer's body back to the sender, and smsgw answers with none.
+ */
 @Injectable()
 export class KannelAdapter implements Adapter {
   private readonly logger = new Logger(KannelAdapter.name);
@@ -31,7 +77,7 @@ export class KannelAdapter implements Adapter {
     ],
     hideData: true,
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 
@@ -40,34 +86,17 @@ export class KannelAdapter implements Adapter {
    * with 403 when the credentials are wrong and with another 4xx when they are right.
    */
   async test(data: AdapterData): Promise<string | null> {
-    const missing = missingRequiredField(this.descriptor, data);
-    if (missing) {
-      return missing;
+    const sendsms = this.sendsmsUrl(data);
+    if (typeof sendsms === 'string') {
+      return sendsms;
     }
-    const sendsms = httpUrl(data.kannel_sendsms_url);
-    // fetch refuses a URL with user info; Kannel takes the credentials as parameters anyway.
-    if (!sendsms || sendsms.username || sendsms.password) {
-      return 'kannel_sendsms_url must be an http(s) URL such as http://smsbox.example.org:13013/cgi-bin/sendsms, without credentials in it.';
-    }
-    if (data.dlr_url && !httpUrl(data.dlr_url)) {
-      return 'dlr_url must be an http(s) URL.';
-    }
-    const location = `${sendsms.origin}${sendsms.pathname}`;
-    sendsms.searchParams.set('username', data.username);
-    sendsms.searchParams.set('password', data.password);
-    const reply = await new ProviderHttp(
-      PROVIDER,
-      location,
-      this.config.providers.timeoutMs,
-    ).request(sendsms);
+    const reply = await this.request(sendsms);
     if (!reply.ok) {
       return reply.reason;
     }
-    if (reply.status === 403) {
-      return 'Kannel refused the credentials (HTTP 403): check username and password.';
-    }
-    if (reply.status === 404) {
-      return `Kannel has no sendsms interface at ${location} (HTTP 404): check kannel_sendsms_url.`;
+    const refusal = refusedData(reply.status, sendsms);
+    if (refusal) {
+      return refusal;
     }
     if (reply.status >= 500) {
       return unexpectedStatus(PROVIDER, reply.status);
@@ -84,6 +113,114 @@ export class KannelAdapter implements Adapter {
     }
     return 'available';
   }
+
+  /**
+   * One sendsms GET. Kannel answers no id, so smsgw makes the uid and puts it in the dlr-url,
+   * where Kannel's delivery report brings it back.
+   */
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const sendsms = this.sendsmsUrl(data);
+    if (typeof sendsms === 'string') {
+      return { outcome: 'permanent', reason: sendsms };
+    }
+    const uid = randomBytes(16).toString('hex');
+    const params = sendsms.searchParams;
+    params.set('from', data.from);
+    params.set('to', sms.destination);
+    params.set('text', sms.text);
+    if (data.smsc) {
+      params.set('smsc', data.smsc);
+    }
+    if (new SegmentedMessage(sms.text).encodingName !== 'GSM-7') {
+      // UCS-2, from the UTF-8 text: Kannel would read a coding=2 text as UTF-16BE otherwise.
+      params.set('coding', '2');
+      params.set('charset', 'UTF-8');
+    }
+    if (sms.flash) {
+      params.set('mclass', '0');
+    }
+    const receipts = data.dlr_url || sms.statusCallbackUrl;
+    if (receipts) {
+      params.set('dlr-mask', DLR_MASK);
+      params.set('dlr-url', dlrUrl(receipts, uid));
+    }
+    const reply = await this.request(sendsms);
+    if (!reply.ok) {
+      return unexpectedSendReply(PROVIDER, reply);
+    }
+    // 202 with "0: Accepted for delivery", or "3: Queued for later delivery" while the SMSC is away.
+    if (reply.status === 202) {
+      return { outcome: 'sent', uid };
+    }
+    const refusal = refusedData(reply.status, sendsms);
+    if (refusal) {
+      return { outcome: 'permanent', reason: refusal };
+    }
+    if (reply.status >= 400 && !isTransientStatus(reply.status)) {
+      const said = quote(reply.body);
+      return {
+        outcome: 'permanent',
+        reason: `Kannel refused the message (HTTP ${reply.status}${said ? `: ${said}` : ''}): check the adapter data and the destination.`,
+      };
+    }
+    return unexpectedSendReply(PROVIDER, reply);
+  }
+
+  /** A delivery report: the dlr-url's `sms_uid` and Kannel's `type` (DLR_TYPES). */
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    const uid = request.query.sms_uid;
+    if (!uid) {
+      return null;
+    }
+    return { uid, status: DLR_TYPES[request.query.type ?? ''] ?? 'unknown' };
+  }
+
+  /**
+   * An inbound message from the sms-service (see the class comment): a POST carries the text
+   * as its body, the origin in X-Kannel-From and the UTC time in X-Kannel-Time; a GET carries
+   * `from`, `text` and `time`. X-Kannel-To is the receiving number, never the origin (RaspiSMS
+   * took it for one, bug #224).
+   */
+  parseReceptionCallback(request: CallbackRequest): IncomingSms | null {
+    const post = request.method.toUpperCase() === 'POST';
+    const origin = post ? request.headers['x-kannel-from'] : request.query.from;
+    const text = post ? request.rawBody : request.query.text;
+    if (!origin?.trim() || text === undefined) {
+      return null;
+    }
+    return {
+      origin: e164(origin.trim()),
+      text,
+      at: kannelTime(post ? request.headers['x-kannel-time'] : request.query.time),
+    };
+  }
+
+  /**
+   * The sendsms URL with the credentials, or why the data cannot make one. The URL keeps the
+   * query it already has (a fixed smsc, say).
+   */
+  private sendsmsUrl(data: AdapterData): URL | string {
+    const missing = missingRequiredField(this.descriptor, data);
+    if (missing) {
+      return missing;
+    }
+    const sendsms = httpUrl(data.kannel_sendsms_url);
+    // fetch refuses a URL with user info; Kannel takes the credentials as parameters anyway.
+    if (!sendsms || sendsms.username || sendsms.password) {
+      return 'kannel_sendsms_url must be an http(s) URL such as http://smsbox.example.org:13013/cgi-bin/sendsms, without credentials in it.';
+    }
+    if (data.dlr_url && !httpUrl(data.dlr_url)) {
+      return 'dlr_url must be an http(s) URL.';
+    }
+    sendsms.searchParams.set('username', data.username);
+    sendsms.searchParams.set('password', data.password);
+    return sendsms;
+  }
+
+  private request(sendsms: URL): Promise<ProviderReply> {
+    const location = sendsmsLocation(sendsms);
+    return new ProviderHttp(PROVIDER, location, this.config.providers.timeoutMs).request(sendsms);
+  }
 }
 
 /** `value` as an http(s) URL, or null. */
@@ -94,4 +231,56 @@ function httpUrl(value: string): URL | null {
   } catch {
     return null;
   }
+}
+
+/** The sendsms URL without its query, which holds the password, for sentences and logs. */
+function sendsmsLocation(sendsms: URL): string {
+  return `${sendsms.origin}${sendsms.pathname}`;
+}
+
+/** Why Kannel refused the adapter data itself (credentials, URL), or null. */
+function refusedData(status: number, sendsms: URL): string | null {
+  if (status === 403) {
+    return 'Kannel refused the credentials (HTTP 403): check username and password.';
+  }
+  if (status === 404) {
+    return `Kannel has no sendsms interface at ${sendsmsLocation(sendsms)} (HTTP 404): check kannel_sendsms_url.`;
+  }
+  return null;
+}
+
+/**
+ * `base` with `sms_uid` and a literal `type=%d`, which Kannel replaces with the report's type
+ * (URLSearchParams would escape the `%`). Any `type` or `sms_uid` it had is dropped.
+ */
+function dlrUrl(base: string, uid: string): string {
+  const url = new URL(base);
+  url.hash = '';
+  url.searchParams.delete('type');
+  url.searchParams.set('sms_uid', uid);
+  return `${url.href}&type=%d`;
+}
+
+/** Kannel's plain-text error, on one line and short, without its final full stop. */
+function quote(body: string): string {
+  return body.replace(/\s+/g, ' ').trim().slice(0, MAX_QUOTED).replace(/\.$/, '');
+}
+
+/** E.164 when it parses, also from Kannel's `00` international prefix; else as given. */
+function e164(origin: string): string {
+  return normalizePhoneNumber(origin) ?? normalizePhoneNumber(origin.replace(/^00/, '+')) ?? origin;
+}
+
+/**
+ * Kannel's UTC time of an inbound message as a UTC `YYYY-MM-DD HH:MM:SS`: X-Kannel-Time and
+ * `%t` give `YYYY-MM-DD HH:MM:SS` (older Kannels `YYYY-MM-DD HH:MM`), `%T` Unix seconds. Null,
+ * meaning now, when it is none of these.
+ */
+function kannelTime(value: string | undefined): string | null {
+  const time = value?.trim() ?? '';
+  if (/^\d+$/.test(time)) {
+    const date = DateTime.fromSeconds(Number(time), { zone: 'utc' });
+    return date.isValid ? date.toFormat(API_DATETIME_FORMAT) : null;
+  }
+  return parseApiDatetime(time.length === 16 ? `${time}:00` : time, 'utc');
 }
