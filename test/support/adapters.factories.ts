@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket, createServer as createTcpServer } from 'node:net';
+import {
+  InboundSink,
+  IncomingSms,
+  ListenedPhone,
+  OutgoingSms,
+  StatusReport,
+} from '../../src/adapters/adapter';
+import { parseJson } from '../../src/adapters/provider-http';
 import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
 
@@ -90,6 +99,16 @@ export interface FakeOvhCall {
   method: string;
   path: string;
   timestamp: string | undefined;
+  /** The request body as sent. */
+  body: string;
+}
+
+/** A received message as `GET …/incoming/{id}` gives it. */
+export interface FakeOvhIncoming {
+  id: number;
+  creationDatetime: string;
+  message: string;
+  sender: string;
 }
 
 /**
@@ -109,6 +128,18 @@ export class FakeOvh {
   ]);
   readonly calls: FakeOvhCall[] = [];
   failWith: number | null = null;
+  /** The status to answer one signed call with instead of its documented answer, if any. */
+  failWhen: ((call: FakeOvhCall) => number | null) | null = null;
+  /** Bodies of the sending jobs posted, with the path they were posted to. */
+  readonly jobs: Array<{ path: string; body: Record<string, unknown> }> = [];
+  /** What `POST …/jobs` answers instead of a sending report, when set. */
+  jobReply: { status: number; body: unknown } | null = null;
+  /**
+   * Received messages by inbox: `/sms/{service}` for the service's own, or
+   * `/sms/{service}/virtualNumbers/{number}` for a virtual number's.
+   */
+  readonly incoming = new Map<string, FakeOvhIncoming[]>();
+  private nextJobId = 7_000_001;
 
   constructor(private readonly origin: () => string) {}
 
@@ -130,7 +161,8 @@ export class FakeOvh {
       return Array.isArray(value) ? value[0] : value;
     };
     const timestamp = header('x-ovh-timestamp');
-    this.calls.push({ method: request.method ?? '', path, timestamp });
+    const call = { method: request.method ?? '', path, timestamp, body };
+    this.calls.push(call);
     const now = Math.floor(Date.now() / 1000) + FakeOvh.CLOCK_SKEW_SECONDS;
     if (this.failWith) {
       sendJson(response, this.failWith, { message: 'Internal server error' });
@@ -167,27 +199,92 @@ export class FakeOvh {
       sendJson(response, 400, { message: 'Invalid signature' });
       return;
     }
-    this.route(request.method ?? '', path, response);
+    const failure = this.failWhen?.(call) ?? null;
+    if (failure) {
+      sendJson(response, failure, { message: 'Failure asked of the fake' });
+      return;
+    }
+    this.route(request.method ?? '', path, body, response);
   };
 
-  private route(method: string, path: string, response: ServerResponse): void {
-    const match = /^\/sms\/([^/]+)(?:\/(virtualNumbers|senders)\/([^/]+))?$/.exec(path);
-    const service = match && this.services.get(decodeURIComponent(match[1]));
-    if (method !== 'GET' || !match || !service) {
+  private route(method: string, path: string, body: string, response: ServerResponse): void {
+    const notFound = () =>
       sendJson(response, 404, { message: 'The requested object does not exist' });
+    const [root, name, ...rest] = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const service = root === 'sms' ? this.services.get(name) : undefined;
+    if (!service) {
+      notFound();
       return;
     }
-    const [, name, list, item] = match;
-    if (!list) {
-      sendJson(response, 200, { name, creditsLeft: service.creditsLeft, status: 'enable' });
+    let inbox = `/sms/${name}`;
+    let below = rest;
+    if (rest[0] === 'virtualNumbers' && rest.length >= 2) {
+      if (!service.virtualNumbers.includes(rest[1])) {
+        notFound();
+        return;
+      }
+      inbox = `${inbox}/virtualNumbers/${rest[1]}`;
+      below = rest.slice(2);
+    }
+    const route = `${method} ${below.join('/')}`;
+    if (route === 'GET ') {
+      sendJson(
+        response,
+        200,
+        inbox.includes('/virtualNumbers/')
+          ? { number: rest[1] }
+          : { name, creditsLeft: service.creditsLeft, status: 'enable' },
+      );
+    } else if (method === 'GET' && below[0] === 'senders' && below.length === 2) {
+      if (service.senders.includes(below[1])) {
+        sendJson(response, 200, { sender: below[1] });
+      } else {
+        notFound();
+      }
+    } else if (route === 'POST jobs') {
+      this.postJob(path, body, response);
+    } else if (route === 'GET incoming') {
+      sendJson(
+        response,
+        200,
+        (this.incoming.get(inbox) ?? []).map(({ id }) => id),
+      );
+    } else if (below[0] === 'incoming' && below.length === 2) {
+      const messages = this.incoming.get(inbox) ?? [];
+      const index = messages.findIndex(({ id }) => String(id) === below[1]);
+      if (index < 0 || (method !== 'GET' && method !== 'DELETE')) {
+        notFound();
+      } else if (method === 'GET') {
+        sendJson(response, 200, { ...messages[index], credits: 0, tag: '' });
+      } else {
+        messages.splice(index, 1);
+        sendJson(response, 200, null);
+      }
+    } else {
+      notFound();
+    }
+  }
+
+  /** A sending job, answered with OVH's sending report: receivers not in E.164 are invalid. */
+  private postJob(path: string, body: string, response: ServerResponse): void {
+    const job = (parseJson(body) ?? {}) as Record<string, unknown>;
+    this.jobs.push({ path, body: job });
+    if (this.jobReply) {
+      sendJson(response, this.jobReply.status, this.jobReply.body);
       return;
     }
-    const items = list === 'virtualNumbers' ? service.virtualNumbers : service.senders;
-    if (!items.includes(decodeURIComponent(item))) {
-      sendJson(response, 404, { message: 'The requested object does not exist' });
+    if (typeof job.message !== 'string' || !Array.isArray(job.receivers)) {
+      sendJson(response, 400, { message: 'Invalid body: message and receivers are required' });
       return;
     }
-    sendJson(response, 200, { [list === 'virtualNumbers' ? 'number' : 'sender']: item });
+    const receivers = job.receivers.map(String);
+    const valid = receivers.filter((receiver) => /^\+[1-9]\d{6,14}$/.test(receiver));
+    sendJson(response, 200, {
+      ids: valid.map(() => this.nextJobId++),
+      invalidReceivers: receivers.filter((receiver) => !valid.includes(receiver)),
+      validReceivers: valid,
+      totalCreditsRemoved: valid.length,
+    });
   }
 }
 
@@ -202,4 +299,67 @@ export async function startFakeOvh(): Promise<{
   const server = await startFakeServer(fake.handle);
   origin = server.url;
   return { fake, server, apiUrl: `${server.url}/1.0` };
+}
+
+/** A message to send, with overrides. */
+export function outgoingSms(overrides: Partial<OutgoingSms> = {}): OutgoingSms {
+  return {
+    destination: '+33687654321',
+    text: 'Hello',
+    flash: false,
+    medias: [],
+    statusCallbackUrl: null,
+    ...overrides,
+  };
+}
+
+/**
+ * An `InboundSink` recording what a listening adapter reports. `hold` keeps its answers
+ * pending until `release`; `failures` makes that many of the next calls reject, as a store
+ * whose database is down would.
+ */
+export class RecordingSink implements InboundSink {
+  readonly statuses: StatusReport[] = [];
+  readonly messages: IncomingSms[] = [];
+  failures = 0;
+  private readonly events = new EventEmitter();
+  private held: Array<() => void> | null = null;
+
+  hold(): void {
+    this.held = [];
+  }
+
+  release(): void {
+    for (const resume of this.held ?? []) {
+      resume();
+    }
+    this.held = null;
+  }
+
+  status(_phone: ListenedPhone, report: StatusReport): Promise<void> {
+    this.statuses.push(report);
+    return this.answer();
+  }
+
+  received(_phone: ListenedPhone, sms: IncomingSms): Promise<void> {
+    this.messages.push(sms);
+    return this.answer();
+  }
+
+  /** Resolves once the sink has been called `count` times in all. */
+  async calls(count = 1): Promise<void> {
+    while (this.statuses.length + this.messages.length < count) {
+      await new Promise((resolve) => this.events.once('call', resolve));
+    }
+  }
+
+  private answer(): Promise<void> {
+    this.events.emit('call');
+    if (this.failures > 0) {
+      this.failures -= 1;
+      return Promise.reject(new Error('The store is down.'));
+    }
+    const held = this.held;
+    return held ? new Promise((resolve) => held.push(resolve)) : Promise.resolve();
+  }
 }

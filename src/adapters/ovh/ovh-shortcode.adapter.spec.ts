@@ -2,28 +2,49 @@ import { Logger } from '@nestjs/common';
 import {
   FakeOvh,
   FakeServer,
+  RecordingSink,
   adapterConfig,
   closedPort,
+  outgoingSms,
   startFakeOvh,
+  startFakeServer,
   startSilentServer,
 } from '../../../test/support/adapters.factories';
+import { CallbackRequest } from '../adapter';
 import { OvhShortcodeAdapter } from './ovh-shortcode.adapter';
 
 const DATA = FakeOvh.data();
+const INBOX = `/sms/${FakeOvh.SERVICE}`;
+const PHONE = { id: 7, id_user: 1, data: DATA };
+
+/** A receipt as OVH calls the service's callBack URL. */
+const receipt = (query: Record<string, string>): CallbackRequest => ({
+  method: 'GET',
+  url: `/callback/status/ovh_shortcode/?${new URLSearchParams(query).toString()}`,
+  headers: {},
+  query,
+  form: {},
+  rawBody: '',
+});
 
 describe('OvhShortcodeAdapter', () => {
   let fake: FakeOvh;
   let server: FakeServer;
   let adapter: OvhShortcodeAdapter;
   let warnings: jest.SpyInstance;
+  let errors: jest.SpyInstance;
 
   beforeEach(async () => {
     ({ fake, server } = await startFakeOvh());
-    adapter = new OvhShortcodeAdapter(adapterConfig({ OVH_API_URL: `${server.url}/1.0` }));
+    adapter = new OvhShortcodeAdapter(
+      adapterConfig({ OVH_API_URL: `${server.url}/1.0`, PROVIDER_POLL_INTERVAL_MS: '20' }),
+    );
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
   afterEach(async () => {
     warnings.mockRestore();
+    errors.mockRestore();
     await server.close();
   });
 
@@ -145,6 +166,331 @@ describe('OvhShortcodeAdapter', () => {
       } finally {
         await silent.close();
       }
+    });
+  });
+
+  describe('send', () => {
+    it('posts a job from a short code that can be answered when no sender is given', async () => {
+      const result = await adapter.send(DATA, outgoingSms({ text: 'Hello there' }));
+
+      expect(result).toEqual({ outcome: 'sent', uid: '7000001' });
+      expect(fake.jobs).toEqual([
+        {
+          path: `${INBOX}/jobs`,
+          body: {
+            message: 'Hello there',
+            receivers: ['+33687654321'],
+            coding: '7bit',
+            senderForResponse: true,
+          },
+        },
+      ]);
+    });
+
+    it('posts a job from the sender name when one is given', async () => {
+      await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms());
+
+      expect(fake.jobs[0].body).toEqual({
+        message: 'Hello',
+        receivers: ['+33687654321'],
+        coding: '7bit',
+        senderForResponse: false,
+        sender: 'SMSGW',
+      });
+    });
+
+    it('asks for a flash SMS with the flash class, and lets OVH pick Unicode for other texts', async () => {
+      await adapter.send(DATA, outgoingSms({ text: 'Ça marche 🎉', flash: true }));
+
+      expect(fake.jobs[0].body).toEqual({
+        message: 'Ça marche 🎉',
+        receivers: ['+33687654321'],
+        class: 'flash',
+        senderForResponse: true,
+      });
+    });
+
+    it('says that it can send flash SMS', () => {
+      expect(adapter.capabilities).toEqual({ flash: true, mms: false });
+    });
+
+    it('fails for good on a receiver OVH reports invalid', async () => {
+      expect(await adapter.send(DATA, outgoingSms({ destination: '+1234' }))).toEqual({
+        outcome: 'permanent',
+        reason: 'OVH refused the receiver +1234 as invalid: check the number.',
+      });
+    });
+
+    it.each(['app_key', 'consumer_key'])(
+      'fails for good, naming the credentials, when OVH refuses the %s',
+      async (name) => {
+        expect(await adapter.send({ ...DATA, [name]: 'wrongKey' }, outgoingSms())).toEqual({
+          outcome: 'permanent',
+          reason:
+            'OVH refused the credentials (HTTP 403): check app_key, app_secret and consumer_key, and that the consumer key is granted POST on /sms/*.',
+        });
+      },
+    );
+
+    it('fails for good on a refused signature, naming app_secret', async () => {
+      expect(await adapter.send({ ...DATA, app_secret: 'wrongSecret' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: 'OVH refused the request signature (HTTP 400): check app_secret.',
+      });
+    });
+
+    it('fails for good on a service OVH does not have, naming service_name', async () => {
+      expect(await adapter.send({ ...DATA, service_name: 'sms-zz99999-1' }, outgoingSms())).toEqual(
+        {
+          outcome: 'permanent',
+          reason:
+            'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
+        },
+      );
+    });
+
+    it("fails for good on a job OVH refuses, with OVH's reason", async () => {
+      fake.jobReply = { status: 400, body: { message: 'Sender SMSGW is not validated.' } };
+
+      expect(await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason:
+          'OVH refused the message (HTTP 400: Sender SMSGW is not validated): check the message and the adapter data.',
+      });
+    });
+
+    it.each([429, 500, 503])('tries again later when OVH answers HTTP %p', async (status) => {
+      fake.jobReply = { status, body: { message: 'Try later' } };
+
+      expect((await adapter.send(DATA, outgoingSms())).outcome).toBe('transient');
+    });
+
+    it('fails for good when OVH accepts the job without an id, as it cannot be followed', async () => {
+      fake.jobReply = { status: 200, body: { ids: [], invalidReceivers: [] } };
+
+      expect(await adapter.send(DATA, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason:
+          'OVH accepted the message without giving its id, so smsgw cannot follow it: check the outgoing messages in the OVH control panel.',
+      });
+    });
+
+    it('tries again later when OVH refuses the connection', async () => {
+      const port = await closedPort();
+      const offline = new OvhShortcodeAdapter(
+        adapterConfig({ OVH_API_URL: `http://127.0.0.1:${port}/1.0` }),
+      );
+
+      expect(await offline.send(DATA, outgoingSms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach OVH at http://127.0.0.1:${port}/1.0 (connection refused).`,
+      });
+    });
+
+    it('tries again later when OVH does not answer the job within the provider timeout', async () => {
+      let origin = '';
+      const signing = new FakeOvh(() => origin);
+      const unanswered: string[] = [];
+      const silentOnJobs = await startFakeServer((request, response, body) => {
+        if (request.method === 'POST') {
+          unanswered.push(request.url ?? '');
+          return;
+        }
+        return signing.handle(request, response, body);
+      });
+      origin = silentOnJobs.url;
+      const impatient = new OvhShortcodeAdapter(
+        adapterConfig({ OVH_API_URL: `${origin}/1.0`, PROVIDER_TIMEOUT_MS: '300' }),
+      );
+
+      try {
+        expect(await impatient.send(DATA, outgoingSms())).toEqual({
+          outcome: 'transient',
+          reason: `Could not reach OVH at ${origin}/1.0 within 300 ms.`,
+        });
+        expect(unanswered).toEqual([`/1.0${INBOX}/jobs`]);
+      } finally {
+        await silentOnJobs.close();
+      }
+    });
+
+    it('fails for good on missing or invalid data without calling OVH', async () => {
+      expect(await adapter.send({ ...DATA, app_secret: '' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: 'app_secret is required.',
+      });
+      expect(await adapter.send({ ...DATA, sender: 'AB' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: 'sender must be 3 to 11 characters long.',
+      });
+      expect(fake.calls).toHaveLength(0);
+    });
+  });
+
+  describe('parseStatusCallback', () => {
+    it.each([
+      ['1', 'delivered'],
+      ['2', 'failed'],
+      ['16', 'failed'],
+      ['4', 'unknown'],
+      ['8', 'unknown'],
+    ])('reads dlr=%p as %p', (dlr, status) => {
+      expect(adapter.parseStatusCallback(receipt({ id: '7000001', dlr }))).toEqual({
+        uid: '7000001',
+        status,
+      });
+    });
+
+    it('reads a receipt without dlr as unknown', () => {
+      expect(adapter.parseStatusCallback(receipt({ id: '7000001' }))).toEqual({
+        uid: '7000001',
+        status: 'unknown',
+      });
+    });
+
+    it('ignores a request without the job id', () => {
+      expect(adapter.parseStatusCallback(receipt({ dlr: '1' }))).toBeNull();
+    });
+  });
+
+  describe('listen', () => {
+    const message = (id: number, text: string, sender = '+33611111111') => ({
+      id,
+      creationDatetime: '2026-03-01T10:15:00+01:00',
+      message: text,
+      sender,
+    });
+    const paths = () => fake.calls.map(({ method, path }) => `${method} ${path}`);
+
+    it('reports received messages in id order, in E.164 and UTC, then deletes them at OVH', async () => {
+      fake.incoming.set(INBOX, [message(12, 'second'), message(11, 'first', '0033622222222')]);
+      const sink = new RecordingSink();
+
+      const stop = adapter.listen(PHONE, sink);
+      await sink.calls(2);
+      await stop();
+
+      expect(sink.messages).toEqual([
+        { origin: '+33622222222', text: 'first', at: '2026-03-01 09:15:00' },
+        { origin: '+33611111111', text: 'second', at: '2026-03-01 09:15:00' },
+      ]);
+      expect(fake.incoming.get(INBOX)).toEqual([]);
+      expect(
+        paths()
+          .filter((path) => !path.endsWith('/auth/time'))
+          .slice(0, 5),
+      ).toEqual([
+        `GET ${INBOX}/incoming`,
+        `GET ${INBOX}/incoming/11`,
+        `DELETE ${INBOX}/incoming/11`,
+        `GET ${INBOX}/incoming/12`,
+        `DELETE ${INBOX}/incoming/12`,
+      ]);
+    });
+
+    it('deletes a message at OVH only once the sink has stored it', async () => {
+      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      const sink = new RecordingSink();
+      sink.hold();
+
+      const stop = adapter.listen(PHONE, sink);
+      await sink.calls(1);
+      expect(paths()).not.toContain(`DELETE ${INBOX}/incoming/11`);
+
+      sink.release();
+      await stop();
+      expect(paths()).toContain(`DELETE ${INBOX}/incoming/11`);
+    });
+
+    it('keeps a message the sink failed to store at OVH, and reports it again next round', async () => {
+      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      const sink = new RecordingSink();
+      sink.failures = 1;
+
+      const stop = adapter.listen(PHONE, sink);
+      await sink.calls(2);
+      await stop();
+
+      expect(sink.messages.map(({ text }) => text)).toEqual(['hello', 'hello']);
+      expect(paths().filter((path) => path.startsWith('DELETE'))).toEqual([
+        `DELETE ${INBOX}/incoming/11`,
+      ]);
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringContaining('storing message 11 failed, it stays at OVH for the next round'),
+      );
+    });
+
+    it('deletes again a stored message whose deletion failed, without reporting it twice', async () => {
+      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      let deletions = 0;
+      let secondDeletion!: () => void;
+      const deletedTwice = new Promise<void>((resolve) => (secondDeletion = resolve));
+      fake.failWhen = ({ method }) => {
+        if (method !== 'DELETE') {
+          return null;
+        }
+        deletions += 1;
+        if (deletions === 2) {
+          secondDeletion();
+        }
+        return deletions === 1 ? 503 : null;
+      };
+      const sink = new RecordingSink();
+
+      const stop = adapter.listen(PHONE, sink);
+      await deletedTwice;
+      await stop();
+
+      expect(sink.messages).toHaveLength(1);
+      expect(fake.incoming.get(INBOX)).toEqual([]);
+      expect(paths().filter((path) => path === `GET ${INBOX}/incoming/11`)).toHaveLength(1);
+    });
+
+    it('lets the round in progress store and delete its message before stopping', async () => {
+      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      const sink = new RecordingSink();
+      sink.hold();
+      const stop = adapter.listen(PHONE, sink);
+      await sink.calls(1);
+
+      let stopped = false;
+      const stopping = stop().then(() => (stopped = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stopped).toBe(false);
+
+      sink.release();
+      await stopping;
+      expect(fake.incoming.get(INBOX)).toEqual([]);
+    });
+
+    it('logs an OVH it cannot list, and reports nothing', async () => {
+      fake.failWith = 500;
+      let warned!: () => void;
+      const warning = new Promise<void>((resolve) => (warned = resolve));
+      warnings.mockImplementation(() => warned());
+      const sink = new RecordingSink();
+
+      const stop = adapter.listen(PHONE, sink);
+      await warning;
+      await stop();
+
+      expect(warnings).toHaveBeenCalledWith(
+        'OVH reception for phone 7: listing failed: OVH answered HTTP 500: it is failing on its side, try again later.',
+      );
+      expect(sink.messages).toEqual([]);
+    });
+
+    it('does not start without the data it needs, saying why', async () => {
+      const stop = adapter.listen(
+        { ...PHONE, data: { ...DATA, consumer_key: '' } },
+        new RecordingSink(),
+      );
+      await stop();
+
+      expect(warnings).toHaveBeenCalledWith(
+        'OVH reception for phone 7 not started: consumer_key is required.',
+      );
+      expect(fake.calls).toHaveLength(0);
     });
   });
 });

@@ -1,13 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  CallbackRequest,
+  InboundSink,
+  ListenedPhone,
+  OutgoingSms,
+  SendResult,
+  StatusReport,
+  field,
+  missingRequiredField,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   OVH_SERVICE_FIELDS,
+  OvhLine,
   checkSmsService,
+  listenToLine,
   ovhClient,
+  parseOvhStatusCallback,
   refusal,
+  sendJob,
   smsPath,
   smsServiceStatus,
 } from './ovh-sms';
@@ -28,7 +44,8 @@ export class OvhShortcodeAdapter implements Adapter {
     ],
     hideData: true,
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  /** OVH sends a job of class `flash` as a class 0 SMS. */
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 
@@ -38,8 +55,9 @@ export class OvhShortcodeAdapter implements Adapter {
       return missing;
     }
     const sender = data.sender ?? '';
-    if (sender && (sender.length < 3 || sender.length > 11)) {
-      return 'sender must be 3 to 11 characters long.';
+    const senderProblem = checkSender(sender);
+    if (senderProblem) {
+      return senderProblem;
     }
     const client = ovhClient(this.config, data);
     if (typeof client === 'string') {
@@ -65,4 +83,48 @@ export class OvhShortcodeAdapter implements Adapter {
     }
     return smsServiceStatus(this.config, data, this.logger);
   }
+
+  /**
+   * Without a sender, OVH sends from one of its short codes and, with `senderForResponse`,
+   * lets the recipient answer it; with one, OVH shows the name.
+   */
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const sender = data.sender ?? '';
+    const problem = missingRequiredField(this.descriptor, data) ?? checkSender(sender);
+    if (problem) {
+      return { outcome: 'permanent', reason: problem };
+    }
+    return sendJob(this.config, data, line(data), sms, {
+      senderForResponse: !sender,
+      ...(sender ? { sender } : {}),
+    });
+  }
+
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    return parseOvhStatusCallback(request);
+  }
+
+  /** OVH keeps the answers to the service's short codes until they are read and deleted. */
+  listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
+    const problem = missingRequiredField(this.descriptor, phone.data);
+    if (problem) {
+      this.logger.warn(`OVH reception for phone ${phone.id} not started: ${problem}`);
+      return () => Promise.resolve();
+    }
+    return listenToLine(this.config, phone, line(phone.data), sink, this.logger);
+  }
+}
+
+/** Why `sender` cannot be an OVH sender name, or null when it can (or is empty). */
+function checkSender(sender: string): string | null {
+  return sender && (sender.length < 3 || sender.length > 11)
+    ? 'sender must be 3 to 11 characters long.'
+    : null;
+}
+
+function line(data: AdapterData): OvhLine {
+  return {
+    path: smsPath(data.service_name),
+    notFound: `OVH has no SMS service ${data.service_name} for these credentials (HTTP 404): check service_name.`,
+  };
 }

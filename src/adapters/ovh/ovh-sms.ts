@@ -1,9 +1,30 @@
 import { Logger } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import { SegmentedMessage } from 'sms-segments-calculator';
+import { normalizePhoneNumber } from '../../common/phone/phone-number';
+import { API_DATETIME_FORMAT } from '../../common/time/datetime';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { AdapterData, field } from '../adapter';
+import {
+  AdapterData,
+  CallbackRequest,
+  InboundSink,
+  IncomingSms,
+  ListenedPhone,
+  OutgoingSms,
+  SendResult,
+  StatusReport,
+  field,
+} from '../adapter';
 import { AdapterDataField } from '../adapter.descriptor';
-import { ProviderHttp, ProviderReply, parseJson, unexpectedStatus } from '../provider-http';
+import {
+  ProviderHttp,
+  ProviderReply,
+  parseJson,
+  unexpectedSendReply,
+  unexpectedStatus,
+} from '../provider-http';
+import { pollEvery } from '../poller';
 import { OvhClient } from './ovh.client';
 
 /*
@@ -23,11 +44,19 @@ const CREDENTIAL = /^[\x21-\x7e]+$/;
 
 /** A client for one check of `data`, or why its credentials cannot be sent. */
 export function ovhClient(config: AppConfig, data: AdapterData): OvhClient | string {
-  for (const name of ['app_key', 'app_secret', 'consumer_key']) {
-    if (!CREDENTIAL.test(data[name] ?? '')) {
-      return `${name} must be made of letters, digits and symbols, without spaces.`;
-    }
-  }
+  return credentialsProblem(data) ?? newClient(config, data);
+}
+
+/** Why `data`'s credentials cannot travel in OVH's headers, or null when they can. */
+function credentialsProblem(data: AdapterData): string | null {
+  const name = ['app_key', 'app_secret', 'consumer_key'].find(
+    (candidate) => !CREDENTIAL.test(data[candidate] ?? ''),
+  );
+  return name ? `${name} must be made of letters, digits and symbols, without spaces.` : null;
+}
+
+/** A client for credentials `credentialsProblem` accepts, with a deadline of its own. */
+function newClient(config: AppConfig, data: AdapterData): OvhClient {
   const { ovhApiUrl, timeoutMs } = config.providers;
   return new OvhClient(
     ovhApiUrl,
@@ -85,4 +114,236 @@ export async function smsServiceStatus(
   }
   const credits = (parseJson(reply.body) as { creditsLeft?: unknown } | undefined)?.creditsLeft;
   return typeof credits === 'number' && credits <= 0 ? 'no_credit' : 'available';
+}
+
+/**
+ * Where one phone's messages go out and come in: the SMS service itself (`/sms/{service}`)
+ * or one of its virtual numbers (`/sms/{service}/virtualNumbers/{number}`), both with the
+ * same `jobs` and `incoming` below them.
+ */
+export interface OvhLine {
+  path: string;
+  /** Why OVH answers 404 for it, in words for the user. */
+  notFound: string;
+}
+
+/**
+ * Posts one sending job and reads OVH's sending report. OVH takes no per-job callback URL:
+ * receipts go to the service's own `callBack` URL, set in the OVH control panel.
+ */
+export async function sendJob(
+  config: AppConfig,
+  data: AdapterData,
+  line: OvhLine,
+  sms: OutgoingSms,
+  job: Record<string, unknown>,
+): Promise<SendResult> {
+  const client = ovhClient(config, data);
+  if (typeof client === 'string') {
+    return { outcome: 'permanent', reason: client };
+  }
+  const reply = await client.request('POST', `${line.path}/jobs`, {
+    message: sms.text,
+    receivers: [sms.destination],
+    // OVH picks 7-bit or Unicode from the text itself; naming 7-bit only when the text fits
+    // it keeps OVH from ever forcing a text that does not into the GSM alphabet.
+    ...(new SegmentedMessage(sms.text).encodingName === 'GSM-7' ? { coding: '7bit' } : {}),
+    ...(sms.flash ? { class: 'flash' } : {}),
+    ...job,
+  });
+  if (!reply.ok || reply.status !== 200) {
+    return sendRefusal(reply, line);
+  }
+  const report = parseJson(reply.body) as
+    { ids?: unknown; invalidReceivers?: unknown } | null | undefined;
+  const invalid = Array.isArray(report?.invalidReceivers) ? report.invalidReceivers : [];
+  if (invalid.length > 0) {
+    return {
+      outcome: 'permanent',
+      reason: `OVH refused the receiver ${sms.destination} as invalid: check the number.`,
+    };
+  }
+  const id = Array.isArray(report?.ids) ? (report.ids[0] as unknown) : undefined;
+  if (typeof id !== 'number' && typeof id !== 'string') {
+    return {
+      outcome: 'permanent',
+      reason:
+        'OVH accepted the message without giving its id, so smsgw cannot follow it: check the outgoing messages in the OVH control panel.',
+    };
+  }
+  return { outcome: 'sent', uid: String(id) };
+}
+
+/** The outcome of a sending job OVH did not accept. */
+function sendRefusal(reply: ProviderReply, line: OvhLine): SendResult {
+  if (!reply.ok) {
+    return unexpectedSendReply('OVH', reply);
+  }
+  if (reply.status === 401 || reply.status === 403) {
+    return {
+      outcome: 'permanent',
+      reason: `OVH refused the credentials (HTTP ${reply.status}): check app_key, app_secret and consumer_key, and that the consumer key is granted POST on /sms/*.`,
+    };
+  }
+  if (reply.status === 404) {
+    return { outcome: 'permanent', reason: line.notFound };
+  }
+  if (reply.status === 400) {
+    const said = ovhMessage(reply.body);
+    return {
+      outcome: 'permanent',
+      reason: /signature/i.test(said)
+        ? 'OVH refused the request signature (HTTP 400): check app_secret.'
+        : `OVH refused the message (HTTP 400: ${said || 'no reason given'}): check the message and the adapter data.`,
+    };
+  }
+  return unexpectedSendReply('OVH', reply);
+}
+
+/** The `message` of an OVH error answer, on one line and cut short. */
+function ovhMessage(body: string): string {
+  const message = (parseJson(body) as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string'
+    ? message.replace(/\s+/g, ' ').trim().replace(/\.$/, '').slice(0, 200)
+    : '';
+}
+
+/**
+ * A delivery receipt as OVH calls the service's `callBack` URL: query parameters `id` (the
+ * id `POST …/jobs` returned) and `dlr`, the delivery state: 1 delivered to the handset, 2
+ * not delivered, 16 refused by the network before the handset (RaspiSMS reads them so);
+ * anything else is an intermediate state.
+ */
+export function parseOvhStatusCallback(request: CallbackRequest): StatusReport | null {
+  const read = (name: string) => request.query[name] ?? request.form[name];
+  const uid = read('id')?.trim();
+  if (!uid) {
+    return null;
+  }
+  const dlr = read('dlr')?.trim();
+  const status = dlr === '1' ? 'delivered' : dlr === '2' || dlr === '16' ? 'failed' : 'unknown';
+  return { uid, status };
+}
+
+/**
+ * Polls the line for received messages until the returned function is called: OVH's SMS API
+ * cannot push them.
+ */
+export function listenToLine(
+  config: AppConfig,
+  phone: ListenedPhone,
+  line: OvhLine,
+  sink: InboundSink,
+  logger: Logger,
+): () => Promise<void> {
+  const stored = new Set<number>();
+  return pollEvery(
+    config.providers.pollIntervalMs,
+    (active) => receiveIncoming(config, phone, line, sink, stored, active, logger),
+    logger,
+  );
+}
+
+/**
+ * Asks OVH for the line's received messages, reports each to `sink`, then deletes it at OVH
+ * (OVH keeps them otherwise, and has no "unread" mark to filter on). A message is deleted
+ * only once the sink has stored it; one stored whose deletion failed is remembered in
+ * `stored`, so the next round retries the deletion without reporting it twice.
+ */
+async function receiveIncoming(
+  config: AppConfig,
+  phone: ListenedPhone,
+  line: OvhLine,
+  sink: InboundSink,
+  stored: Set<number>,
+  active: () => boolean,
+  logger: Logger,
+): Promise<void> {
+  const warn = (what: string, reply: ProviderReply) =>
+    logger.warn(
+      `OVH reception for phone ${phone.id}: ${what}: ${
+        reply.ok ? (reply.status === 404 ? line.notFound : refusal(reply)) : reply.reason
+      }`,
+    );
+  const problem = credentialsProblem(phone.data);
+  if (problem) {
+    logger.warn(`OVH reception for phone ${phone.id}: ${problem}`);
+    return;
+  }
+  const listed = await newClient(config, phone.data).request('GET', `${line.path}/incoming`);
+  if (!listed.ok || listed.status !== 200) {
+    warn('listing failed', listed);
+    return;
+  }
+  const ids = parseJson(listed.body);
+  if (!Array.isArray(ids)) {
+    logger.warn(`OVH reception for phone ${phone.id}: OVH listed no message ids.`);
+    return;
+  }
+  // In id order, so that messages are stored in the order OVH numbered them.
+  const numbered = ids.filter((id): id is number => Number.isSafeInteger(id));
+  for (const id of stored) {
+    if (!numbered.includes(id)) {
+      stored.delete(id);
+    }
+  }
+  for (const id of numbered.sort((a, b) => a - b)) {
+    if (!active()) {
+      return;
+    }
+    // A client per message: each gets the whole provider timeout, however many came in.
+    const client = newClient(config, phone.data);
+    const path = `${line.path}/incoming/${id}`;
+    if (!stored.has(id)) {
+      const detail = await client.request('GET', path);
+      if (detail.ok && detail.status === 404) {
+        // Deleted since the listing, by another smsgw process or in the OVH control panel.
+        continue;
+      }
+      if (!detail.ok || detail.status !== 200) {
+        warn(`reading message ${id} failed`, detail);
+        return;
+      }
+      const sms = incomingSms(parseJson(detail.body));
+      if (!sms) {
+        logger.warn(`OVH reception for phone ${phone.id}: message ${id} has no text or sender.`);
+        continue;
+      }
+      try {
+        await sink.received(phone, sms);
+      } catch (error) {
+        logger.error(
+          `OVH reception for phone ${phone.id}: storing message ${id} failed, it stays at OVH for the next round: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
+        return;
+      }
+      stored.add(id);
+    }
+    const deleted = await client.request('DELETE', path);
+    if (deleted.ok && (deleted.status === 200 || deleted.status === 404)) {
+      stored.delete(id);
+    } else {
+      warn(`deleting stored message ${id} failed, trying again next round`, deleted);
+    }
+  }
+}
+
+/** An OVH `sms.Incoming` as smsgw stores it. */
+function incomingSms(value: unknown): IncomingSms | null {
+  const { message, sender, creationDatetime } = (value ?? {}) as Record<string, unknown>;
+  if (typeof message !== 'string' || typeof sender !== 'string' || !sender.trim()) {
+    return null;
+  }
+  const international = sender.trim().replace(/^00/, '+');
+  const received =
+    typeof creationDatetime === 'string'
+      ? DateTime.fromISO(creationDatetime, { setZone: true })
+      : null;
+  return {
+    origin: normalizePhoneNumber(international) ?? sender.trim(),
+    text: message,
+    at: received?.isValid ? received.toUTC().toFormat(API_DATETIME_FORMAT) : null,
+  };
 }

@@ -2,14 +2,17 @@ import { Logger } from '@nestjs/common';
 import {
   FakeOvh,
   FakeServer,
+  RecordingSink,
   adapterConfig,
   closedPort,
+  outgoingSms,
   startFakeOvh,
   startSilentServer,
 } from '../../../test/support/adapters.factories';
 import { OvhVirtualNumberAdapter } from './ovh-virtual-number.adapter';
 
 const DATA = FakeOvh.data({ number: '+33612345678' });
+const LINE = `/sms/${FakeOvh.SERVICE}/virtualNumbers/0033612345678`;
 
 describe('OvhVirtualNumberAdapter', () => {
   let fake: FakeOvh;
@@ -19,7 +22,9 @@ describe('OvhVirtualNumberAdapter', () => {
 
   beforeEach(async () => {
     ({ fake, server } = await startFakeOvh());
-    adapter = new OvhVirtualNumberAdapter(adapterConfig({ OVH_API_URL: `${server.url}/1.0` }));
+    adapter = new OvhVirtualNumberAdapter(
+      adapterConfig({ OVH_API_URL: `${server.url}/1.0`, PROVIDER_POLL_INTERVAL_MS: '20' }),
+    );
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
   afterEach(async () => {
@@ -140,6 +145,92 @@ describe('OvhVirtualNumberAdapter', () => {
       );
 
       expect(await offline.checkStatus(DATA)).toBe('unavailable');
+    });
+  });
+
+  describe('send', () => {
+    it("posts a job on the virtual number's line, its number with the 00 prefix", async () => {
+      const result = await adapter.send(DATA, outgoingSms({ text: 'Rendez-vous à 10h' }));
+
+      expect(result).toEqual({ outcome: 'sent', uid: '7000001' });
+      expect(fake.jobs).toEqual([
+        {
+          path: `${LINE}/jobs`,
+          body: { message: 'Rendez-vous à 10h', receivers: ['+33687654321'], coding: '7bit' },
+        },
+      ]);
+    });
+
+    it('asks for a flash SMS with the flash class', async () => {
+      await adapter.send(DATA, outgoingSms({ flash: true }));
+
+      expect(fake.jobs[0].body).toMatchObject({ class: 'flash' });
+      expect(adapter.capabilities.flash).toBe(true);
+    });
+
+    it('fails for good on a number the service does not have, naming service_name and number', async () => {
+      expect(await adapter.send({ ...DATA, number: '+33700000000' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: `OVH has no virtual number +33700000000 on SMS service ${FakeOvh.SERVICE} for these credentials (HTTP 404): check service_name and number.`,
+      });
+    });
+
+    it('tries again later when OVH is failing', async () => {
+      fake.jobReply = { status: 502, body: { message: 'Bad gateway' } };
+
+      expect(await adapter.send(DATA, outgoingSms())).toEqual({
+        outcome: 'transient',
+        reason: 'OVH answered HTTP 502: it is failing on its side, try again later.',
+      });
+    });
+
+    it('fails for good without the number, without calling OVH', async () => {
+      expect(await adapter.send({ ...DATA, number: '' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: 'number is required.',
+      });
+      expect(fake.calls).toHaveLength(0);
+    });
+  });
+
+  describe('parseStatusCallback', () => {
+    it('reads the job id and dlr OVH calls the service callBack URL with', () => {
+      expect(
+        adapter.parseStatusCallback({
+          method: 'GET',
+          url: '/callback/status/ovh_virtual_number/?id=7000001&dlr=2',
+          headers: {},
+          query: { id: '7000001', dlr: '2' },
+          form: {},
+          rawBody: '',
+        }),
+      ).toEqual({ uid: '7000001', status: 'failed' });
+    });
+  });
+
+  describe('listen', () => {
+    it("reports the messages sent to the virtual number and deletes them from the number's inbox", async () => {
+      fake.incoming.set(LINE, [
+        {
+          id: 5,
+          creationDatetime: '2026-07-14T23:30:00+02:00',
+          message: 'Oui',
+          sender: '+33611111111',
+        },
+      ]);
+      const sink = new RecordingSink();
+
+      const stop = adapter.listen({ id: 3, id_user: 1, data: DATA }, sink);
+      await sink.calls(1);
+      await stop();
+
+      expect(sink.messages).toEqual([
+        { origin: '+33611111111', text: 'Oui', at: '2026-07-14 21:30:00' },
+      ]);
+      expect(fake.incoming.get(LINE)).toEqual([]);
+      expect(fake.calls.map(({ method, path }) => `${method} ${path}`)).toContain(
+        `DELETE ${LINE}/incoming/5`,
+      );
     });
   });
 });

@@ -1,13 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  CallbackRequest,
+  InboundSink,
+  ListenedPhone,
+  OutgoingSms,
+  SendResult,
+  StatusReport,
+  field,
+  missingRequiredField,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   OVH_SERVICE_FIELDS,
+  OvhLine,
   checkSmsService,
+  listenToLine,
   ovhClient,
+  parseOvhStatusCallback,
   refusal,
+  sendJob,
   smsPath,
   smsServiceStatus,
 } from './ovh-sms';
@@ -28,7 +44,8 @@ export class OvhVirtualNumberAdapter implements Adapter {
     ],
     hideData: true,
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  /** OVH sends a job of class `flash` as a class 0 SMS. */
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 
@@ -45,10 +62,7 @@ export class OvhVirtualNumberAdapter implements Adapter {
     if (serviceProblem) {
       return serviceProblem;
     }
-    const reply = await client.request(
-      'GET',
-      smsPath(data.service_name, 'virtualNumbers', internationalPrefixForm(data.number)),
-    );
+    const reply = await client.request('GET', line(data).path);
     if (!reply.ok) {
       return reply.reason;
     }
@@ -64,6 +78,36 @@ export class OvhVirtualNumberAdapter implements Adapter {
     }
     return smsServiceStatus(this.config, data, this.logger);
   }
+
+  /** Messages leave from the virtual number, so recipients can answer it. */
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const problem = missingRequiredField(this.descriptor, data);
+    if (problem) {
+      return { outcome: 'permanent', reason: problem };
+    }
+    return sendJob(this.config, data, line(data), sms, {});
+  }
+
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    return parseOvhStatusCallback(request);
+  }
+
+  /** OVH keeps the messages sent to the virtual number until they are read and deleted. */
+  listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
+    const problem = missingRequiredField(this.descriptor, phone.data);
+    if (problem) {
+      this.logger.warn(`OVH reception for phone ${phone.id} not started: ${problem}`);
+      return () => Promise.resolve();
+    }
+    return listenToLine(this.config, phone, line(phone.data), sink, this.logger);
+  }
+}
+
+function line(data: AdapterData): OvhLine {
+  return {
+    path: smsPath(data.service_name, 'virtualNumbers', internationalPrefixForm(data.number)),
+    notFound: `OVH has no virtual number ${data.number} on SMS service ${data.service_name} for these credentials (HTTP 404): check service_name and number.`,
+  };
 }
 
 /** OVH names virtual numbers with the 00 international prefix: +33612345678 is 0033612345678. */
