@@ -43,7 +43,7 @@ const APPLIES_FROM: Record<ReportedStatus, readonly SendedStatus[]> = {
 
 /** Texts that put their sender on the STOP list (reference §4.9), once trimmed and lowercased. */
 const STOP_TEXTS = new Set(['stop', 'stop sms']);
-export const STOP_REPLY_TAG = 'SMS_STOP';
+const STOP_REPLY_TAG = 'SMS_STOP';
 /** The `received.origin` and `smsstop.number` columns. */
 const MAX_ORIGIN_LENGTH = 20;
 
