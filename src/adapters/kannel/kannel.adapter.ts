@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { randomBytes } from 'node:crypto';
-import { SegmentedMessage } from 'sms-segments-calculator';
 import { AppConfig } from '../../config/configuration';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
+import { measureSms } from '../../dispatch/text/gsm';
 import { API_DATETIME_FORMAT, parseApiDatetime } from '../../common/time/datetime';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
@@ -131,7 +131,7 @@ export class KannelAdapter implements Adapter {
     if (data.smsc) {
       params.set('smsc', data.smsc);
     }
-    if (new SegmentedMessage(sms.text).encodingName !== 'GSM-7') {
+    if (measureSms(sms.text).encoding !== 'GSM-7') {
       // UCS-2, from the UTF-8 text: Kannel would read a coding=2 text as UTF-16BE otherwise.
       params.set('coding', '2');
       params.set('charset', 'UTF-8');
