@@ -42,7 +42,13 @@ const REPORTED_STATUSES: Readonly<Record<string, ReportedStatus>> = {
   canceled: 'failed',
 };
 
-/** A Twilio virtual number, through Twilio's REST API (2010-04-01). */
+/**
+ * A Twilio virtual number, through Twilio's REST API (2010-04-01).
+ *
+ * Inbound messages: set the number's "A message comes in" webhook (HTTP POST) to
+ * `<smsgw>/callback/reception/twilio/<id_phone>/?api_key=<key>`. Twilio signs its callbacks,
+ * and smsgw ignores those whose signature the phone's auth_token does not match.
+ */
 @Injectable()
 export class TwilioAdapter implements Adapter {
   private readonly logger = new Logger(TwilioAdapter.name);
