@@ -17,7 +17,7 @@ import { SendedStatus } from '../messages/entities/sended.entity';
 import { NewScheduled } from '../scheduled/scheduled.repository';
 import { MAX_TEXT_CHARACTERS } from '../scheduled/scheduled.service';
 import { DEFAULT_SETTINGS, isSettingOn } from '../users/settings';
-import { CallbacksRepository, NewReceived } from './callbacks.repository';
+import { CallbacksRepository, NewReceived, StoredReceived } from './callbacks.repository';
 
 /** RaspiSMS's adapter `meta_uid`s, which the callback URLs of its users carry (reference §5.2). */
 const RASPISMS_UIDS = new Map<string, string>([
@@ -195,7 +195,9 @@ export class CallbacksService implements InboundSink {
     const origin =
       normalizePhoneNumber(sms.origin, settings.default_phone_country ?? '') ?? sms.origin.trim();
     if (origin === '' || [...origin].length > MAX_ORIGIN_LENGTH) {
-      this.logger.warn(`Message for phone ${phoneId} ignored: its sender is not a number.`);
+      this.logger.warn(
+        `Message for phone ${phoneId} ignored: its sender is empty or longer than a number.`,
+      );
       return;
     }
     const at = (sms.at && parseApiDatetime(sms.at, 'UTC')) || nowUtc();
@@ -211,11 +213,7 @@ export class CallbacksService implements InboundSink {
     const stored = await this.repository.storeReceived(message);
     this.logger.log(
       `Stored a message from ${mask(origin)} on phone ${phoneId} of user ${userId}` +
-        (isStop
-          ? stored.stopAdded
-            ? `; STOP: added${stored.replyId === null ? '' : `, reply ${stored.replyId} scheduled`}.`
-            : '; STOP: already on the list.'
-          : '.'),
+        `${isStop ? `; STOP: ${describeStop(stored)}` : ''}.`,
     );
   }
 
@@ -253,6 +251,13 @@ export class CallbacksService implements InboundSink {
       mediaPaths: [],
     };
   }
+}
+
+function describeStop(stored: StoredReceived): string {
+  if (!stored.stopAdded) {
+    return 'already on the list';
+  }
+  return stored.replyId === null ? 'added' : `added, reply ${stored.replyId} scheduled`;
 }
 
 function describeAdapter(name: string, adapter: Adapter | undefined): string {
