@@ -13,10 +13,15 @@ declare module 'smpp' {
   }
 
   type ResponseCallback = (pdu: PDU) => void;
+  type Shortcut = (options?: Record<string, unknown>, callback?: ResponseCallback) => boolean;
 
   export class Session extends EventEmitter {
     bind_transceiver(options: Record<string, unknown>, callback?: ResponseCallback): boolean;
     unbind(callback?: ResponseCallback): boolean;
+    submit_sm: Shortcut;
+    deliver_sm: Shortcut;
+    enquire_link: Shortcut;
+    /** False, sending nothing, when the connection is no longer writable. */
     send(pdu: PDU, callback?: ResponseCallback): boolean;
     close(callback?: () => void): void;
     destroy(callback?: () => void): void;
@@ -24,9 +29,25 @@ declare module 'smpp' {
 
   export type Server = NetServer;
 
-  export function connect(options: { host: string; port: number }): Session;
+  export interface ConnectOptions {
+    host: string;
+    port: number;
+    /** Sends an enquire_link every this many milliseconds once connected. */
+    auto_enquire_link_period?: number;
+  }
+
+  export function connect(options: ConnectOptions): Session;
   export function createServer(listener: (session: Session) => void): Server;
 
   /** SMPP command_status values by name (ESME_ROK, ESME_RINVPASWD…). */
   export const errors: Readonly<Record<string, number>>;
+
+  interface Encoding {
+    match(text: string): boolean;
+    encode(text: string): Buffer;
+    decode(bytes: Buffer): string;
+  }
+
+  /** The package's text encoders: `ASCII` is in fact GSM 03.38 (one septet per octet). */
+  export const encodings: Readonly<{ ASCII: Encoding; LATIN1: Encoding; UCS2: Encoding }>;
 }

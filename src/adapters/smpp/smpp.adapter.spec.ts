@@ -1,22 +1,33 @@
 import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { AddressInfo } from 'node:net';
 import { PDU, Server, Session, createServer, errors } from 'smpp';
 import { adapterConfig, closedPort } from '../../../test/support/adapters.factories';
+import { InboundSink, IncomingSms, ListenedPhone, OutgoingSms, StatusReport } from '../adapter';
 import { SmppAdapter } from './smpp.adapter';
 
 /**
  * An SMSC from the `smpp` package's own server, on 127.0.0.1: it binds `smsgw`/`secret`,
- * refuses other credentials with the status SMPP defines, and answers unbind.
+ * refuses other credentials with the status SMPP defines, answers unbind and enquire_link,
+ * accepts each submit_sm with the message id `msg-<n>`, and records every PDU it receives.
  */
 class FakeSmsc {
   mode: 'normal' | 'silent' | 'hang_up' = 'normal';
-  readonly commands: string[] = [];
-  readonly binds: PDU[] = [];
+  refuseBindWith: number | null = null;
+  answersEnquireLink = true;
+  answerSubmit: (pdu: PDU, session: Session) => void = (pdu, session) =>
+    session.send(pdu.response({ message_id: `msg-${this.count('submit_sm')}` }));
+  readonly received: PDU[] = [];
+  readonly sessions: Session[] = [];
+  private readonly events = new EventEmitter();
   readonly server: Server = createServer((session: Session) => {
+    this.sessions.push(session);
     session.on('error', () => undefined);
+    session.on('pdu', (pdu: PDU) => {
+      this.received.push(pdu);
+      this.events.emit('pdu');
+    });
     session.on('bind_transceiver', (pdu: PDU) => {
-      this.commands.push(pdu.command);
-      this.binds.push(pdu);
       if (this.mode === 'silent') {
         return;
       }
@@ -25,19 +36,69 @@ class FakeSmsc {
         return;
       }
       const status =
-        pdu.system_id !== 'smsgw'
+        this.refuseBindWith ??
+        (pdu.system_id !== 'smsgw'
           ? errors.ESME_RINVSYSID
           : pdu.password !== 'secret'
             ? errors.ESME_RINVPASWD
-            : errors.ESME_ROK;
+            : errors.ESME_ROK);
       session.send(pdu.response({ command_status: status }));
     });
     session.on('unbind', (pdu: PDU) => {
-      this.commands.push(pdu.command);
       session.send(pdu.response());
       session.close();
     });
+    session.on('enquire_link', (pdu: PDU) => {
+      if (this.answersEnquireLink) {
+        session.send(pdu.response());
+      }
+    });
+    session.on('submit_sm', (pdu: PDU) => this.answerSubmit(pdu, session));
   });
+
+  /** The requests received, less keep-alives. */
+  get commands(): string[] {
+    return this.received
+      .filter((pdu) => !pdu.isResponse() && pdu.command !== 'enquire_link')
+      .map((pdu) => pdu.command);
+  }
+
+  get binds(): PDU[] {
+    return this.received.filter((pdu) => pdu.command === 'bind_transceiver');
+  }
+
+  count(command: string): number {
+    return this.received.filter((pdu) => pdu.command === command).length;
+  }
+
+  /** The `nth` PDU of `command` received, once it is. */
+  async nth(command: string, nth = 1): Promise<PDU> {
+    for (;;) {
+      const found = this.received.filter((pdu) => pdu.command === command)[nth - 1];
+      if (found) {
+        return found;
+      }
+      await new Promise((resolve) => this.events.once('pdu', resolve));
+    }
+  }
+
+  /** The session of the `nth` bind, once the client has read the answer to it. */
+  async boundSession(nth = 1): Promise<Session> {
+    await this.nth('bind_transceiver', nth);
+    const session = this.sessions[this.sessions.length - 1];
+    await this.roundTrip(session);
+    return session;
+  }
+
+  /** Sends a deliver_sm on `session`; resolves to the client's deliver_sm_resp. */
+  deliver(session: Session, fields: Record<string, unknown>): Promise<PDU> {
+    return new Promise((resolve) => session.deliver_sm(fields, resolve));
+  }
+
+  /** An enquire_link round trip: everything the client sent before answering it has arrived. */
+  roundTrip(session: Session): Promise<PDU> {
+    return new Promise((resolve) => session.enquire_link({}, resolve));
+  }
 
   async start(): Promise<number> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -45,16 +106,83 @@ class FakeSmsc {
   }
 
   stop(): Promise<void> {
+    for (const session of this.sessions) {
+      session.destroy();
+    }
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
 
+/** Binds again and sends enquire_link within milliseconds, so that tests need not wait. */
+class QuickSmppAdapter extends SmppAdapter {
+  protected override readonly timings = { enquireLinkMs: 20, retryFirstMs: 5, retryMaxMs: 20 };
+}
+
+/** A sink recording what it is told; after `hold` its answers wait for `release`. */
+class RecordingSink implements InboundSink {
+  readonly statuses: StatusReport[] = [];
+  readonly messages: IncomingSms[] = [];
+  failWith: Error | null = null;
+  private readonly events = new EventEmitter();
+  private held: Array<() => void> | null = null;
+
+  hold(): void {
+    this.held = [];
+  }
+
+  release(): void {
+    for (const resume of this.held ?? []) {
+      resume();
+    }
+    this.held = null;
+  }
+
+  status(_phone: ListenedPhone, report: StatusReport): Promise<void> {
+    this.statuses.push(report);
+    return this.answer();
+  }
+
+  received(_phone: ListenedPhone, sms: IncomingSms): Promise<void> {
+    this.messages.push(sms);
+    return this.answer();
+  }
+
+  /** Resolves once the sink has been called `count` times in all. */
+  async calls(count = 1): Promise<void> {
+    while (this.statuses.length + this.messages.length < count) {
+      await new Promise((resolve) => this.events.once('call', resolve));
+    }
+  }
+
+  private answer(): Promise<void> {
+    this.events.emit('call');
+    if (this.failWith) {
+      return Promise.reject(this.failWith);
+    }
+    const held = this.held;
+    return held ? new Promise((resolve) => held.push(resolve)) : Promise.resolve();
+  }
+}
+
+const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
+  destination: '+33687654321',
+  text: 'Hello',
+  flash: false,
+  medias: [],
+  statusCallbackUrl: null,
+  ...overrides,
+});
+
 describe('SmppAdapter', () => {
   let smsc: FakeSmsc;
   let data: Record<string, string>;
+  let phone: ListenedPhone;
   let warnings: jest.SpyInstance;
+  let errorLogs: jest.SpyInstance;
+  let logs: jest.SpyInstance;
   const adapter = new SmppAdapter(adapterConfig());
   const impatient = new SmppAdapter(adapterConfig({ PROVIDER_TIMEOUT_MS: '200' }));
+  const quick = new QuickSmppAdapter(adapterConfig());
 
   beforeEach(async () => {
     smsc = new FakeSmsc();
@@ -67,10 +195,16 @@ describe('SmppAdapter', () => {
       system_type: 'SMSGW',
       source_addr: '+33612345678',
     };
+    phone = { id: 7, id_user: 1, data };
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    errorLogs = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    logs = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
   });
   afterEach(async () => {
+    await Promise.all([adapter, impatient, quick].map((each) => each.onApplicationShutdown()));
     warnings.mockRestore();
+    errorLogs.mockRestore();
+    logs.mockRestore();
     await smsc.stop();
   });
 
@@ -180,6 +314,424 @@ describe('SmppAdapter', () => {
       smsc.mode = 'silent';
 
       expect(await impatient.checkStatus(data)).toBe('unavailable');
+    });
+
+    it('reports a phone whose session is bound as available without binding again', async () => {
+      const stop = adapter.listen(phone, new RecordingSink());
+      await smsc.boundSession();
+
+      expect(await adapter.checkStatus(data)).toBe('available');
+      expect(smsc.count('bind_transceiver')).toBe(1);
+      await stop();
+    });
+  });
+
+  describe('send', () => {
+    it('submits to the international destination from the international source_addr, asking for a receipt', async () => {
+      expect(await adapter.send(data, sms())).toEqual({ outcome: 'sent', uid: 'msg-1' });
+
+      expect(await smsc.nth('submit_sm')).toMatchObject({
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: '33612345678',
+        dest_addr_ton: 1,
+        dest_addr_npi: 1,
+        destination_addr: '33687654321',
+        registered_delivery: 1,
+        esm_class: 0,
+        data_coding: 0,
+        short_message: { message: 'Hello' },
+      });
+    });
+
+    it('sends from an alphanumeric source_addr with TON 5', async () => {
+      await adapter.send({ ...data, source_addr: 'SMSGW' }, sms());
+
+      expect(await smsc.nth('submit_sm')).toMatchObject({
+        source_addr_ton: 5,
+        source_addr_npi: 0,
+        source_addr: 'SMSGW',
+      });
+    });
+
+    it('codes a GSM 03.38 text, extension characters included, with data_coding 0', async () => {
+      await adapter.send(data, sms({ text: 'Prix : 5€ [promo] à Paris' }));
+
+      expect(await smsc.nth('submit_sm')).toMatchObject({
+        data_coding: 0,
+        short_message: { message: 'Prix : 5€ [promo] à Paris' },
+      });
+    });
+
+    it('codes any other text as UCS-2 with data_coding 8', async () => {
+      await adapter.send(data, sms({ text: 'Привет 👋' }));
+
+      expect(await smsc.nth('submit_sm')).toMatchObject({
+        data_coding: 8,
+        short_message: { message: 'Привет 👋' },
+      });
+    });
+
+    it.each([
+      ['a GSM text longer than 160 characters', 'a'.repeat(161), 0],
+      ['a UCS-2 text longer than 70 characters', 'й'.repeat(71), 8],
+    ])('sends %s whole in message_payload', async (_, text, dataCoding) => {
+      expect(await adapter.send(data, sms({ text }))).toEqual({ outcome: 'sent', uid: 'msg-1' });
+
+      const submit = await smsc.nth('submit_sm');
+      expect(submit).toMatchObject({ data_coding: dataCoding, message_payload: { message: text } });
+      expect(submit.short_message).toEqual({ message: '' });
+    });
+
+    it.each([
+      ['a GSM', 'Flash!', 0xf0],
+      ['a UCS-2', 'Вспышка', 0x18],
+    ])('sends %s flash message as message class 0', async (_, text, dataCoding) => {
+      await adapter.send(data, sms({ text, flash: true }));
+
+      expect(await smsc.nth('submit_sm')).toMatchObject({
+        data_coding: dataCoding,
+        short_message: { message: text },
+      });
+    });
+
+    it('binds once for sends in a row and at the same time', async () => {
+      await adapter.send(data, sms());
+      const results = await Promise.all([adapter.send(data, sms()), adapter.send(data, sms())]);
+
+      expect(results.map((result) => result.outcome)).toEqual(['sent', 'sent']);
+      expect(smsc.count('submit_sm')).toBe(3);
+      expect(smsc.count('bind_transceiver')).toBe(1);
+    });
+
+    it('binds with a corrected password on the next bind', async () => {
+      const refused = await adapter.send({ ...data, password: 'wrong' }, sms());
+
+      expect(refused.outcome).toBe('permanent');
+      expect(await adapter.send(data, sms())).toEqual({ outcome: 'sent', uid: 'msg-1' });
+    });
+
+    it('reports a throttling SMSC as transient', async () => {
+      smsc.answerSubmit = (pdu, session) =>
+        session.send(pdu.response({ command_status: errors.ESME_RTHROTTLED }));
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'transient',
+        reason: 'The SMSC asked smsgw to slow down (ESME_RTHROTTLED): try again later.',
+      });
+    });
+
+    it.each(['ESME_RMSGQFUL', 'ESME_RSYSERR'])('reports %s as transient', async (name) => {
+      smsc.answerSubmit = (pdu, session) =>
+        session.send(pdu.response({ command_status: errors[name] }));
+
+      const result = await adapter.send(data, sms());
+
+      expect(result).toMatchObject({ outcome: 'transient' });
+      expect(result).toHaveProperty('reason', expect.stringContaining(`(${name})`));
+    });
+
+    it('reports an invalid destination as permanent, naming the status', async () => {
+      smsc.answerSubmit = (pdu, session) =>
+        session.send(pdu.response({ command_status: errors.ESME_RINVDSTADR }));
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'The SMSC refused the message with ESME_RINVDSTADR: check the destination number.',
+      });
+    });
+
+    it('reports a connection lost after submit_sm as permanent, its outcome unknown', async () => {
+      smsc.answerSubmit = (_pdu, session) => session.close();
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'permanent',
+        reason: `The SMSC at 127.0.0.1:${data.port} closed the connection before answering the message: whether it took the message is unknown, so it is not sent again.`,
+      });
+      expect(smsc.count('submit_sm')).toBe(1);
+    });
+
+    it('reports a submit_sm left unanswered as permanent, its outcome unknown', async () => {
+      smsc.answerSubmit = () => undefined;
+
+      expect(await impatient.send(data, sms())).toEqual({
+        outcome: 'permanent',
+        reason: `The SMSC at 127.0.0.1:${data.port} did not answer the message within 200 ms: whether it took the message is unknown, so it is not sent again.`,
+      });
+    });
+
+    it('reports an SMSC it cannot connect to as transient', async () => {
+      const port = await closedPort();
+
+      expect(await adapter.send({ ...data, port: String(port) }, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach the SMSC at 127.0.0.1:${port} (connection refused).`,
+      });
+    });
+
+    it('reports an SMSC that hangs up at the bind as transient', async () => {
+      smsc.mode = 'hang_up';
+
+      expect(await adapter.send(data, sms())).toEqual({
+        outcome: 'transient',
+        reason: `The SMSC at 127.0.0.1:${data.port} closed the connection before answering the bind.`,
+      });
+    });
+
+    it('waits for the bind no longer than the provider timeout, then reports it as transient', async () => {
+      smsc.mode = 'silent';
+
+      expect(await impatient.send(data, sms())).toEqual({
+        outcome: 'transient',
+        reason: `The SMSC at 127.0.0.1:${data.port} did not answer the bind within 200 ms.`,
+      });
+      expect(smsc.count('submit_sm')).toBe(0);
+    });
+
+    it('reports refused credentials as permanent', async () => {
+      expect(await adapter.send({ ...data, password: 'wrong' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason:
+          'The SMSC refused the bind with ESME_RINVPASWD: check system_id, password and system_type.',
+      });
+    });
+
+    it('reports a bind refused for another reason as transient', async () => {
+      smsc.refuseBindWith = errors.ESME_RBINDFAIL;
+
+      expect(await adapter.send(data, sms())).toMatchObject({ outcome: 'transient' });
+    });
+
+    it('refuses invalid adapter data and destinations without connecting', async () => {
+      expect(await adapter.send({ ...data, port: 'abc' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'port must be an integer from 1 to 65535.',
+      });
+      expect(await adapter.send(data, sms({ destination: '0612345678' }))).toEqual({
+        outcome: 'permanent',
+        reason: 'The destination 0612345678 is not an international phone number.',
+      });
+      expect(smsc.received).toEqual([]);
+    });
+  });
+
+  describe('listen', () => {
+    const receipt = (text: string, extra: Record<string, unknown> = {}) => ({
+      source_addr_ton: 1,
+      source_addr_npi: 1,
+      source_addr: '33687654321',
+      esm_class: 0x04,
+      data_coding: 0,
+      short_message: text,
+      ...extra,
+    });
+
+    it('binds at once, keeps the session with enquire_link and unbinds when stopped', async () => {
+      const stop = quick.listen(phone, new RecordingSink());
+      await smsc.nth('enquire_link');
+
+      await stop();
+
+      expect(smsc.commands).toEqual(['bind_transceiver', 'unbind']);
+    });
+
+    it('reports a delivery receipt on the session of the send, and answers it only after the sink', async () => {
+      const sink = new RecordingSink();
+      sink.hold();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+      expect(await adapter.send(data, sms())).toEqual({ outcome: 'sent', uid: 'msg-1' });
+
+      const answered = smsc.deliver(
+        session,
+        receipt(
+          'id:msg-1 sub:001 dlvrd:001 submit date:2401011200 done date:2401011201 stat:DELIVRD err:000 text:Hello',
+        ),
+      );
+      await sink.calls();
+      await smsc.roundTrip(session);
+
+      expect(sink.statuses).toEqual([{ uid: 'msg-1', status: 'delivered' }]);
+      expect(smsc.count('deliver_sm_resp')).toBe(0);
+      sink.release();
+      expect((await answered).command_status).toBe(errors.ESME_ROK);
+      expect(smsc.count('bind_transceiver')).toBe(1);
+      await stop();
+    });
+
+    it.each([
+      ['UNDELIV', 'failed'],
+      ['EXPIRED', 'failed'],
+      ['REJECTD', 'failed'],
+      ['DELETED', 'failed'],
+      ['ENROUTE', 'unknown'],
+      ['ACCEPTD', 'unknown'],
+      ['UNKNOWN', 'unknown'],
+    ])('reports a receipt with stat:%s as %s', async (stat, status) => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      await smsc.deliver(session, receipt(`id:42 sub:001 dlvrd:000 stat:${stat} err:001`));
+
+      expect(sink.statuses).toEqual([{ uid: '42', status }]);
+      await stop();
+    });
+
+    it('prefers the receipted_message_id and message_state TLVs to the text', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      await smsc.deliver(
+        session,
+        receipt('id:12345 stat:ENROUTE', { receipted_message_id: '3039', message_state: 2 }),
+      );
+
+      expect(sink.statuses).toEqual([{ uid: '3039', status: 'delivered' }]);
+      await stop();
+    });
+
+    it('reports an inbound UCS-2 message with the E.164 origin of an international source', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      const answer = await smsc.deliver(session, {
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        source_addr: '33687654321',
+        esm_class: 0,
+        data_coding: 8,
+        short_message: 'Ça marche ✓',
+      });
+
+      expect(answer.command_status).toBe(errors.ESME_ROK);
+      expect(sink.messages).toEqual([{ origin: '+33687654321', text: 'Ça marche ✓', at: null }]);
+      await stop();
+    });
+
+    it('reports an inbound GSM message from a source that is no phone number as given', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      await smsc.deliver(session, {
+        source_addr_ton: 5,
+        source_addr: 'BANK',
+        esm_class: 0,
+        data_coding: 0,
+        short_message: 'Code @ 1234',
+      });
+
+      expect(sink.messages).toEqual([{ origin: 'BANK', text: 'Code @ 1234', at: null }]);
+      await stop();
+    });
+
+    it('asks the SMSC to deliver again later (ESME_RX_T_APPN) when the sink fails', async () => {
+      const sink = new RecordingSink();
+      sink.failWith = new Error('database is locked');
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      const answer = await smsc.deliver(session, receipt('id:msg-9 stat:DELIVRD'));
+
+      expect(answer.command_status).toBe(errors.ESME_RX_T_APPN);
+      expect(errorLogs).toHaveBeenCalled();
+      await stop();
+    });
+
+    it('acknowledges a receipt nobody listens for, but not an inbound message', async () => {
+      await adapter.send(data, sms());
+      const session = await smsc.boundSession();
+
+      const toReceipt = await smsc.deliver(session, receipt('id:msg-1 stat:DELIVRD'));
+      const toMessage = await smsc.deliver(session, {
+        source_addr_ton: 1,
+        source_addr: '33687654321',
+        short_message: 'Hi',
+      });
+
+      expect(toReceipt.command_status).toBe(errors.ESME_ROK);
+      expect(toMessage.command_status).toBe(errors.ESME_RX_T_APPN);
+    });
+
+    it('answers the enquire_link and unbind of the SMSC', async () => {
+      const stop = adapter.listen(phone, new RecordingSink());
+      const session = await smsc.boundSession();
+
+      expect((await smsc.roundTrip(session)).command).toBe('enquire_link_resp');
+      const unbound = await new Promise<PDU>((resolve) => session.unbind(resolve));
+      expect(unbound.command_status).toBe(errors.ESME_ROK);
+      await stop();
+    });
+
+    it('binds again after the SMSC drops the session', async () => {
+      const sink = new RecordingSink();
+      const stop = quick.listen(phone, sink);
+      (await smsc.boundSession()).destroy();
+
+      const session = await smsc.boundSession(2);
+      await smsc.deliver(session, receipt('id:msg-1 stat:DELIVRD'));
+
+      expect(sink.statuses).toEqual([{ uid: 'msg-1', status: 'delivered' }]);
+      await stop();
+    });
+
+    it('binds again after the SMSC stops answering enquire_link', async () => {
+      smsc.answersEnquireLink = false;
+      const stop = quick.listen(phone, new RecordingSink());
+
+      await smsc.nth('bind_transceiver', 2);
+
+      expect(warnings).toHaveBeenCalledWith(
+        `The SMSC at 127.0.0.1:${data.port} stopped answering enquire_link.`,
+      );
+      await stop();
+    });
+
+    it('keeps retrying a refused bind without logging the password', async () => {
+      const stop = quick.listen(
+        { ...phone, data: { ...data, password: 'wrongpw' } },
+        new RecordingSink(),
+      );
+
+      await smsc.nth('bind_transceiver', 3);
+
+      expect(warnings).toHaveBeenCalled();
+      expect(JSON.stringify(warnings.mock.calls)).not.toContain('wrongpw');
+      await stop();
+    });
+
+    it('keeps the session until the last listener of the same data stops', async () => {
+      const stopFirst = adapter.listen(phone, new RecordingSink());
+      const stopSecond = adapter.listen({ ...phone, id: 8 }, new RecordingSink());
+      await smsc.boundSession();
+
+      await stopFirst();
+      expect(await adapter.send(data, sms())).toMatchObject({ outcome: 'sent' });
+      await stopSecond();
+
+      expect(smsc.commands).toEqual(['bind_transceiver', 'submit_sm', 'unbind']);
+    });
+
+    it('binds a new session for a send after the listener stopped', async () => {
+      const stop = adapter.listen(phone, new RecordingSink());
+      await smsc.boundSession();
+      await stop();
+
+      expect(await adapter.send(data, sms())).toMatchObject({ outcome: 'sent' });
+      expect(smsc.count('bind_transceiver')).toBe(2);
+    });
+
+    it('does not listen with invalid data', async () => {
+      const stop = adapter.listen({ ...phone, data: { ...data, port: '0' } }, new RecordingSink());
+      await stop();
+
+      expect(warnings).toHaveBeenCalledWith(
+        'Phone 7 cannot receive over SMPP: port must be an integer from 1 to 65535.',
+      );
+      expect(smsc.received).toEqual([]);
     });
   });
 });

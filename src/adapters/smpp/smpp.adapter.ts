@@ -1,10 +1,20 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { connect, errors } from 'smpp';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
-import { Adapter, AdapterCapabilities, AdapterData, field, missingRequiredField } from '../adapter';
+import {
+  Adapter,
+  AdapterCapabilities,
+  AdapterData,
+  InboundSink,
+  ListenedPhone,
+  OutgoingSms,
+  SendResult,
+  field,
+  missingRequiredField,
+} from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { describeNetworkError, formatDuration } from '../provider-http';
+import { destinationAddress, messageFields, sourceAddress } from './smpp.codec';
+import { SmppLink, SmppListener, SmppTimings } from './smpp.link';
 
 /** SMPP 3.4's C-Octet String sizes, less their terminating NUL. */
 const MAX_LENGTHS: Readonly<Record<string, number>> = {
@@ -14,12 +24,17 @@ const MAX_LENGTHS: Readonly<Record<string, number>> = {
   source_addr: 20,
 };
 
-const SMPP_VERSION_3_4 = 0x34;
-
 /** An SMSC, through an SMPP 3.4 transceiver session. */
 @Injectable()
-export class SmppAdapter implements Adapter {
+export class SmppAdapter implements Adapter, OnApplicationShutdown {
   private readonly logger = new Logger(SmppAdapter.name);
+  /** The open sessions, one per connection data: sends and listeners of a phone share it. */
+  private readonly links = new Map<string, SmppLink>();
+  protected readonly timings: SmppTimings = {
+    enquireLinkMs: 30_000,
+    retryFirstMs: 1_000,
+    retryMaxMs: 60_000,
+  };
 
   readonly descriptor: AdapterDescriptor = {
     id: 'smpp',
@@ -36,7 +51,8 @@ export class SmppAdapter implements Adapter {
     ],
     hideData: true,
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  /** Flash messages go as GSM message class 0. */
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
   constructor(private readonly config: AppConfig) {}
 
@@ -44,13 +60,74 @@ export class SmppAdapter implements Adapter {
     return this.invalid(data) ?? (await this.bind(data));
   }
 
+  /** A phone whose session is bound is available without another bind, which SMSCs may cap. */
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    const problem = this.invalid(data) ?? (await this.bind(data));
+    const invalid = this.invalid(data);
+    if (!invalid && this.links.get(linkKey(data))?.boundWith(data.password)) {
+      return 'available';
+    }
+    const problem = invalid ?? (await this.bind(data));
     if (problem) {
       this.logger.warn(`SMPP status check: ${problem}`);
       return 'unavailable';
     }
     return 'available';
+  }
+
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const invalid = this.invalid(data);
+    if (invalid) {
+      return { outcome: 'permanent', reason: invalid };
+    }
+    const destination = destinationAddress(sms.destination);
+    if (!destination) {
+      return {
+        outcome: 'permanent',
+        reason: `The destination ${sms.destination} is not an international phone number.`,
+      };
+    }
+    return this.link(data).submit({
+      ...sourceAddress(data.source_addr),
+      ...destination,
+      registered_delivery: 1,
+      ...messageFields(sms.text, sms.flash),
+    });
+  }
+
+  /**
+   * Binds the phone's session (shared with its sends) and reports what arrives on it; stopping
+   * the last listener of a session unbinds it, and a later send binds a new one.
+   */
+  listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
+    const invalid = this.invalid(phone.data);
+    if (invalid) {
+      this.logger.warn(`Phone ${phone.id} cannot receive over SMPP: ${invalid}`);
+      return () => Promise.resolve();
+    }
+    const key = linkKey(phone.data);
+    const link = this.link(phone.data);
+    const listener: SmppListener = { phone, sink };
+    link.listen(listener);
+    let stopped = false;
+    return async () => {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      if (link.unlisten(listener) > 0) {
+        return;
+      }
+      if (this.links.get(key) === link) {
+        this.links.delete(key);
+      }
+      await link.close();
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const links = [...this.links.values()];
+    this.links.clear();
+    await Promise.all(links.map((link) => link.close()));
   }
 
   private invalid(data: AdapterData): string | null {
@@ -70,71 +147,40 @@ export class SmppAdapter implements Adapter {
     return null;
   }
 
+  private link(data: AdapterData): SmppLink {
+    const key = linkKey(data);
+    const existing = this.links.get(key);
+    if (existing) {
+      existing.adopt(data);
+      return existing;
+    }
+    const link = new SmppLink(data, this.config.providers.timeoutMs, this.timings);
+    this.links.set(key, link);
+    return link;
+  }
+
   /**
-   * Null when the SMSC accepts a transceiver bind with the credentials, else why not. A bound
-   * session is unbound before it is closed, as SMSCs expect; the whole exchange is bounded.
+   * Null when the SMSC accepts a transceiver bind with the credentials, else why not, through
+   * a session of its own that is unbound and closed at once.
    */
-  private bind(data: AdapterData): Promise<string | null> {
-    const where = `${data.host}:${data.port}`;
-    const timeout = formatDuration(this.config.providers.timeoutMs);
-    return new Promise((resolve) => {
-      let stage: 'connecting' | 'binding' | 'bound' = 'connecting';
-      let settled = false;
-      const session = connect({ host: data.host, port: Number(data.port) });
-      const finish = (reason: string | null) => {
-        if (!settled) {
-          settled = true;
-          clearTimeout(timer);
-          session.destroy();
-          resolve(stage === 'bound' ? null : reason);
-        }
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            stage === 'connecting'
-              ? `Could not reach the SMSC at ${where} within ${timeout}.`
-              : `The SMSC at ${where} did not answer the bind within ${timeout}.`,
-          ),
-        this.config.providers.timeoutMs,
-      );
-      session.on('error', (error: NodeJS.ErrnoException) =>
-        finish(
-          stage === 'connecting'
-            ? `Could not reach the SMSC at ${where} (${describeNetworkError(error.code)}).`
-            : `The SMSC at ${where} broke the connection (${describeNetworkError(error.code)}).`,
-        ),
-      );
-      session.on('close', () =>
-        finish(`The SMSC at ${where} closed the connection before answering the bind.`),
-      );
-      session.on('connect', () => {
-        stage = 'binding';
-        session.bind_transceiver(
-          {
-            system_id: data.system_id,
-            password: data.password,
-            system_type: data.system_type ?? '',
-            interface_version: SMPP_VERSION_3_4,
-          },
-          (response) => {
-            if (response.command_status !== errors.ESME_ROK) {
-              finish(
-                `The SMSC refused the bind with ${statusName(response.command_status)}: check system_id, password and system_type.`,
-              );
-              return;
-            }
-            stage = 'bound';
-            session.unbind(() => finish(null));
-          },
-        );
-      });
-    });
+  private async bind(data: AdapterData): Promise<string | null> {
+    const link = new SmppLink(data, this.config.providers.timeoutMs, this.timings);
+    const outcome = await link.bound();
+    await link.close();
+    return outcome.ok ? null : outcome.reason;
   }
 }
 
-/** The SMPP name of a command_status, e.g. ESME_RINVPASWD. */
-function statusName(status: number): string {
-  const name = Object.keys(errors).find((candidate) => errors[candidate] === status);
-  return name ?? `command_status 0x${status.toString(16).padStart(8, '0')}`;
+/**
+ * What makes two phones' sessions the same. The password is left out so that a corrected one
+ * is taken by the session for its next bind instead of opening a second session.
+ */
+function linkKey(data: AdapterData): string {
+  return JSON.stringify([
+    data.host,
+    data.port,
+    data.system_id,
+    data.system_type ?? '',
+    data.source_addr,
+  ]);
 }

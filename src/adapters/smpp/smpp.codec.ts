@@ -1,0 +1,205 @@
+import { PDU, encodings, errors } from 'smpp';
+import { normalizePhoneNumber } from '../../common/phone/phone-number';
+import { IncomingSms, ReportedStatus, SendResult, StatusReport } from '../adapter';
+
+/* SMPP 3.4 §5.2.5 (type of number) and §5.2.6 (numbering plan). */
+const TON_INTERNATIONAL = 1;
+const TON_ALPHANUMERIC = 5;
+const NPI_UNKNOWN = 0;
+const NPI_ISDN = 1;
+
+/*
+ * SMPP 3.4 §5.2.19. Flash messages are GSM message class 0: 0xF0 is SMPP's own "GSM message
+ * class control" value for the default alphabet; SMPP has none for UCS-2, where SMSCs take the
+ * GSM 03.38 coding group value 0x18 (as Kannel sends).
+ */
+const DATA_CODING_DEFAULT = 0x00;
+const DATA_CODING_UCS2 = 0x08;
+const DATA_CODING_DEFAULT_FLASH = 0xf0;
+const DATA_CODING_UCS2_FLASH = 0x18;
+
+/* One SMS holds 160 septets, which SMPP carries one per octet, or 140 octets of UCS-2. */
+const MAX_SHORT_MESSAGE_GSM = 160;
+const MAX_SHORT_MESSAGE_UCS2 = 140;
+
+/* esm_class bits 2–5 (SMPP 3.4 §5.2.12): the kind of message a deliver_sm carries. */
+const ESM_MESSAGE_TYPE = 0x3c;
+const ESM_DEFAULT = 0x00;
+const ESM_DELIVERY_RECEIPT = 0x04;
+const ESM_INTERMEDIATE_NOTIFICATION = 0x20;
+
+/** The bind statuses that mean wrong credentials, which no retry fixes. */
+export const CREDENTIAL_STATUSES: ReadonlySet<number> = new Set([
+  errors.ESME_RINVPASWD,
+  errors.ESME_RINVSYSID,
+  errors.ESME_RINVSYSTYP,
+]);
+
+/** The SMPP name of a command_status, e.g. ESME_RINVPASWD. */
+export function statusName(status: number): string {
+  const name = Object.keys(errors).find((candidate) => errors[candidate] === status);
+  return name ?? `command_status 0x${status.toString(16).padStart(8, '0')}`;
+}
+
+/** The phone's source_addr: a name (alphanumeric TON) or an international number. */
+export function sourceAddress(source: string): Record<string, unknown> {
+  const number = /^\+?\d+$/.test(source.trim());
+  return number
+    ? {
+        source_addr_ton: TON_INTERNATIONAL,
+        source_addr_npi: NPI_ISDN,
+        source_addr: source.trim().replace(/^\+/, ''),
+      }
+    : { source_addr_ton: TON_ALPHANUMERIC, source_addr_npi: NPI_UNKNOWN, source_addr: source };
+}
+
+/** An E.164 destination as SMPP takes it (digits, international TON), or null when it is not one. */
+export function destinationAddress(destination: string): Record<string, unknown> | null {
+  const match = /^\+(\d{1,20})$/.exec(destination);
+  return match
+    ? { dest_addr_ton: TON_INTERNATIONAL, dest_addr_npi: NPI_ISDN, destination_addr: match[1] }
+    : null;
+}
+
+/**
+ * The text as submit_sm fields: GSM 03.38 when every character is in it, else UCS-2. A text
+ * longer than one SMS goes whole in `message_payload` rather than in UDH-concatenated parts,
+ * so the SMSC answers with one message_id and sends one receipt for the message smsgw records
+ * as one entry, and takes or refuses it as a whole.
+ */
+export function messageFields(text: string, flash: boolean): Record<string, unknown> {
+  const gsm = encodings.ASCII.match(text);
+  const bytes = gsm ? encodings.ASCII.encode(text) : encodings.UCS2.encode(text);
+  const dataCoding = gsm
+    ? flash
+      ? DATA_CODING_DEFAULT_FLASH
+      : DATA_CODING_DEFAULT
+    : flash
+      ? DATA_CODING_UCS2_FLASH
+      : DATA_CODING_UCS2;
+  const single = bytes.length <= (gsm ? MAX_SHORT_MESSAGE_GSM : MAX_SHORT_MESSAGE_UCS2);
+  return { data_coding: dataCoding, [single ? 'short_message' : 'message_payload']: bytes };
+}
+
+const TRANSIENT_REFUSALS: Readonly<Record<string, string>> = {
+  ESME_RTHROTTLED: 'The SMSC asked smsgw to slow down (ESME_RTHROTTLED): try again later.',
+  ESME_RMSGQFUL: 'The SMSC has too many messages queued (ESME_RMSGQFUL): try again later.',
+  ESME_RSYSERR: 'The SMSC failed on its side (ESME_RSYSERR): try again later.',
+};
+
+const DESTINATION = 'check the destination number.';
+const SOURCE = 'check source_addr.';
+const ENCODING =
+  'the SMSC does not take the message as smsgw encodes it (long texts in message_payload, data_coding 0 or 8): ask its operator what it supports.';
+
+const PERMANENT_HINTS: Readonly<Record<string, string>> = {
+  ESME_RINVDSTADR: DESTINATION,
+  ESME_RINVDSTTON: DESTINATION,
+  ESME_RINVDSTNPI: DESTINATION,
+  ESME_RINVSRCADR: SOURCE,
+  ESME_RINVSRCTON: SOURCE,
+  ESME_RINVSRCNPI: SOURCE,
+  ESME_RINVMSGLEN: ENCODING,
+  ESME_RINVDCS: ENCODING,
+  ESME_RINVESMCLASS: ENCODING,
+  ESME_RINVTLVSTREAM: ENCODING,
+  ESME_RTLVNOTALLWD: ENCODING,
+  ESME_RINVTLVLEN: ENCODING,
+  ESME_RINVTLVVAL: ENCODING,
+  ESME_RMISSINGTLV: ENCODING,
+};
+
+/**
+ * What a submit_sm_resp means for the message. An error status means the SMSC did not take
+ * it; only the statuses of a busy or failing SMSC are worth another try.
+ */
+export function submitResult(response: PDU): SendResult {
+  if (response.command_status === errors.ESME_ROK) {
+    return { outcome: 'sent', uid: cString(response.message_id) };
+  }
+  const name = statusName(response.command_status);
+  const transient = TRANSIENT_REFUSALS[name];
+  if (transient) {
+    return { outcome: 'transient', reason: transient };
+  }
+  const hint = PERMANENT_HINTS[name] ?? 'check the destination number and the adapter data.';
+  return { outcome: 'permanent', reason: `The SMSC refused the message with ${name}: ${hint}` };
+}
+
+export type Delivery =
+  | { kind: 'receipt'; report: StatusReport | null }
+  | { kind: 'message'; sms: IncomingSms }
+  | { kind: 'other' };
+
+/** A deliver_sm as smsgw reports it: a delivery receipt, an inbound message, or neither. */
+export function readDeliverSm(pdu: PDU): Delivery {
+  const type = Number(pdu.esm_class ?? 0) & ESM_MESSAGE_TYPE;
+  const text = messageText(pdu.message_payload ?? pdu.short_message);
+  if (type === ESM_DELIVERY_RECEIPT || type === ESM_INTERMEDIATE_NOTIFICATION) {
+    return { kind: 'receipt', report: readReceipt(pdu, text) };
+  }
+  if (type !== ESM_DEFAULT) {
+    return { kind: 'other' };
+  }
+  return { kind: 'message', sms: { origin: origin(pdu), text, at: null } };
+}
+
+/** A C-Octet String field as the package reads it, '' when absent. */
+function cString(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** The package decodes texts by data_coding into `{message}`; codings it lacks stay bytes. */
+function messageText(value: unknown): string {
+  const message = value && typeof value === 'object' && 'message' in value ? value.message : value;
+  if (typeof message === 'string') {
+    return message;
+  }
+  return Buffer.isBuffer(message) ? message.toString('latin1') : '';
+}
+
+/** The source as E.164 when it parses (an international TON lacks the '+'), else as given. */
+function origin(pdu: PDU): string {
+  const address = cString(pdu.source_addr);
+  const international = pdu.source_addr_ton === TON_INTERNATIONAL && !address.startsWith('+');
+  return normalizePhoneNumber(international ? `+${address}` : address) ?? address;
+}
+
+/* The `stat:` values of the receipt text (SMPP 3.4 appendix B). */
+const RECEIPT_STATES: Readonly<Record<string, ReportedStatus>> = {
+  DELIVRD: 'delivered',
+  UNDELIV: 'failed',
+  EXPIRED: 'failed',
+  REJECTD: 'failed',
+  DELETED: 'failed',
+};
+
+/* The message_state TLV (SMPP 3.4 §5.2.28). */
+const MESSAGE_STATES: Readonly<Record<number, ReportedStatus>> = {
+  2: 'delivered',
+  3: 'failed',
+  4: 'failed',
+  5: 'failed',
+  8: 'failed',
+};
+
+/**
+ * The receipt's message id and status. The TLVs, when the SMSC sends them, are exact; the
+ * text `id:… sub:… dlvrd:… submit date:… done date:… stat:… err:…` is what every SMSC sends.
+ * Null without an id: such a receipt cannot be matched to a message.
+ */
+function readReceipt(pdu: PDU, text: string): StatusReport | null {
+  const field = (name: string) => new RegExp(`(?:^|\\s)${name}:(\\S+)`, 'i').exec(text)?.[1];
+  const uid =
+    typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id
+      ? pdu.receipted_message_id
+      : field('id');
+  if (!uid) {
+    return null;
+  }
+  const state =
+    typeof pdu.message_state === 'number'
+      ? MESSAGE_STATES[pdu.message_state]
+      : RECEIPT_STATES[(field('stat') ?? '').toUpperCase()];
+  return { uid, status: state ?? 'unknown' };
+}
