@@ -592,6 +592,37 @@ describe('SmppAdapter', () => {
       await stop();
     });
 
+    it('acknowledges, without reporting, a receipt without an id and an SME acknowledgement', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      const withoutId = await smsc.deliver(session, receipt('stat:DELIVRD'));
+      const smeAck = await smsc.deliver(session, receipt('id:msg-1', { esm_class: 0x08 }));
+
+      expect([withoutId.command_status, smeAck.command_status]).toEqual([
+        errors.ESME_ROK,
+        errors.ESME_ROK,
+      ]);
+      expect(sink.statuses).toEqual([]);
+      expect(sink.messages).toEqual([]);
+      expect(warnings).toHaveBeenCalledWith(
+        `The SMSC at 127.0.0.1:${data.port} sent a delivery receipt without an id.`,
+      );
+      await stop();
+    });
+
+    it('reports an intermediate notification as a receipt', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen(phone, sink);
+      const session = await smsc.boundSession();
+
+      await smsc.deliver(session, receipt('id:msg-1 stat:ENROUTE', { esm_class: 0x20 }));
+
+      expect(sink.statuses).toEqual([{ uid: 'msg-1', status: 'unknown' }]);
+      await stop();
+    });
+
     it('reports an inbound UCS-2 message with the E.164 origin of an international source', async () => {
       const sink = new RecordingSink();
       const stop = adapter.listen(phone, sink);
