@@ -14,6 +14,7 @@
  * handler doing the same key lookup and insert with the same driver.
  */
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.factory';
@@ -29,6 +30,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = 20;
+/** USER_HZ, the unit of the CPU times in /proc: 100 on x86 and ARM Linux. */
+const CLOCK_TICKS_PER_SECOND = 100;
 const SAMPLES = 200;
 
 interface Latency {
@@ -59,9 +62,33 @@ async function fetchOk(url: string): Promise<void> {
   }
 }
 
-async function requestsPerSecond(
+/**
+ * CPU time of this process's main thread so far, in µs, where Linux tells it: the servers run on
+ * that thread and the load in a worker, so the difference over a run is the servers' work.
+ * Unlike requests/s it hardly moves with what else runs on the machine. NaN elsewhere.
+ */
+function serverThreadCpuMicros(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis: state is the 3rd, utime the 14th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface Load {
+  /** Requests per second. */
+  rate: number;
+  /** CPU µs of the server thread per request. */
+  cpu: number;
+}
+
+async function load(
   options: Pick<autocannon.Options, 'url' | 'method' | 'body' | 'headers'>,
-): Promise<number> {
+): Promise<Load> {
+  const cpuBefore = serverThreadCpuMicros();
   // The load runs in a worker thread, so that it does not take the event loop of the servers.
   const result = await autocannon({
     ...options,
@@ -69,10 +96,11 @@ async function requestsPerSecond(
     duration: SECONDS,
     workers: 1,
   });
+  const cpu = serverThreadCpuMicros() - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   }
-  return result.requests.average;
+  return { rate: result.requests.average, cpu: cpu / result.requests.total };
 }
 
 function configFor(database: BenchDatabase): AppConfig {
@@ -123,22 +151,28 @@ async function compare(
   base: string,
   baseline: string,
   options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
-): Promise<{ api: number; raw: number }> {
+): Promise<{ api: Load; raw: Load }> {
   const { path, ...request } = options;
-  let api = 0;
-  let raw = 0;
+  const api = { rate: 0, cpu: 0 };
+  const raw = { rate: 0, cpu: 0 };
   for (let round = 0; round < ROUNDS; round += 1) {
-    api += await requestsPerSecond({ ...request, url: base + path });
-    raw += await requestsPerSecond({ ...request, url: baseline + path });
+    for (const [sum, url] of [
+      [api, base + path],
+      [raw, baseline + path],
+    ] as const) {
+      const measured = await load({ ...request, url });
+      sum.rate += measured.rate / ROUNDS;
+      sum.cpu += measured.cpu / ROUNDS;
+    }
   }
-  return { api: api / ROUNDS, raw: raw / ROUNDS };
+  return { api, raw };
 }
 
 async function throughput(base: string, baseline: string, apiKey: string) {
   const sendSms = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
   const form = `api_key=${apiKey}&text=Hello&numbers[]=%2B33612345678&numbers[]=%2B33612345679`;
   const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
-  const rates: Array<[string, { api: number; raw: number }]> = [
+  const rates: Array<[string, { api: Load; raw: Load }]> = [
     ['get_send_sms', await compare(base, baseline, { path: sendSms })],
   ];
   if (!ONLY_SEND_SMS) {
@@ -190,12 +224,15 @@ async function main(): Promise<void> {
         await baseline.close();
         const runs = ROUNDS > 1 ? `, ${ROUNDS} alternated runs per side` : '';
         process.stdout.write(
-          `\nThroughput (${CONNECTIONS} connections, ${SECONDS} s each${runs}):\n\n` +
-            '| operation | smsgw req/s | baseline req/s | ratio |\n|---|---|---|---|\n' +
+          `\nThroughput (${CONNECTIONS} connections, ${SECONDS} s each${runs}; CPU: µs of the ` +
+            'server thread per request):\n\n' +
+            '| operation | smsgw req/s | baseline req/s | ratio | smsgw CPU | baseline CPU |\n' +
+            '|---|---|---|---|---|---|\n' +
             rates
               .map(
                 ([label, { api, raw }]) =>
-                  `| ${label} | ${api.toFixed(0)} | ${raw.toFixed(0)} | ${(api / raw).toFixed(2)} |\n`,
+                  `| ${label} | ${api.rate.toFixed(0)} | ${raw.rate.toFixed(0)} | ` +
+                  `${(api.rate / raw.rate).toFixed(2)} | ${api.cpu.toFixed(0)} | ${raw.cpu.toFixed(0)} |\n`,
               )
               .join(''),
         );
