@@ -43,6 +43,14 @@ export class BodyParserMiddleware implements NestMiddleware {
   }
 
   use(request: ApiRequest, response: Response, next: NextFunction): void {
+    // Express 5 parses the query string again at every read of `request.query`, and both the
+    // guard and the parameters read it: it is parsed once here and kept on the request.
+    Object.defineProperty(request, 'query', {
+      value: request.query,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     const type = request.headers['content-type'] ?? '';
     response.on('close', () => void removeUploads(request));
     if (type.startsWith('multipart/form-data')) {

@@ -69,6 +69,10 @@ export function serializeError(error: unknown): Record<string, unknown> {
 export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
   return {
     level: logLevel,
+    // Every request gets a child logger bound to its `req`, serialised there and then, whatever
+    // the level: the serialisers take the raw objects, rather than the copies pino-http would
+    // first make of them (all headers, the query parsed once more), which doubled that cost.
+    wrapSerializers: false,
     genReqId: (request: IncomingMessage, response: ServerResponse) => {
       const id = requestIdOf(request);
       // Given back so that a caller can quote it, as the 500 envelope does.
@@ -78,11 +82,13 @@ export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
     redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
     serializers: {
       err: serializeError,
-      req: (request: { id: unknown; method: string; url: string }) => ({
+      req: (request: { id: unknown; method: string; url: string; originalUrl?: string }) => ({
         id: request.id,
         method: request.method,
-        url: redactUrl(request.url),
+        // Express strips the mount path of a middleware from `url`; `originalUrl` keeps it all.
+        url: redactUrl(request.originalUrl ?? request.url),
       }),
+      res: stdSerializers.res,
     },
   };
 }
