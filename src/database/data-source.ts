@@ -5,6 +5,7 @@ import { DatabaseConfig } from '../config/configuration';
 import { ENTITIES } from './entities';
 import { InitialSchema1732230000000 } from './migrations/1732230000000-InitialSchema';
 import { DispatchWorkers1763800000000 } from './migrations/1763800000000-DispatchWorkers';
+import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [InitialSchema1732230000000, DispatchWorkers1763800000000];
 
@@ -55,6 +56,9 @@ export async function openDataSource(
   }
   const dataSource = new DataSource(dataSourceOptions(database, logger));
   await dataSource.initialize();
+  if (database.type === 'sqlite') {
+    serializeTransactions(dataSource);
+  }
   return dataSource;
 }
 
