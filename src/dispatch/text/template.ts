@@ -1,0 +1,99 @@
+import { compileSandboxed, SandboxedTemplate, TemplateProblem } from './twig-sandbox';
+import { TimeLimitExceeded } from './time-limit';
+
+export interface TemplateVariables {
+  /** The number's or the contact's data; null when there is none. */
+  contact: Record<string, unknown> | null;
+  /** The number (`number`), and for a contact its `id`, `name`, `created_at`, `updated_at`. */
+  contact_metas: Record<string, unknown>;
+}
+
+export type RenderResult = { ok: true; text: string } | { ok: false; reason: string };
+
+/** A message's text compiled once, rendered for each of its recipients. */
+export interface CompiledTemplate {
+  render(variables: TemplateVariables): RenderResult;
+}
+
+/**
+ * Longer texts are not compiled (twig.js compiles in quadratic time): the API takes texts of 1000
+ * characters, which are at most 2000 UTF-16 code units.
+ */
+export const MAX_TEMPLATE_LENGTH = 4_000;
+/** A render that takes longer is stopped. */
+export const RENDER_TIME_LIMIT_MS = 100;
+
+/**
+ * Compiles a message text as a Twig template, as RaspiSMS renders it when the user's setting
+ * `templating` is on: `{{ contact.firstname }}`, `{% if contact.gender == 'female' %}`, filters
+ * such as `upper`, `lower` and `default`; autoescape off, and an undefined variable prints as
+ * nothing. A text that does not compile still gives a template, whose every render fails saying
+ * why.
+ *
+ * The template sees only copies of `contact` and `contact_metas`, and runs in a sandbox (see
+ * twig-sandbox.ts): allowed tags, filters and functions only, no method calls, no prototypes, no
+ * file system, and a bounded render.
+ */
+export function compileTemplate(source: string): CompiledTemplate {
+  if (source.length > MAX_TEMPLATE_LENGTH) {
+    return failing(
+      `The template does not compile: it is longer than ${MAX_TEMPLATE_LENGTH} characters.`,
+    );
+  }
+  let template: SandboxedTemplate;
+  try {
+    template = compileSandboxed(source);
+  } catch (error) {
+    return failing(`The template does not compile: ${detail(error)}.`);
+  }
+  return {
+    render(variables) {
+      let context: Record<string, unknown>;
+      try {
+        context = {
+          contact: jsonCopy(variables.contact),
+          contact_metas: jsonCopy(variables.contact_metas),
+        };
+      } catch (error) {
+        return {
+          ok: false,
+          reason: `The recipient's data cannot be given to the template: ${detail(error)}.`,
+        };
+      }
+      try {
+        return { ok: true, text: template.render(context, RENDER_TIME_LIMIT_MS) };
+      } catch (error) {
+        return { ok: false, reason: renderFailure(error) };
+      }
+    },
+  };
+}
+
+function failing(reason: string): CompiledTemplate {
+  return { render: () => ({ ok: false, reason }) };
+}
+
+/**
+ * A plain copy: objects with only data, so that nothing the caller passed (a class instance, a
+ * function, a shared object) is reachable, and nothing the template does changes the original.
+ */
+function jsonCopy(value: unknown): unknown {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
+}
+
+function renderFailure(error: unknown): string {
+  if (error instanceof TimeLimitExceeded) {
+    return `The template takes longer than ${RENDER_TIME_LIMIT_MS} ms to render.`;
+  }
+  if (error instanceof TemplateProblem && error.message.startsWith('The template')) {
+    return `${error.message}.`;
+  }
+  return `The template cannot be rendered: ${detail(error)}.`;
+}
+
+/** The message of an error, of twig.js's own errors (which are not Error objects) included. */
+function detail(error: unknown): string {
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return text.replace(/[.\s]+$/, '');
+}
