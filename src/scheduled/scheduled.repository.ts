@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DriverSql, InsertTree, insertWith } from '../common/database/driver-sql';
 import { nowUtc } from '../common/time/datetime';
 import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
@@ -57,7 +58,41 @@ const BYTES_PER_INSERT = 1024 * 1024;
 
 @Injectable()
 export class ScheduledRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly sql: DriverSql;
+  private readonly scheduled: TableInsert;
+  private readonly numbers: TableInsert;
+  private readonly contacts: TableInsert;
+  private readonly groups: TableInsert;
+  private readonly conditionalGroups: TableInsert;
+  private readonly medias: TableInsert;
+  private readonly mediaLinks: TableInsert;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.sql = DriverSql.for(dataSource);
+    const table = (entity: EntityTarget<ObjectLiteral>, ...columns: string[]) =>
+      new TableInsert(dataSource, entity, [...columns, 'created_at', 'updated_at']);
+    this.scheduled = table(
+      Scheduled,
+      'id_user',
+      'at',
+      'text',
+      'flash',
+      'mms',
+      'tag',
+      'id_phone',
+      'id_phone_group',
+    );
+    this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
+    this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
+    this.groups = table(ScheduledGroup, 'id_scheduled', 'id_group');
+    this.conditionalGroups = table(
+      ScheduledConditionalGroup,
+      'id_scheduled',
+      'id_conditional_group',
+    );
+    this.medias = table(Media, 'id_user', 'path');
+    this.mediaLinks = table(MediaScheduled, 'id_media', 'id_scheduled');
+  }
 
   async isOwnPhone(userId: number, phoneId: number): Promise<boolean> {
     return this.dataSource.getRepository(Phone).exists({ where: { id: phoneId, id_user: userId } });
@@ -92,10 +127,11 @@ export class ScheduledRepository {
   /**
    * Writes the message, its numbers, its links to contacts, groups and conditional groups, and
    * its medias with their links, in one transaction: a failure leaves none of them behind.
-   * Returns the new message's id.
+   * Returns the new message's id. get_send_sms and post_scheduled sit on this path: the
+   * statements are written here and run on the driver (see DriverSql).
    */
   async create(message: NewScheduled): Promise<number> {
-    return this.dataSource.transaction((manager) => this.insert(manager, message));
+    return this.sql.insert(this.rowsOf(message));
   }
 
   /**
@@ -103,51 +139,41 @@ export class ScheduledRepository {
    * the transaction that stores the message it answers.
    */
   async insert(manager: EntityManager, message: NewScheduled): Promise<number> {
-    const stamp = { created_at: nowUtc(), updated_at: null };
-    const id_scheduled = await insertOne(manager, Scheduled, {
-      id_user: message.userId,
-      at: message.at,
-      text: message.text,
-      flash: message.flash ? 1 : 0,
-      mms: message.mms ? 1 : 0,
-      tag: message.tag,
-      id_phone: message.phoneId,
-      id_phone_group: message.phoneGroupId,
-      ...stamp,
-    });
-    await insertMany(
-      manager,
-      ScheduledNumber,
-      message.numbers.map(({ number, data }) => ({ id_scheduled, number, data, ...stamp })),
-    );
-    await insertMany(
-      manager,
-      ScheduledContact,
-      message.contactIds.map((id_contact) => ({ id_scheduled, id_contact, ...stamp })),
-    );
-    await insertMany(
-      manager,
-      ScheduledGroup,
-      message.groupIds.map((id_group) => ({ id_scheduled, id_group, ...stamp })),
-    );
-    await insertMany(
-      manager,
-      ScheduledConditionalGroup,
-      message.conditionalGroupIds.map((id_conditional_group) => ({
-        id_scheduled,
-        id_conditional_group,
+    return insertWith(manager, this.rowsOf(message));
+  }
+
+  /** The message's row, and the rows that point at it once its id is known. */
+  private rowsOf(message: NewScheduled): InsertTree {
+    const now = nowUtc();
+    const stamp = [now, null];
+    return this.scheduled.row(
+      [
+        message.userId,
+        message.at,
+        message.text,
+        message.flash ? 1 : 0,
+        message.mms ? 1 : 0,
+        message.tag,
+        message.phoneId,
+        message.phoneGroupId,
         ...stamp,
-      })),
+      ],
+      (scheduledId) => [
+        ...this.numbers.rows(
+          message.numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
+        ),
+        ...this.contacts.rows(message.contactIds.map((id) => [scheduledId, id, ...stamp])),
+        ...this.groups.rows(message.groupIds.map((id) => [scheduledId, id, ...stamp])),
+        ...this.conditionalGroups.rows(
+          message.conditionalGroupIds.map((id) => [scheduledId, id, ...stamp]),
+        ),
+        ...message.mediaPaths.map((path) =>
+          this.medias.row([message.userId, path, ...stamp], (mediaId) => [
+            this.mediaLinks.row([mediaId, scheduledId, ...stamp]),
+          ]),
+        ),
+      ],
     );
-    for (const path of message.mediaPaths) {
-      const id_media = await insertOne(manager, Media, {
-        id_user: message.userId,
-        path,
-        ...stamp,
-      });
-      await insertMany(manager, MediaScheduled, [{ id_media, id_scheduled, ...stamp }]);
-    }
-    return id_scheduled;
   }
 
   /** Deletes one of the user's messages; its numbers and links go with it (foreign keys). */
@@ -163,67 +189,60 @@ export class ScheduledRepository {
 }
 
 /**
- * One row, written as `insertMany` writes them, returning its generated id. get_send_sms and
- * post_scheduled sit on this path: the query builder's per-statement work was a large part of
- * their cost (bench:api).
+ * INSERT statements into one table, with bound parameters, columns in a fixed order. A CSV may
+ * bring 200,000 numbers, which must cost neither a statement each nor the query builder's
+ * per-value work (seconds at that size): they go in multi-row INSERTs.
  */
-async function insertOne<T extends ObjectLiteral>(
-  manager: EntityManager,
-  entity: EntityTarget<T>,
-  row: Partial<T>,
-): Promise<number> {
-  const [sql, parameters] = insertStatement(manager, entity, [row]);
-  const result: unknown = await manager.query(sql, parameters);
-  // better-sqlite3 answers an INSERT with the new rowid, mysql2 with a header holding it.
-  return typeof result === 'number' || typeof result === 'bigint'
-    ? Number(result)
-    : Number((result as { insertId: number }).insertId);
-}
+class TableInsert {
+  private readonly head: string;
+  private readonly values: string;
+  private readonly single: string;
 
-function insertStatement<T extends ObjectLiteral>(
-  manager: EntityManager,
-  entity: EntityTarget<T>,
-  rows: Array<Partial<T>>,
-): [string, unknown[]] {
-  const driver = manager.connection.driver;
-  const columns = Object.keys(rows[0]);
-  const sql =
-    `INSERT INTO ${driver.escape(manager.connection.getMetadata(entity).tableName)} ` +
-    `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES ` +
-    rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
-  return [
-    sql,
-    rows.flatMap((row) => columns.map((column) => (row as Record<string, unknown>)[column])),
-  ];
-}
+  constructor(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>, columns: string[]) {
+    const driver = dataSource.driver;
+    this.head =
+      `INSERT INTO ${driver.escape(dataSource.getMetadata(entity).tableName)} ` +
+      `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES `;
+    this.values = `(${columns.map(() => '?').join(', ')})`;
+    this.single = this.head + this.values;
+  }
 
-/**
- * Multi-row INSERTs: a CSV may bring 200,000 numbers, which must cost neither a query each nor
- * the query builder's per-value work (seconds at that size): the statement is written here, with
- * bound parameters. The rows all have the keys of the first one.
- */
-async function insertMany<T extends ObjectLiteral>(
-  manager: EntityManager,
-  entity: EntityTarget<T>,
-  rows: Array<Partial<T>>,
-): Promise<void> {
-  let chunk: Array<Partial<T>> = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = Object.values(row).reduce<number>(
-      (total, value) => total + (typeof value === 'string' ? Buffer.byteLength(value) : 8),
-      0,
-    );
-    if (chunk.length === ROWS_PER_INSERT || (chunk.length > 0 && bytes + size > BYTES_PER_INSERT)) {
-      await manager.query(...insertStatement(manager, entity, chunk));
+  /** One row, its values in the order of the columns. */
+  row(values: unknown[], children?: (id: number) => InsertTree[]): InsertTree {
+    return { sql: this.single, parameters: values, children };
+  }
+
+  /** As few statements as the limits on one statement allow. */
+  rows(rows: unknown[][]): InsertTree[] {
+    const statements: InsertTree[] = [];
+    let chunk: unknown[][] = [];
+    let bytes = 0;
+    const flush = () => {
+      statements.push({
+        sql: this.head + chunk.map(() => this.values).join(', '),
+        parameters: chunk.flat(),
+      });
       chunk = [];
       bytes = 0;
+    };
+    for (const row of rows) {
+      const size = row.reduce<number>(
+        (total, value) => total + (typeof value === 'string' ? Buffer.byteLength(value) : 8),
+        0,
+      );
+      if (
+        chunk.length === ROWS_PER_INSERT ||
+        (chunk.length > 0 && bytes + size > BYTES_PER_INSERT)
+      ) {
+        flush();
+      }
+      chunk.push(row);
+      bytes += size;
     }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length > 0) {
-    await manager.query(...insertStatement(manager, entity, chunk));
+    if (chunk.length > 0) {
+      flush();
+    }
+    return statements;
   }
 }
 

@@ -1,4 +1,4 @@
-import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource } from 'typeorm';
 
 /* Instruments for tests: a frozen clock and a record of the SQL an action sends. */
 
@@ -26,34 +26,18 @@ export function freezeDate(iso: string): void {
 }
 
 /**
- * Runs `action` and records the SQL statements the app's DataSource sends meanwhile: every query
- * runner the driver hands out (a fresh one per query or transaction on MySQL, a cached one on
- * SQLite) has its `query` method, through which all SQL reaches the engine, spied on.
+ * Runs `action` and records the SQL statements the app's DataSource sends meanwhile, in order:
+ * each one is told to the data source's logger, by TypeORM's query runners as by DriverSql.
  */
 export async function withQueries<T>(
   dataSource: DataSource,
   action: () => Promise<T>,
 ): Promise<{ result: T; queries: string[] }> {
-  const driver = dataSource.driver;
-  const createQueryRunner = driver.createQueryRunner.bind(driver);
-  const runners = new Set<QueryRunner>();
-  const querySpies: jest.SpyInstance[] = [];
-  const factorySpy = jest
-    .spyOn(driver, 'createQueryRunner')
-    .mockImplementation((mode: ReplicationMode) => {
-      const runner = createQueryRunner(mode);
-      if (!runners.has(runner)) {
-        runners.add(runner);
-        querySpies.push(jest.spyOn(runner, 'query'));
-      }
-      return runner;
-    });
+  const spy = jest.spyOn(dataSource.logger, 'logQuery');
   try {
     const result = await action();
-    const queries = querySpies.flatMap((spy) => spy.mock.calls.map((call) => String(call[0])));
-    return { result, queries };
+    return { result, queries: spy.mock.calls.map((call) => String(call[0])) };
   } finally {
-    factorySpy.mockRestore();
-    querySpies.forEach((spy) => spy.mockRestore());
+    spy.mockRestore();
   }
 }
