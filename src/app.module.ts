@@ -16,6 +16,7 @@ import { loggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
+import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
 import { PhonesModule } from './phones/phones.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
@@ -38,6 +39,7 @@ export class AppModule implements NestModule {
         ScheduledModule,
         StatsModule,
         CallbacksModule,
+        DispatchModule.forRoot(config.worker === 'inline'),
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

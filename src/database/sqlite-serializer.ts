@@ -26,7 +26,8 @@ export function serializeTransactions(dataSource: DataSource): void {
       ? transaction(...args)
       : owner.run({}, () => transaction(...args))) as typeof transaction;
 
-  const query = runner.query.bind(runner) as QueryRunner['query'];
+  const query: (...args: Parameters<QueryRunner['query']>) => Promise<unknown> =
+    runner.query.bind(runner);
   const startTransaction = runner.startTransaction.bind(runner);
   const commitTransaction = runner.commitTransaction.bind(runner);
   const rollbackTransaction = runner.rollbackTransaction.bind(runner);

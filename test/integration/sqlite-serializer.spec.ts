@@ -21,7 +21,7 @@ describe('SQLite transactions beside other callers', () => {
   });
 
   const emails = async (): Promise<string[]> =>
-    ((await ds.query('SELECT email FROM user ORDER BY email')) as Array<{ email: string }>).map(
+    (await ds.query<Array<{ email: string }>>('SELECT email FROM user ORDER BY email')).map(
       (row) => row.email,
     );
   const insertUser = (

@@ -41,3 +41,21 @@ export async function withQueries<T>(
     spy.mockRestore();
   }
 }
+
+/**
+ * Resolves once `condition` holds, checking every 20 ms; fails after `timeoutMs` with `what`.
+ * For outcomes of background work (the dispatch worker), never for timing assertions.
+ */
+export async function waitFor(
+  condition: () => Promise<boolean>,
+  what = 'the condition',
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

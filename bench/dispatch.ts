@@ -1,0 +1,271 @@
+import Database from 'better-sqlite3';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../src/config/configuration';
+import { validateEnvironment } from '../src/config/env.validation';
+import { migrate, openDataSource } from '../src/database/data-source';
+import { BenchDatabase, createBenchDatabase } from './database';
+
+/*
+ * bench:dispatch (issue 4, point 9): recipients per second from due scheduled messages to
+ * `sended` entries through the `benchmark` adapter, with the worker inline in the API process on
+ * SQLite and with 1 and 3 worker processes on MariaDB; next to the rate at which the same driver
+ * inserts the same `sended` rows raw (multi-row INSERTs of one batch each), measured in the same
+ * run; and the peak resident memory of the dispatching processes per campaign size.
+ *
+ * Runs the built processes: `npm run build` first. BENCH_MYSQL_URL (default
+ * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 10000,100000).
+ */
+
+const DIST = join(__dirname, '..', 'dist');
+const MYSQL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+const SIZES = (process.env.BENCH_RECIPIENTS ?? '10000,100000').split(',').map(Number);
+const BATCH = 500;
+const STAMP = '2020-01-01 00:00:00';
+
+interface Run {
+  setup: string;
+  recipients: number;
+  seconds: number;
+  rate: number;
+  peakRssMiB: number;
+}
+
+function configFor(database: BenchDatabase): AppConfig {
+  return new AppConfig(
+    validateEnvironment({
+      DATABASE_URL: database.url,
+      DATA_DIR: database.dataDir,
+      LOG_LEVEL: 'silent',
+    }),
+  );
+}
+
+const insertedId = (result: unknown): number =>
+  typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
+
+/** A user with one benchmark phone and one message to `recipients` numbers, due. */
+async function seedCampaign(ds: DataSource, recipients: number): Promise<void> {
+  const user = insertedId(
+    await ds.query(
+      "INSERT INTO user (email, api_key_hash, admin, status, created_at) VALUES ('bench@example.test', ?, 0, 'active', ?)",
+      ['0'.repeat(64), STAMP],
+    ),
+  );
+  const phone = insertedId(
+    await ds.query(
+      "INSERT INTO phone (id_user, name, adapter, adapter_data, priority, status, created_at) VALUES (?, 'bench', 'benchmark', '{}', 0, 'available', ?)",
+      [user, STAMP],
+    ),
+  );
+  const scheduled = insertedId(
+    await ds.query(
+      "INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, 'Hello {{ contact.firstname }}', 0, 0, ?, ?)",
+      [user, STAMP, phone, STAMP],
+    ),
+  );
+  for (let start = 0; start < recipients; start += BATCH) {
+    const count = Math.min(BATCH, recipients - start);
+    await ds.query(
+      'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
+        Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
+      Array.from({ length: count }, (_, index) => [
+        scheduled,
+        `+336${10_000_000 + start + index}`,
+        '{"firstname":"Ada"}',
+        STAMP,
+      ]).flat(),
+    );
+  }
+}
+
+function rssMiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function dispatchRun(
+  setup: string,
+  target: string,
+  recipients: number,
+  script: string,
+  processes: number,
+  env: Record<string, string>,
+): Promise<Run> {
+  const database = await createBenchDatabase(target);
+  const ds = await openDataSource(configFor(database).database);
+  const children: ChildProcess[] = [];
+  try {
+    await migrate(ds);
+    await seedCampaign(ds, recipients);
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < processes; i++) {
+      children.push(
+        spawn(process.execPath, [join(DIST, script)], {
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: database.url,
+            DATA_DIR: database.dataDir,
+            LOG_LEVEL: 'warn',
+            DISPATCH_POLL_MS: '20',
+            PORT: '0',
+            HOST: '127.0.0.1',
+            ...env,
+          },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        }),
+      );
+    }
+    let peak = 0;
+    for (;;) {
+      peak = Math.max(
+        peak,
+        children.reduce((sum, child) => sum + rssMiB(child.pid ?? 0), 0),
+      );
+      const [row] = await ds.query<Array<{ n: number | string }>>(
+        'SELECT COUNT(*) AS n FROM sended',
+      );
+      if (Number(row.n) >= recipients) {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Boot time (migrations, Nest) is part of the run; it is the same for every setup.
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    return { setup, recipients, seconds, rate: recipients / seconds, peakRssMiB: peak };
+  } finally {
+    await Promise.all(
+      children.map(async (child) => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+    await ds.destroy();
+    await database.drop();
+  }
+}
+
+/** The same `sended` rows, inserted raw by the same driver, one multi-row INSERT per batch. */
+async function rawInsertRate(target: string, recipients: number): Promise<number> {
+  const database = await createBenchDatabase(target);
+  const ds = await openDataSource(configFor(database).database);
+  await migrate(ds);
+  await ds.query(
+    "INSERT INTO user (id, email, api_key_hash, admin, status, created_at) VALUES (1, 'raw@example.test', ?, 0, 'active', ?)",
+    ['1'.repeat(64), STAMP],
+  );
+  await ds.destroy();
+  const columns =
+    'id_user, id_phone, at, text, destination, flash, mms, status, error, uid, adapter, tag, originating_scheduled, segments, encoding, created_at';
+  const row = (index: number) => [
+    1,
+    null,
+    STAMP,
+    'Hello Ada',
+    `+336${10_000_000 + index}`,
+    0,
+    0,
+    'unknown',
+    null,
+    `uid${index}`,
+    'benchmark',
+    null,
+    1,
+    1,
+    'GSM-7',
+    STAMP,
+  ];
+  const placeholders = `(${columns
+    .split(',')
+    .map(() => '?')
+    .join(', ')})`;
+  const started = process.hrtime.bigint();
+  try {
+    if (target === 'sqlite') {
+      const db = new Database(join(database.dataDir, 'bench.sqlite'));
+      db.pragma('journal_mode = WAL');
+      const insert = db.prepare(
+        `INSERT INTO sended (${columns}) VALUES ${Array.from({ length: BATCH }, () => placeholders).join(', ')}`,
+      );
+      for (let start = 0; start < recipients; start += BATCH) {
+        insert.run(Array.from({ length: BATCH }, (_, index) => row(start + index)).flat());
+      }
+      db.close();
+    } else {
+      const connection = await createConnection(database.url);
+      for (let start = 0; start < recipients; start += BATCH) {
+        await connection.query(
+          `INSERT INTO sended (${columns}) VALUES ${Array.from({ length: BATCH }, () => placeholders).join(', ')}`,
+          Array.from({ length: BATCH }, (_, index) => row(start + index)).flat(),
+        );
+      }
+      await connection.end();
+    }
+    return recipients / (Number(process.hrtime.bigint() - started) / 1e9);
+  } finally {
+    await database.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `bench:dispatch on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n\n`,
+  );
+  const rows: Array<[string, number, string, string, string, string]> = [];
+  const engines: Array<[string, string, Array<[string, string, number, Record<string, string>]>]> =
+    [['SQLite', 'sqlite', [['inline (API process)', 'main.js', 1, { WORKER: 'inline' }]]]];
+  if (MYSQL !== 'off') {
+    engines.push([
+      'MariaDB',
+      MYSQL,
+      [
+        ['1 worker process', 'worker.js', 1, {}],
+        ['3 worker processes', 'worker.js', 3, {}],
+      ],
+    ]);
+  }
+  for (const [engine, target, setups] of engines) {
+    for (const recipients of SIZES) {
+      const raw = await rawInsertRate(target, recipients);
+      for (const [name, script, processes, env] of setups) {
+        const run = await dispatchRun(
+          `${engine} ${name}`,
+          target,
+          recipients,
+          script,
+          processes,
+          env,
+        );
+        rows.push([
+          run.setup,
+          recipients,
+          run.rate.toFixed(0),
+          raw.toFixed(0),
+          (run.rate / raw).toFixed(2),
+          run.peakRssMiB.toFixed(0),
+        ]);
+      }
+    }
+  }
+  process.stdout.write(
+    '| setup | recipients | recipients/s | raw insert rows/s | ratio | peak RSS MiB |\n|---|---:|---:|---:|---:|---:|\n',
+  );
+  for (const row of rows) {
+    process.stdout.write(`| ${row.join(' | ')} |\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CallbacksModule } from '../callbacks/callbacks.module';
+import { CallbacksService } from '../callbacks/callbacks.service';
+import { DispatchRepository } from './dispatch.repository';
+import { ExpansionService } from './expansion.service';
+import { SenderService } from './sender.service';
+import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
+
+/** The dispatch worker: due messages to providers to `sended` entries (DECISIONS §8). */
+@Module({})
+export class DispatchModule {
+  /** @param startWorker whether this process dispatches (`WORKER=inline`, or the worker process). */
+  static forRoot(startWorker: boolean): DynamicModule {
+    return {
+      module: DispatchModule,
+      imports: [CallbacksModule],
+      providers: [
+        DispatchRepository,
+        ExpansionService,
+        SenderService,
+        WorkerService,
+        { provide: START_WORKER, useValue: startWorker },
+        // What listening adapters push (SMPP receipts, polled messages) is stored as callbacks are.
+        { provide: INBOUND_SINK, useExisting: CallbacksService },
+      ],
+      exports: [WorkerService],
+    };
+  }
+}

@@ -1,0 +1,569 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { DEFAULT_SETTINGS } from '../users/settings';
+
+/** A scheduled message being dispatched. */
+export interface DueScheduled {
+  id: number;
+  id_user: number;
+  text: string;
+  flash: number;
+  mms: number;
+  tag: string | null;
+  id_phone: number | null;
+  id_phone_group: number | null;
+}
+
+export interface NumberRecipient {
+  id: number;
+  number: string;
+  data: string | null;
+}
+
+export interface ContactRecipient {
+  id: number;
+  name: string;
+  number: string;
+  data: string | null;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** One outbox row as the expansion writes it. */
+export interface NewOutboxRow {
+  id_user: number;
+  originating_scheduled: number;
+  id_phone: number | null;
+  id_phone_group: number | null;
+  destination: string;
+  text: string;
+  flash: number;
+  mms: number;
+  tag: string | null;
+  media_ids: string | null;
+  /** `queued`, or `rejected` when the recipient cannot be sent at all (`error` says why). */
+  state: 'queued' | 'rejected';
+  error: string | null;
+}
+
+/** An outbox row as the sender claims it. */
+export interface OutboxRow {
+  id: number;
+  id_user: number;
+  originating_scheduled: number;
+  id_phone: number | null;
+  id_phone_group: number | null;
+  destination: string;
+  text: string;
+  flash: number;
+  mms: number;
+  tag: string | null;
+  media_ids: string | null;
+  state: string;
+  attempts: number;
+  error: string | null;
+}
+
+export interface PhoneRow {
+  id: number;
+  id_user: number;
+  adapter: string;
+  adapter_data: string | null;
+  priority: number;
+  status: string;
+}
+
+export interface LimitRow {
+  id_phone: number;
+  volume: number;
+  startpoint: string;
+}
+
+/** A `sended` row the sender records. */
+export interface NewSended {
+  id_user: number;
+  id_phone: number | null;
+  at: string;
+  text: string;
+  destination: string;
+  flash: number;
+  mms: number;
+  status: string;
+  error: string | null;
+  uid: string | null;
+  adapter: string;
+  tag: string | null;
+  originating_scheduled: number;
+  segments: number;
+  encoding: string;
+}
+
+const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
+  'id_user',
+  'originating_scheduled',
+  'id_phone',
+  'id_phone_group',
+  'destination',
+  'text',
+  'flash',
+  'mms',
+  'tag',
+  'media_ids',
+  'state',
+  'error',
+];
+
+const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
+  'id_user',
+  'id_phone',
+  'at',
+  'text',
+  'destination',
+  'flash',
+  'mms',
+  'status',
+  'error',
+  'uid',
+  'adapter',
+  'tag',
+  'originating_scheduled',
+  'segments',
+  'encoding',
+];
+
+/**
+ * The dispatch's SQL. Written by hand: it runs per batch of hundreds of rows, where the query
+ * builder's per-value work would cost more than the database (bench:dispatch). Claims take row
+ * locks with SKIP LOCKED on MySQL/MariaDB so that workers never wait for, nor take, each
+ * other's rows; SQLite has a single worker and a single writer.
+ */
+@Injectable()
+export class DispatchRepository {
+  readonly mysql: boolean;
+
+  constructor(readonly dataSource: DataSource) {
+    this.mysql = dataSource.options.type === 'mysql';
+  }
+
+  /** `FOR UPDATE SKIP LOCKED` where the engine has row locks. */
+  private get skipLocked(): string {
+    return this.mysql ? ' FOR UPDATE SKIP LOCKED' : '';
+  }
+
+  /** Runs `work` in a transaction; READ COMMITTED on MySQL so counts see other workers' claims. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.mysql
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
+  }
+
+  // Workers
+
+  /** Registers the worker or records that it is alive (again, if a sweep had forgotten it). */
+  async heartbeat(workerId: string, now: string): Promise<void> {
+    await this.dataSource.query(
+      'INSERT INTO worker (id, heartbeat_at, created_at) VALUES (?, ?, ?) ' +
+        (this.mysql
+          ? 'ON DUPLICATE KEY UPDATE heartbeat_at = VALUES(heartbeat_at), updated_at = VALUES(heartbeat_at)'
+          : 'ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, updated_at = excluded.heartbeat_at'),
+      [workerId, now, now],
+    );
+  }
+
+  async unregisterWorker(workerId: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM worker WHERE id = ?', [workerId]);
+  }
+
+  async workers(): Promise<string[]> {
+    const rows = await this.dataSource.query<Array<{ id: string }>>('SELECT id FROM worker');
+    return rows.map((row) => row.id);
+  }
+
+  async forgetWorkersExcept(workerId: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM worker WHERE id <> ?', [workerId]);
+  }
+
+  /** The live worker (heartbeat at or after `since`) that started first. */
+  async oldestWorker(since: string): Promise<string | null> {
+    const rows = await this.dataSource.query<Array<{ id: string }>>(
+      'SELECT id FROM worker WHERE heartbeat_at >= ? ORDER BY created_at, id LIMIT 1',
+      [since],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Forgets workers silent since before `before`; their claims are then orphans. */
+  async forgetDeadWorkers(before: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM worker WHERE heartbeat_at < ?', [before]);
+  }
+
+  // Expansion
+
+  /**
+   * Locks the next due scheduled message of an active user that no other worker holds, oldest
+   * first. The candidates are found without locks, then locked by primary key: a locking read
+   * through the join would lock the user rows too, and the `at` scan every due row.
+   */
+  async lockNextDue(manager: EntityManager, now: string): Promise<DueScheduled | null> {
+    const candidates = await manager.query<Array<{ id: number }>>(
+      'SELECT s.id FROM scheduled s JOIN user u ON u.id = s.id_user ' +
+        "WHERE s.at <= ? AND u.status = 'active' ORDER BY s.at, s.id LIMIT 16",
+      [now],
+    );
+    if (candidates.length === 0) {
+      return null;
+    }
+    const rows = await manager.query<DueScheduled[]>(
+      'SELECT id, id_user, text, flash, mms, tag, id_phone, id_phone_group FROM scheduled ' +
+        `WHERE id IN (${candidates.map(() => '?').join(', ')}) ORDER BY at, id LIMIT 1` +
+        this.skipLocked,
+      candidates.map((candidate) => candidate.id),
+    );
+    return rows[0] ?? null;
+  }
+
+  async settingsOf(manager: EntityManager, userId: number): Promise<Record<string, string>> {
+    const rows = await manager.query<Array<{ name: string; value: string | null }>>(
+      'SELECT name, value FROM setting WHERE id_user = ?',
+      [userId],
+    );
+    const settings: Record<string, string> = { ...DEFAULT_SETTINGS };
+    for (const row of rows) {
+      settings[row.name] = row.value ?? '';
+    }
+    return settings;
+  }
+
+  async stopListOf(manager: EntityManager, userId: number): Promise<Set<string>> {
+    const rows = await manager.query<Array<{ number: string }>>(
+      'SELECT number FROM smsstop WHERE id_user = ?',
+      [userId],
+    );
+    return new Set(rows.map((row) => row.number));
+  }
+
+  numbersPage(
+    manager: EntityManager,
+    scheduledId: number,
+    afterId: number,
+    limit: number,
+  ): Promise<NumberRecipient[]> {
+    return manager.query<NumberRecipient[]>(
+      'SELECT id, number, data FROM scheduled_number WHERE id_scheduled = ? AND id > ? ' +
+        'ORDER BY id LIMIT ?',
+      [scheduledId, afterId, limit],
+    );
+  }
+
+  /** The message's own contacts, in the order they were linked. */
+  directContactsPage(
+    manager: EntityManager,
+    scheduledId: number,
+    afterLinkId: number,
+    limit: number,
+  ): Promise<Array<ContactRecipient & { link_id: number }>> {
+    return manager.query<Array<ContactRecipient & { link_id: number }>>(
+      'SELECT l.id AS link_id, c.id, c.name, c.number, c.data, c.created_at, c.updated_at ' +
+        'FROM scheduled_contact l JOIN contact c ON c.id = l.id_contact ' +
+        'WHERE l.id_scheduled = ? AND l.id > ? ORDER BY l.id LIMIT ?',
+      [scheduledId, afterLinkId, limit],
+    );
+  }
+
+  /** The contacts of the message's groups, group by group in link order. */
+  groupContactsPage(
+    manager: EntityManager,
+    scheduledId: number,
+    after: { link: number; member: number },
+    limit: number,
+  ): Promise<Array<ContactRecipient & { link_id: number; member_id: number }>> {
+    return manager.query<Array<ContactRecipient & { link_id: number; member_id: number }>>(
+      'SELECT l.id AS link_id, m.id AS member_id, c.id, c.name, c.number, c.data, ' +
+        'c.created_at, c.updated_at ' +
+        'FROM scheduled_group l JOIN group_contact m ON m.id_group = l.id_group ' +
+        'JOIN contact c ON c.id = m.id_contact ' +
+        'WHERE l.id_scheduled = ? AND (l.id > ? OR (l.id = ? AND m.id > ?)) ' +
+        'ORDER BY l.id, m.id LIMIT ?',
+      [scheduledId, after.link, after.link, after.member, limit],
+    );
+  }
+
+  async conditionsOf(manager: EntityManager, scheduledId: number): Promise<string[]> {
+    const rows = await manager.query<Array<{ expression: string | null }>>(
+      'SELECT g.condition AS expression FROM scheduled_conditional_group l ' +
+        'JOIN conditional_group g ON g.id = l.id_conditional_group ' +
+        'WHERE l.id_scheduled = ? ORDER BY l.id',
+      [scheduledId],
+    );
+    return rows.map((row) => row.expression ?? '');
+  }
+
+  userContactsPage(
+    manager: EntityManager,
+    userId: number,
+    afterId: number,
+    limit: number,
+  ): Promise<ContactRecipient[]> {
+    return manager.query<ContactRecipient[]>(
+      'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
+        'WHERE id_user = ? AND id > ? ORDER BY id LIMIT ?',
+      [userId, afterId, limit],
+    );
+  }
+
+  async mediaIdsOf(manager: EntityManager, scheduledId: number): Promise<number[]> {
+    const rows = await manager.query<Array<{ id_media: number }>>(
+      'SELECT id_media FROM media_scheduled WHERE id_scheduled = ? ORDER BY id',
+      [scheduledId],
+    );
+    return rows.map((row) => Number(row.id_media));
+  }
+
+  /**
+   * Queues recipients. A destination already queued for the same message is dropped by the
+   * unique `(originating_scheduled, destination)`: rows come in recipient order, so the first
+   * occurrence wins.
+   */
+  async queue(manager: EntityManager, rows: readonly NewOutboxRow[], now: string): Promise<void> {
+    if (rows.length === 0) {
+      return;
+    }
+    const columns = [...OUTBOX_COLUMNS, 'attempts', 'next_attempt_at', 'created_at'];
+    const placeholders = `(${columns.map(() => '?').join(', ')})`;
+    await manager.query(
+      `${this.mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO outbox (${columns.join(', ')}) ` +
+        `VALUES ${rows.map(() => placeholders).join(', ')}`,
+      rows.flatMap((row) => [...OUTBOX_COLUMNS.map((column) => row[column]), 0, now, now]),
+    );
+  }
+
+  /** The scheduled message goes once dispatched; its links go with it (foreign keys). */
+  async deleteScheduled(manager: EntityManager, scheduledId: number): Promise<void> {
+    await manager.query('DELETE FROM scheduled WHERE id = ?', [scheduledId]);
+  }
+
+  // Sending
+
+  /**
+   * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, in the
+   * order of the `(state, next_attempt_at)` index: a locking read that had to sort would lock
+   * every matching row, the whole queue, before applying the limit.
+   */
+  lockReady(
+    manager: EntityManager,
+    state: 'queued' | 'rejected',
+    now: string,
+    limit: number,
+  ): Promise<OutboxRow[]> {
+    return manager.query<OutboxRow[]>(
+      'SELECT id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
+        'flash, mms, tag, media_ids, state, attempts, error FROM outbox ' +
+        'WHERE state = ? AND next_attempt_at <= ? ' +
+        `ORDER BY next_attempt_at, id LIMIT ?${this.skipLocked}`,
+      [state, now, limit],
+    );
+  }
+
+  phonesOf(manager: EntityManager, userIds: readonly number[]): Promise<PhoneRow[]> {
+    return manager.query<PhoneRow[]>(
+      'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
+        `WHERE id_user IN (${userIds.map(() => '?').join(', ')}) ORDER BY id`,
+      [...userIds],
+    );
+  }
+
+  /**
+   * Locks phones whose limits a claim is about to spend, in id order: two claims on the same
+   * phone then run one after the other, the second counting the first's sends in flight.
+   */
+  async lockPhones(manager: EntityManager, phoneIds: readonly number[]): Promise<void> {
+    if (this.mysql && phoneIds.length > 0) {
+      await manager.query(
+        `SELECT id FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')}) ` +
+          'ORDER BY id FOR UPDATE',
+        [...phoneIds],
+      );
+    }
+  }
+
+  phoneGroupMembers(
+    manager: EntityManager,
+    groupIds: readonly number[],
+  ): Promise<Array<{ id_phone_group: number; id_phone: number }>> {
+    return manager.query<Array<{ id_phone_group: number; id_phone: number }>>(
+      'SELECT id_phone_group, id_phone FROM phone_group_phone ' +
+        `WHERE id_phone_group IN (${groupIds.map(() => '?').join(', ')})`,
+      [...groupIds],
+    );
+  }
+
+  limitsOf(manager: EntityManager, phoneIds: readonly number[]): Promise<LimitRow[]> {
+    return manager.query<LimitRow[]>(
+      'SELECT id_phone, volume, startpoint FROM phone_limit ' +
+        `WHERE id_phone IN (${phoneIds.map(() => '?').join(', ')}) ORDER BY id`,
+      [...phoneIds],
+    );
+  }
+
+  /**
+   * What a phone has spent since `since`: its `sended` rows plus its sends in flight (claimed,
+   * not yet recorded), so that concurrent claims count each other's.
+   */
+  async spentSince(manager: EntityManager, phoneId: number, since: string): Promise<number> {
+    const rows = await manager.query<Array<{ spent: number | string }>>(
+      'SELECT (SELECT COUNT(*) FROM sended WHERE id_phone = ? AND at >= ?) + ' +
+        "(SELECT COUNT(*) FROM outbox WHERE via_phone = ? AND state = 'sending') AS spent",
+      [phoneId, since, phoneId],
+    );
+    return Number(rows[0]?.spent ?? 0);
+  }
+
+  /** Marks rows as being sent by `workerId` through `phoneId`. */
+  async claim(
+    manager: EntityManager,
+    ids: readonly number[],
+    phoneId: number | null,
+    workerId: string,
+    now: string,
+  ): Promise<void> {
+    await manager.query(
+      "UPDATE outbox SET state = 'sending', via_phone = ?, claimed_by = ?, claimed_at = ?, " +
+        `updated_at = ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      [phoneId, workerId, now, now, ...ids],
+    );
+  }
+
+  /** Of `ids`, those still claimed by `workerId` (locked): a dead-worker sweep may have taken some. */
+  async stillClaimed(
+    manager: EntityManager,
+    ids: readonly number[],
+    workerId: string,
+  ): Promise<Set<number>> {
+    const rows = await manager.query<Array<{ id: number }>>(
+      `SELECT id FROM outbox WHERE id IN (${ids.map(() => '?').join(', ')}) AND claimed_by = ?` +
+        (this.mysql ? ' FOR UPDATE' : ''),
+      [...ids, workerId],
+    );
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
+  async record(manager: EntityManager, rows: readonly NewSended[], now: string): Promise<number[]> {
+    const ids: number[] = [];
+    const placeholders = `(${[...SENDED_COLUMNS, 'created_at'].map(() => '?').join(', ')})`;
+    for (let start = 0; start < rows.length; start += 500) {
+      const chunk = rows.slice(start, start + 500);
+      const result: unknown = await manager.query(
+        `INSERT INTO sended (${[...SENDED_COLUMNS, 'created_at'].join(', ')}) VALUES ` +
+          chunk.map(() => placeholders).join(', '),
+        chunk.flatMap((row) => [...SENDED_COLUMNS.map((column) => row[column]), now]),
+      );
+      ids.push(...insertedIds(result, chunk.length));
+    }
+    return ids;
+  }
+
+  async linkMedias(
+    manager: EntityManager,
+    links: ReadonlyArray<{ id_media: number; id_sended: number }>,
+    now: string,
+  ): Promise<void> {
+    if (links.length === 0) {
+      return;
+    }
+    await manager.query(
+      'INSERT INTO media_sended (id_media, id_sended, created_at) VALUES ' +
+        links.map(() => '(?, ?, ?)').join(', '),
+      links.flatMap((link) => [link.id_media, link.id_sended, now]),
+    );
+  }
+
+  async remove(manager: EntityManager, ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await manager.query(`DELETE FROM outbox WHERE id IN (${ids.map(() => '?').join(', ')})`, [
+      ...ids,
+    ]);
+  }
+
+  /** Puts a row back in the queue for another attempt at `at`. */
+  async retryLater(
+    manager: EntityManager,
+    id: number,
+    attempts: number,
+    at: string,
+    error: string,
+    now: string,
+  ): Promise<void> {
+    await manager.query(
+      "UPDATE outbox SET state = 'queued', attempts = ?, next_attempt_at = ?, error = ?, " +
+        'via_phone = NULL, claimed_by = NULL, claimed_at = NULL, updated_at = ? WHERE id = ?',
+      [attempts, at, error, now, id],
+    );
+  }
+
+  /** Rows in flight for a worker that is not in the `worker` table any more, locked. */
+  lockOrphans(
+    manager: EntityManager,
+    limit: number,
+  ): Promise<Array<OutboxRow & { via_phone: number | null }>> {
+    return manager.query<Array<OutboxRow & { via_phone: number | null }>>(
+      'SELECT o.id, o.id_user, o.originating_scheduled, o.id_phone, o.id_phone_group, ' +
+        'o.destination, o.text, o.flash, o.mms, o.tag, o.media_ids, o.state, o.attempts, ' +
+        'o.error, o.via_phone FROM outbox o ' +
+        "WHERE o.state = 'sending' AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = o.claimed_by) " +
+        `ORDER BY o.id LIMIT ?${this.skipLocked}`,
+      [limit],
+    );
+  }
+
+  async adaptersOf(
+    manager: EntityManager,
+    phoneIds: readonly number[],
+  ): Promise<Map<number, string>> {
+    if (phoneIds.length === 0) {
+      return new Map();
+    }
+    const rows = await manager.query<Array<{ id: number; adapter: string }>>(
+      `SELECT id, adapter FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')})`,
+      [...phoneIds],
+    );
+    return new Map(rows.map((row) => [Number(row.id), row.adapter]));
+  }
+
+  /** Phones whose adapter listens for receipts and inbound messages, across users. */
+  phonesWithAdapters(adapters: readonly string[]): Promise<PhoneRow[]> {
+    if (adapters.length === 0) {
+      return Promise.resolve([]);
+    }
+    return this.dataSource.query<PhoneRow[]>(
+      'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
+        `WHERE adapter IN (${adapters.map(() => '?').join(', ')}) AND status <> 'disabled' ORDER BY id`,
+      [...adapters],
+    );
+  }
+
+  mediasOf(ids: readonly number[]): Promise<Array<{ id: number; path: string }>> {
+    if (ids.length === 0) {
+      return Promise.resolve([]);
+    }
+    return this.dataSource.query<Array<{ id: number; path: string }>>(
+      `SELECT id, path FROM media WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      [...ids],
+    );
+  }
+}
+
+/**
+ * Ids of a multi-row INSERT: better-sqlite3 reports the last rowid, mysql2 the first insert id;
+ * both engines number one statement's rows consecutively (InnoDB with the default
+ * `innodb_autoinc_lock_mode` for a simple multi-row INSERT).
+ */
+function insertedIds(result: unknown, count: number): number[] {
+  if (typeof result === 'number' || typeof result === 'bigint') {
+    const last = Number(result);
+    return Array.from({ length: count }, (_, index) => last - count + 1 + index);
+  }
+  const first = Number((result as { insertId: number }).insertId);
+  return Array.from({ length: count }, (_, index) => first + index);
+}

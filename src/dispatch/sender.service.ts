@@ -1,0 +1,421 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
+import { AdapterRegistry } from '../adapters/adapter.registry';
+import { nowUtc } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { startpointToUtc } from '../phones/startpoint';
+import { isSettingOn } from '../users/settings';
+import {
+  DispatchRepository,
+  LimitRow,
+  NewSended,
+  OutboxRow,
+  PhoneRow,
+} from './dispatch.repository';
+import { choosePhone } from './phone-choice';
+import { measureSms } from './text/gsm';
+
+/** A claimed row and what it is to be sent through. */
+interface Claimed {
+  row: OutboxRow;
+  phone: PhoneRow;
+  adapter: Adapter;
+}
+
+/** A row that will not be sent, and why. */
+interface Refused {
+  row: OutboxRow;
+  phone: PhoneRow | null;
+  reason: string;
+}
+
+/** A send's outcome, with the text that was handed to the provider. */
+interface Outcome {
+  claimed: Claimed;
+  text: string;
+  result: SendResult;
+}
+
+export const UNKNOWN_OUTCOME =
+  'The worker sending this message stopped before the provider answer was recorded: it may ' +
+  'have been sent, so it is not sent again.';
+
+/**
+ * Sends queued recipients: claims a batch (choosing each one's phone and reserving its limit),
+ * commits, sends outside any transaction, then records each outcome as its `sended` entry and
+ * removes it from the outbox in one transaction (STYLE: never call a provider inside one).
+ * A claimed row is never claimed again: if its worker dies before recording it, the sweep
+ * records it as `unknown` instead of sending it a second time.
+ */
+@Injectable()
+export class SenderService {
+  private readonly logger = new Logger(SenderService.name);
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly adapters: AdapterRegistry,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Claims, sends and records one batch; the number of rows it handled (0: nothing ready). */
+  async sendBatch(workerId: string): Promise<number> {
+    const claimed = await this.claim(workerId);
+    if (claimed.length === 0) {
+      return 0;
+    }
+    const outcomes = await this.sendAll(claimed);
+    await this.finish(workerId, outcomes);
+    return claimed.length;
+  }
+
+  private claim(workerId: string): Promise<Claimed[]> {
+    return this.repository.transaction(async (manager) => {
+      const now = nowUtc();
+      const size = this.config.dispatch.batchSize;
+      const rejected = await this.repository.lockReady(manager, 'rejected', now, size);
+      const queued = await this.repository.lockReady(
+        manager,
+        'queued',
+        now,
+        size - rejected.length,
+      );
+      if (rejected.length + queued.length === 0) {
+        return [];
+      }
+      const refused: Refused[] = rejected.map((row) => ({
+        row,
+        phone: null,
+        reason: row.error ?? 'The message could not be prepared.',
+      }));
+      const claimed: Claimed[] = [];
+      if (queued.length > 0) {
+        await this.route(manager, queued, new Date(), claimed, refused);
+      }
+      await this.recordRefused(manager, refused, now);
+      const byPhone = new Map<number, number[]>();
+      for (const { row, phone } of claimed) {
+        byPhone.set(phone.id, [...(byPhone.get(phone.id) ?? []), row.id]);
+      }
+      for (const [phoneId, ids] of byPhone) {
+        await this.repository.claim(manager, ids, phoneId, workerId, now);
+      }
+      return claimed;
+    });
+  }
+
+  /**
+   * Chooses each row's phone (DECISIONS §8) and sorts the rows into those to send and those
+   * refused before any send: no phone, a phone that is not available, a spent limit.
+   */
+  private async route(
+    manager: EntityManager,
+    rows: readonly OutboxRow[],
+    now: Date,
+    claimed: Claimed[],
+    refused: Refused[],
+  ): Promise<void> {
+    const userIds = [...new Set(rows.map((row) => Number(row.id_user)))];
+    const phones = await this.repository.phonesOf(manager, userIds);
+    const settings = new Map<number, Record<string, string>>();
+    for (const userId of userIds) {
+      settings.set(userId, await this.repository.settingsOf(manager, userId));
+    }
+    const groupIds = [
+      ...new Set(rows.flatMap((row) => (row.id_phone_group ? [row.id_phone_group] : []))),
+    ];
+    const members = new Map<number, Set<number>>();
+    if (groupIds.length > 0) {
+      for (const link of await this.repository.phoneGroupMembers(manager, groupIds)) {
+        const group = Number(link.id_phone_group);
+        members.set(group, (members.get(group) ?? new Set()).add(Number(link.id_phone)));
+      }
+    }
+    const remaining = await this.remainingVolumes(manager, phones, settings, now);
+
+    for (const row of rows) {
+      const userId = Number(row.id_user);
+      const own = phones.filter((phone) => Number(phone.id_user) === userId);
+      const userSettings = settings.get(userId) ?? {};
+      const limited = isSettingOn(userSettings, 'phone_limit');
+      const pinned = row.id_phone
+        ? own.find((phone) => phone.id === Number(row.id_phone))
+        : undefined;
+      const pool = row.id_phone_group
+        ? own.filter((phone) => members.get(Number(row.id_phone_group))?.has(phone.id))
+        : own;
+      const phone =
+        pinned ??
+        choosePhone(
+          pool.map((candidate) => ({
+            ...candidate,
+            mms: this.adapters.find(candidate.adapter)?.capabilities.mms ?? false,
+            remaining: remaining.get(candidate.id) ?? Infinity,
+          })),
+          {
+            mms: Boolean(Number(row.mms)),
+            phoneLimit: limited,
+            phonePriority: isSettingOn(userSettings, 'phone_priority'),
+          },
+        );
+      if (!phone) {
+        refused.push({ row, phone: null, reason: noPhoneReason(row) });
+        continue;
+      }
+      const adapter = this.adapters.find(phone.adapter);
+      if (!adapter?.send) {
+        refused.push({ row, phone, reason: `The phone's adapter ${phone.adapter} cannot send.` });
+        continue;
+      }
+      if (phone.status !== 'available') {
+        refused.push({ row, phone, reason: `The phone is ${phone.status.replace('_', ' ')}.` });
+        continue;
+      }
+      const left = remaining.get(phone.id) ?? Infinity;
+      if (limited && left <= 0) {
+        refused.push({ row, phone, reason: 'The phone has reached its sending limit.' });
+        continue;
+      }
+      remaining.set(phone.id, left - 1);
+      claimed.push({ row, phone, adapter });
+    }
+  }
+
+  /**
+   * What each limited phone may still send, counting sends in flight. The phones are locked
+   * first, so a concurrent claim on them waits and then counts this one's claims.
+   */
+  private async remainingVolumes(
+    manager: EntityManager,
+    phones: readonly PhoneRow[],
+    settings: ReadonlyMap<number, Record<string, string>>,
+    now: Date,
+  ): Promise<Map<number, number>> {
+    const remaining = new Map<number, number>();
+    const limitedPhones = phones.filter((phone) =>
+      isSettingOn(settings.get(Number(phone.id_user)) ?? {}, 'phone_limit'),
+    );
+    if (limitedPhones.length === 0) {
+      return remaining;
+    }
+    const limits = await this.repository.limitsOf(
+      manager,
+      limitedPhones.map((phone) => phone.id),
+    );
+    const byPhone = new Map<number, LimitRow[]>();
+    for (const limit of limits) {
+      const phoneId = Number(limit.id_phone);
+      byPhone.set(phoneId, [...(byPhone.get(phoneId) ?? []), limit]);
+    }
+    await this.repository.lockPhones(manager, [...byPhone.keys()]);
+    for (const [phoneId, windows] of byPhone) {
+      let left = Infinity;
+      for (const window of windows) {
+        const since = startpointToUtc(window.startpoint, now, this.config.timeZone);
+        if (since !== null) {
+          const spent = await this.repository.spentSince(manager, phoneId, since);
+          left = Math.min(left, Number(window.volume) - spent);
+        }
+      }
+      remaining.set(phoneId, left);
+    }
+    return remaining;
+  }
+
+  private async sendAll(claimed: readonly Claimed[]): Promise<Outcome[]> {
+    const mediaIds = [
+      ...new Set(
+        claimed.flatMap(({ row }) =>
+          row.media_ids ? (JSON.parse(row.media_ids) as number[]) : [],
+        ),
+      ),
+    ];
+    const medias = new Map(
+      (await this.repository.mediasOf(mediaIds)).map((media) => [Number(media.id), media.path]),
+    );
+    return Promise.all(claimed.map((one) => this.sendOne(one, medias)));
+  }
+
+  private async sendOne(claimed: Claimed, medias: ReadonlyMap<number, string>): Promise<Outcome> {
+    const { row, phone, adapter } = claimed;
+    const links = (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).flatMap((id) => {
+      const path = medias.get(id);
+      return path ? [{ path, mimetype: null, url: this.mediaUrl(path) }] : [];
+    });
+    const asMms = Boolean(Number(row.mms)) && adapter.capabilities.mms && links.length > 0;
+    // Reference §4.7: without MMS, the medias travel as links after the text.
+    const text =
+      links.length > 0 && !asMms
+        ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
+        : row.text;
+    let result: SendResult;
+    try {
+      result = await adapter.send!(parseData(phone.adapter_data), {
+        destination: row.destination,
+        text,
+        flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
+        medias: asMms ? links : [],
+        statusCallbackUrl: null,
+      });
+    } catch (error) {
+      this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);
+      result = {
+        outcome: 'permanent',
+        reason: `The ${phone.adapter} adapter failed unexpectedly; the server log holds the details.`,
+      };
+    }
+    return { claimed, text, result };
+  }
+
+  private mediaUrl(path: string): string {
+    return `${this.config.publicUrl ?? ''}${this.config.basePath}/media/${path}`;
+  }
+
+  /** Records outcomes; transient failures with attempts left go back to the queue. */
+  private async finish(workerId: string, outcomes: readonly Outcome[]): Promise<void> {
+    await this.repository.transaction(async (manager) => {
+      const now = nowUtc();
+      const mine = await this.repository.stillClaimed(
+        manager,
+        outcomes.map((outcome) => outcome.claimed.row.id),
+        workerId,
+      );
+      const done: Array<{ row: OutboxRow; sended: NewSended }> = [];
+      for (const { claimed, text, result } of outcomes) {
+        const { row, phone } = claimed;
+        if (!mine.has(row.id)) {
+          this.logger.warn(
+            `Outbox row ${row.id} was recorded by the dead-worker sweep while this worker sent it.`,
+          );
+          continue;
+        }
+        const attempts = Number(row.attempts) + 1;
+        if (result.outcome === 'transient' && attempts < this.config.dispatch.maxAttempts) {
+          const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
+          await this.repository.retryLater(
+            manager,
+            row.id,
+            attempts,
+            utcString(new Date(Date.now() + delay)),
+            result.reason,
+            now,
+          );
+          continue;
+        }
+        done.push({
+          row,
+          sended: sended(
+            row,
+            phone,
+            now,
+            text,
+            result.outcome === 'sent' ? (result.status ?? 'unknown') : 'failed',
+            {
+              uid: result.outcome === 'sent' ? result.uid : null,
+              error:
+                result.outcome === 'sent'
+                  ? null
+                  : result.outcome === 'transient'
+                    ? `${result.reason} (gave up after ${attempts} attempts)`
+                    : result.reason,
+            },
+          ),
+        });
+      }
+      await this.store(manager, done, now);
+    });
+  }
+
+  private async recordRefused(
+    manager: EntityManager,
+    refused: readonly Refused[],
+    now: string,
+  ): Promise<void> {
+    await this.store(
+      manager,
+      refused.map(({ row, phone, reason }) => ({
+        row,
+        sended: sended(row, phone, now, row.text, 'failed', { uid: null, error: reason }),
+      })),
+      now,
+    );
+  }
+
+  /** Inserts the `sended` entries with their media links and removes their outbox rows. */
+  async store(
+    manager: EntityManager,
+    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>,
+    now: string,
+  ): Promise<void> {
+    if (done.length === 0) {
+      return;
+    }
+    const ids = await this.repository.record(
+      manager,
+      done.map((entry) => entry.sended),
+      now,
+    );
+    await this.repository.linkMedias(
+      manager,
+      done.flatMap(({ row }, index) =>
+        (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).map((id_media) => ({
+          id_media,
+          id_sended: ids[index],
+        })),
+      ),
+      now,
+    );
+    await this.repository.remove(
+      manager,
+      done.map((entry) => entry.row.id),
+    );
+  }
+}
+
+/** The `sended` entry of an outbox row. */
+export function sended(
+  row: OutboxRow,
+  phone: Pick<PhoneRow, 'id' | 'adapter'> | null,
+  now: string,
+  text: string,
+  status: string,
+  outcome: { uid: string | null; error: string | null },
+): NewSended {
+  const { segments, encoding } = measureSms(text);
+  return {
+    id_user: Number(row.id_user),
+    id_phone: phone?.id ?? null,
+    at: now,
+    text,
+    destination: row.destination,
+    flash: Number(row.flash),
+    mms: Number(row.mms),
+    status,
+    error: outcome.error,
+    uid: outcome.uid,
+    adapter: phone?.adapter ?? '',
+    tag: row.tag,
+    originating_scheduled: Number(row.originating_scheduled),
+    segments,
+    encoding,
+  };
+}
+
+function noPhoneReason(row: OutboxRow): string {
+  return row.id_phone_group
+    ? 'No phone to send it: the phone group has no phone.'
+    : 'No phone to send it: the user has no phone.';
+}
+
+function parseData(json: string | null): AdapterData {
+  if (!json) {
+    return {};
+  }
+  const value: unknown = JSON.parse(json);
+  return value !== null && typeof value === 'object' ? (value as AdapterData) : {};
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC. */
+export function utcString(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}

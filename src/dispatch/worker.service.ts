@@ -1,0 +1,235 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AdapterData, InboundSink } from '../adapters/adapter';
+import { AdapterRegistry } from '../adapters/adapter.registry';
+import { nowUtc } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { DispatchRepository } from './dispatch.repository';
+import { ExpansionService } from './expansion.service';
+import { SenderService, UNKNOWN_OUTCOME, sended, utcString } from './sender.service';
+
+/** Where listening adapters report receipts and inbound messages (the callbacks service). */
+export const INBOUND_SINK = Symbol('INBOUND_SINK');
+
+/** Whether this process dispatches: `WORKER=inline` in the API, always in the worker process. */
+export const START_WORKER = Symbol('START_WORKER');
+
+/** Due messages expanded per loop turn before a batch is sent, so neither starves the other. */
+const EXPANSIONS_PER_TURN = 4;
+
+/**
+ * The dispatch worker (DECISIONS §8): expands due messages, sends their recipients, records
+ * outcomes, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
+ * in flight of workers that stopped beating, recording them as `unknown` (never resending).
+ */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WorkerService.name);
+  /** Host and pid first: on SQLite, whether a registered worker still runs is a pid check. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private running = false;
+  private readonly stopping = new AbortController();
+  private tasks: Array<Promise<void>> = [];
+  private readonly listeners = new Map<string, () => Promise<void>>();
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly expansion: ExpansionService,
+    private readonly sender: SenderService,
+    private readonly adapters: AdapterRegistry,
+    private readonly config: AppConfig,
+    @Inject(START_WORKER) private readonly startWorker: boolean,
+    @Inject(INBOUND_SINK) private readonly sink: InboundSink,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.startWorker) {
+      await this.start();
+    }
+  }
+
+  /** Starts dispatching; false when another worker already runs on this SQLite database. */
+  async start(): Promise<boolean> {
+    if (!this.repository.mysql && !(await this.claimSqlite())) {
+      return false;
+    }
+    await this.repository.heartbeat(this.id, nowUtc());
+    this.running = true;
+    this.tasks = [
+      this.every(this.heartbeatMs, () => this.repository.heartbeat(this.id, nowUtc())),
+      this.every(this.heartbeatMs, () => this.sweep()),
+      this.every(this.config.dispatch.pollMs, () => this.dispatch(), true),
+      this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
+    ];
+    this.logger.log(`Dispatch worker ${this.id} started.`);
+    return true;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.running) {
+      return;
+    }
+    this.running = false;
+    this.stopping.abort();
+    await Promise.all(this.tasks);
+    await Promise.all([...this.listeners.values()].map((stop) => stop()));
+    this.listeners.clear();
+    try {
+      await this.repository.unregisterWorker(this.id);
+    } catch (error) {
+      // Nothing is lost: its heartbeat stops, so the row goes with the next sweep.
+      this.logger.warn({ err: error }, `Dispatch worker ${this.id} could not unregister.`);
+    }
+    this.logger.log(`Dispatch worker ${this.id} stopped.`);
+  }
+
+  private get heartbeatMs(): number {
+    return Math.max(200, Math.floor(this.config.dispatch.workerTimeoutMs / 4));
+  }
+
+  /**
+   * Runs `work` every `ms` until shutdown; `busy` work runs again at once while it reports
+   * progress. A failure is logged and retried at the next turn: a database restart must not
+   * kill the worker.
+   */
+  private async every(ms: number, work: () => Promise<unknown>, busy = false): Promise<void> {
+    while (this.running) {
+      let progressed = false;
+      try {
+        progressed = (await work()) === true;
+      } catch (error) {
+        this.logger.error(
+          { err: error },
+          `Dispatch worker ${this.id}: ${(error as Error).message}`,
+        );
+      }
+      if (!(busy && progressed) && this.running) {
+        await sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** One turn: expand what is due, then send a batch. True when there was work. */
+  private async dispatch(): Promise<boolean> {
+    let worked = false;
+    for (let turn = 0; turn < EXPANSIONS_PER_TURN && this.running; turn++) {
+      if (!(await this.expansion.expandNext())) {
+        break;
+      }
+      worked = true;
+    }
+    if (this.running && (await this.sender.sendBatch(this.id)) > 0) {
+      worked = true;
+    }
+    return worked;
+  }
+
+  /** Records the sends in flight of dead workers as `unknown`, never sending them again. */
+  private async sweep(): Promise<boolean> {
+    const now = Date.now();
+    await this.repository.forgetDeadWorkers(
+      utcString(new Date(now - this.config.dispatch.workerTimeoutMs)),
+    );
+    return this.repository.transaction(async (manager) => {
+      const orphans = await this.repository.lockOrphans(manager, this.config.dispatch.batchSize);
+      if (orphans.length === 0) {
+        return false;
+      }
+      const stamp = nowUtc();
+      const phoneIds = [
+        ...new Set(orphans.flatMap((row) => (row.via_phone ? [Number(row.via_phone)] : []))),
+      ];
+      const adapters = await this.repository.adaptersOf(manager, phoneIds);
+      await this.sender.store(
+        manager,
+        orphans.map((row) => {
+          const phoneId = row.via_phone === null ? null : Number(row.via_phone);
+          const phone =
+            phoneId === null ? null : { id: phoneId, adapter: adapters.get(phoneId) ?? '' };
+          return {
+            row,
+            sended: sended(row, phone, stamp, row.text, 'unknown', {
+              uid: null,
+              error: UNKNOWN_OUTCOME,
+            }),
+          };
+        }),
+        stamp,
+      );
+      this.logger.warn(`Recorded ${orphans.length} sends of stopped workers as unknown.`);
+      return true;
+    });
+  }
+
+  /**
+   * SQLite has one writer, so one worker: another registered one that still runs (same host,
+   * live pid) keeps the database; the rows of ones that died go, so their sends in flight are
+   * swept at once instead of after the heartbeat timeout.
+   */
+  private async claimSqlite(): Promise<boolean> {
+    const others = await this.repository.workers();
+    for (const other of others) {
+      const [host, pid] = other.split(':');
+      if (other !== this.id && host === hostname() && isAlive(Number(pid))) {
+        this.logger.warn(
+          `Another dispatch worker (pid ${pid}) already runs on this SQLite database: this process does not dispatch.`,
+        );
+        return false;
+      }
+    }
+    await this.repository.forgetWorkersExcept(this.id);
+    return true;
+  }
+
+  /** Starts or stops adapters' listeners as phones come and go; only the oldest live worker listens. */
+  private async refreshListeners(): Promise<void> {
+    const listening = this.adapters.adapters.filter((adapter) => adapter.listen !== undefined);
+    const leader = await this.repository.oldestWorker(
+      utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
+    );
+    const phones =
+      leader === this.id
+        ? await this.repository.phonesWithAdapters(
+            listening.map((adapter) => adapter.descriptor.id),
+          )
+        : [];
+    const wanted = new Map(
+      phones.map((phone) => [`${phone.id}:${phone.adapter_data ?? ''}`, phone]),
+    );
+    for (const [key, stop] of this.listeners) {
+      if (!wanted.has(key)) {
+        this.listeners.delete(key);
+        await stop();
+      }
+    }
+    for (const [key, phone] of wanted) {
+      const adapter = this.adapters.find(phone.adapter);
+      if (!this.listeners.has(key) && adapter?.listen) {
+        const data = JSON.parse(phone.adapter_data ?? '{}') as AdapterData;
+        this.listeners.set(
+          key,
+          adapter.listen({ id: phone.id, id_user: Number(phone.id_user), data }, this.sink),
+        );
+      }
+    }
+  }
+}
+
+const LISTEN_REFRESH_MS = 30_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

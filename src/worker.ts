@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { AdaptersModule } from './adapters/adapters.module';
+import { loggingModule } from './common/logging/logging.module';
+import { ConfigModule } from './config/config.module';
+import { AppConfig, loadConfig } from './config/configuration';
+import { DatabaseModule } from './database/database.module';
+import { DispatchModule } from './dispatch/dispatch.module';
+
+/** The dispatch worker without the HTTP API (`npm run worker`), beside API-only replicas. */
+@Module({})
+class WorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        loggingModule(),
+        DatabaseModule,
+        AdaptersModule,
+        DispatchModule.forRoot(true),
+      ],
+    };
+  }
+}
+
+async function bootstrap(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+    bufferLogs: true,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.init();
+}
+
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(
+    `The smsgw worker could not start: ${(error as Error).stack ?? String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,278 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { startApp, TestApp } from '../support/app';
+import { describeEachDatabase } from '../support/databases';
+import {
+  makeConditionalGroup,
+  makeContact,
+  makeGroup,
+  makePhone,
+  makePhoneGroup,
+  makePhoneLimit,
+  makeScheduled,
+  makeUser,
+} from '../support/factories';
+import { waitFor } from '../support/instruments';
+
+/*
+ * The inline dispatch worker (DECISIONS §8) end to end: messages scheduled over HTTP become
+ * `sended` entries through the `test` adapter, read back over HTTP.
+ */
+
+interface SendedEntry {
+  id: number;
+  id_phone: number | null;
+  destination: string;
+  text: string;
+  status: string;
+  error: string | null;
+  uid: string | null;
+  adapter: string;
+  tag: string | null;
+  originating_scheduled: number;
+  segments: number;
+  encoding: string;
+}
+
+describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
+  let t: TestApp;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    t = await startApp(database(), { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
+    ds = t.dataSource;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const schedule = async (apiKey: string, body: Record<string, unknown>): Promise<number> => {
+    const response = await request(t.url)
+      .post('/api/scheduled/')
+      .query({ api_key: apiKey })
+      .send(body);
+    expect(response.status).toBe(201);
+    return (response.body as { response: number }).response;
+  };
+
+  const sendedOf = async (apiKey: string): Promise<SendedEntry[]> => {
+    const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+    return (response.body as { response: SendedEntry[] }).response;
+  };
+
+  /** The user's sent entries once there are `count`, in id order. */
+  const dispatched = async (apiKey: string, count: number): Promise<SendedEntry[]> => {
+    let entries: SendedEntry[] = [];
+    await waitFor(async () => {
+      entries = await sendedOf(apiKey);
+      return entries.length >= count;
+    }, `${count} sent entries`);
+    return entries.sort((a, b) => a.id - b.id);
+  };
+
+  it('sends each number through the phone, records the final status, and removes the scheduled message', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id, { adapter_data: '{"delivery":"delivered"}' });
+
+    const id = await schedule(apiKey, {
+      text: 'Hello',
+      numbers: ['+33612345678', '+33612345679'],
+      tag: 'campaign',
+    });
+    const entries = await dispatched(apiKey, 2);
+
+    expect(entries.map((entry) => [entry.destination, entry.status, entry.id_phone])).toEqual([
+      ['+33612345678', 'delivered', phone.id],
+      ['+33612345679', 'delivered', phone.id],
+    ]);
+    expect(entries[0]).toMatchObject({
+      text: 'Hello',
+      error: null,
+      adapter: 'test',
+      tag: 'campaign',
+      originating_scheduled: id,
+      segments: 1,
+      encoding: 'GSM-7',
+    });
+    expect(entries[0].uid).toMatch(/^[0-9a-f]{16}$/);
+    const listed = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+    expect(listed.body.response).toEqual([]);
+  });
+
+  it('sends numbers, then contacts, groups and conditional groups, each destination once, first occurrence winning', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+    const direct = await makeContact(ds, user.id, {
+      number: '+33600000001',
+      data: '{"firstname":"Direct"}',
+    });
+    const member = await makeContact(ds, user.id, {
+      number: '+33600000002',
+      data: '{"firstname":"Member"}',
+    });
+    const twice = await makeContact(ds, user.id, {
+      number: '+33600000003',
+      data: '{"firstname":"Twice"}',
+    });
+    await makeContact(ds, user.id, {
+      number: '+33600000004',
+      data: '{"gender":"female","firstname":"Ada"}',
+    });
+    await makeContact(ds, user.id, { number: '+33600000005', data: '{"gender":"male"}' });
+    const group = await makeGroup(ds, user.id, [member.id, twice.id]);
+    const conditional = await makeConditionalGroup(ds, user.id, {
+      condition: "contact.gender == 'female'",
+    });
+    // Due only once all its recipients are linked: the worker is running.
+    const scheduled = await makeScheduled(ds, user.id, {
+      at: '2999-01-01 00:00:00',
+      text: 'Hi {{ contact.firstname }}',
+      numbers: [
+        { number: '+33600000003', data: '{"firstname":"Number"}' },
+        { number: '+33600000009', data: '{}' },
+      ],
+      contactIds: [direct.id, twice.id],
+      groupIds: [group.id],
+      conditionalGroupIds: [conditional.id],
+    });
+    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
+      scheduled.id,
+    ]);
+
+    const entries = await dispatched(apiKey, 5);
+
+    expect(entries.map((entry) => [entry.destination, entry.text])).toEqual([
+      ['+33600000003', 'Hi Number'],
+      ['+33600000009', 'Hi '],
+      ['+33600000001', 'Hi Direct'],
+      ['+33600000002', 'Hi Member'],
+      ['+33600000004', 'Hi Ada'],
+    ]);
+  });
+
+  it('skips numbers on the STOP list, except for a message tagged SMS_STOP', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+    await ds.query('INSERT INTO smsstop (id_user, number, created_at) VALUES (?, ?, ?)', [
+      user.id,
+      '+33612345678',
+      '2026-01-01 00:00:00',
+    ]);
+
+    await schedule(apiKey, { text: 'Promo', numbers: ['+33612345678', '+33612345679'] });
+    await schedule(apiKey, { text: 'Bye', numbers: ['+33612345678'], tag: 'SMS_STOP' });
+    const entries = await dispatched(apiKey, 2);
+
+    expect(entries.map((entry) => [entry.destination, entry.text]).sort()).toEqual([
+      ['+33612345678', 'Bye'],
+      ['+33612345679', 'Promo'],
+    ]);
+  });
+
+  it('records a failed entry with its reason when the user has no phone', async () => {
+    const { apiKey } = await makeUser(ds);
+
+    await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+    const [entry] = await dispatched(apiKey, 1);
+
+    expect(entry).toMatchObject({
+      destination: '+33612345678',
+      status: 'failed',
+      error: 'No phone to send it: the user has no phone.',
+      id_phone: null,
+    });
+  });
+
+  it('records a failed entry with its reason when the template does not render', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+
+    await schedule(apiKey, { text: 'Hi {% include "/etc/passwd" %}', numbers: ['+33612345678'] });
+    const [entry] = await dispatched(apiKey, 1);
+
+    expect(entry.status).toBe('failed');
+    expect(entry.error).toEqual(expect.any(String));
+    expect(entry.error).not.toContain('root:');
+  });
+
+  it('sends the text as is when templating is off', async () => {
+    const { user, apiKey } = await makeUser(ds, { settings: { templating: '0' } });
+    await makePhone(ds, user.id);
+
+    await schedule(apiKey, { text: 'Hi {{ contact.firstname }}', numbers: ['+33612345678'] });
+    const [entry] = await dispatched(apiKey, 1);
+
+    expect(entry.text).toBe('Hi {{ contact.firstname }}');
+  });
+
+  it('transliterates to the GSM alphabet when force_gsm_alphabet is on, and records the encoding', async () => {
+    const { user, apiKey } = await makeUser(ds, { settings: { force_gsm_alphabet: '1' } });
+    const { user: other, apiKey: otherKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+    await makePhone(ds, other.id);
+
+    await schedule(apiKey, { text: 'Ça coûte 5 € – “ok”', numbers: ['+33612345678'] });
+    await schedule(otherKey, { text: 'Ça coûte 5 € – “ok”', numbers: ['+33612345678'] });
+    const [forced] = await dispatched(apiKey, 1);
+    const [kept] = await dispatched(otherKey, 1);
+
+    expect(forced.encoding).toBe('GSM-7');
+    expect(forced.text).not.toContain('“');
+    expect(kept).toMatchObject({ text: 'Ça coûte 5 € – “ok”', encoding: 'UCS-2', segments: 1 });
+  });
+
+  it('sends through the named phone, or among the phone group, highest priority first when priorities apply', async () => {
+    const { user, apiKey } = await makeUser(ds, { settings: { phone_priority: '1' } });
+    const low = await makePhone(ds, user.id, { priority: 1 });
+    const high = await makePhone(ds, user.id, { priority: 5 });
+    const outside = await makePhone(ds, user.id, { priority: 9 });
+    const group = await makePhoneGroup(ds, user.id, [low.id, high.id]);
+
+    await schedule(apiKey, { text: 'named', numbers: ['+33612345678'], id_phone: low.id });
+    await schedule(apiKey, { text: 'group', numbers: ['+33612345679'], id_phone_group: group.id });
+    await schedule(apiKey, { text: 'any', numbers: ['+33612345670'] });
+    const entries = await dispatched(apiKey, 3);
+
+    expect(Object.fromEntries(entries.map((entry) => [entry.text, entry.id_phone]))).toEqual({
+      named: low.id,
+      group: high.id,
+      any: outside.id,
+    });
+  });
+
+  it('fails a message to a disabled named phone, saying why', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id, { status: 'disabled' });
+
+    await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'], id_phone: phone.id });
+    const [entry] = await dispatched(apiKey, 1);
+
+    expect(entry).toMatchObject({
+      status: 'failed',
+      error: 'The phone is disabled.',
+      id_phone: phone.id,
+    });
+  });
+
+  it('stops at a phone limit: the rest fail with the reason, and the phone reports limit_reached', async () => {
+    const { user, apiKey } = await makeUser(ds, { settings: { phone_limit: '1' } });
+    const phone = await makePhone(ds, user.id);
+    await makePhoneLimit(ds, phone.id, { volume: 2, startpoint: 'today' });
+
+    await schedule(apiKey, {
+      text: 'Hello',
+      numbers: ['+33612345671', '+33612345672', '+33612345673'],
+    });
+    const entries = (await dispatched(apiKey, 3)).sort((a, b) =>
+      a.destination.localeCompare(b.destination),
+    );
+    const status = await request(t.url)
+      .post(`/api/phone/${phone.id}/status/`)
+      .query({ api_key: apiKey });
+
+    expect(entries.map((entry) => entry.status)).toEqual(['unknown', 'unknown', 'failed']);
+    expect(entries[2].error).toBe('The phone has reached its sending limit.');
+    expect(status.body.response).toBe('limit_reached');
+  });
+});

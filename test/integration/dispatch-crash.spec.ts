@@ -1,0 +1,221 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { testConfig } from '../support/app';
+import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { TestDatabase, createTestDatabase, DATABASE_KINDS } from '../support/databases';
+import { makePhone, makeUser } from '../support/factories';
+import { waitFor } from '../support/instruments';
+import { openDataSource, migrate } from '../../src/database/data-source';
+import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
+
+/*
+ * Never lost, never twice (issue 4, point 8), proven on the built processes (`npm test` builds
+ * `dist/` first): workers send through a Kannel fake on 127.0.0.1 that counts what it receives,
+ * while the test kills them with SIGKILL at random moments and starts them again. Afterwards
+ * every recipient has exactly one `sended` entry and the fake got no recipient twice.
+ */
+
+const DIST = join(__dirname, '..', '..', 'dist');
+const CAMPAIGN_TEXT = 'Crash test';
+
+/** Kannel's sendsms: counts each `to`, answers 202 as Kannel does. */
+class FakeKannel {
+  readonly received = new Map<string, number>();
+  server!: FakeServer;
+
+  async start(): Promise<void> {
+    this.server = await startFakeServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://kannel');
+      const to = url.searchParams.get('to') ?? '';
+      this.received.set(to, (this.received.get(to) ?? 0) + 1);
+      response.writeHead(202, { 'Content-Type': 'text/plain' });
+      response.end('0: Accepted for delivery');
+    });
+  }
+}
+
+/** `count` distinct French mobile numbers. */
+function numbers(count: number, offset = 0): string[] {
+  return Array.from({ length: count }, (_, index) => `+336${String(10_000_000 + offset + index)}`);
+}
+
+/** Schedules `recipients` in messages of `perMessage` numbers, due now, with multi-row inserts. */
+async function scheduleCampaign(
+  ds: DataSource,
+  userId: number,
+  phoneId: number,
+  recipients: readonly string[],
+  perMessage: number,
+): Promise<void> {
+  for (let start = 0; start < recipients.length; start += perMessage) {
+    const result: unknown = await ds.query(
+      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
+      [userId, '2020-01-01 00:00:00', CAMPAIGN_TEXT, phoneId, '2020-01-01 00:00:00'],
+    );
+    const scheduledId =
+      typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
+    const chunk = recipients.slice(start, start + perMessage);
+    for (let from = 0; from < chunk.length; from += 500) {
+      const part = chunk.slice(from, from + 500);
+      await ds.query(
+        'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
+          part.map(() => '(?, ?, ?, ?)').join(', '),
+        part.flatMap((number) => [scheduledId, number, '[]', '2020-01-01 00:00:00']),
+      );
+    }
+  }
+}
+
+/** Worker or API processes, killed and started again on demand. */
+class Processes {
+  private readonly children = new Set<ChildProcess>();
+
+  constructor(
+    private readonly script: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    const child = spawn(process.execPath, [join(DIST, this.script)], {
+      env: { PATH: process.env.PATH ?? '', ...this.env },
+      stdio: 'ignore',
+    });
+    this.children.add(child);
+    child.once('exit', () => this.children.delete(child));
+  }
+
+  /** SIGKILLs one of them at random and starts a new one. */
+  async killOneAndRestart(): Promise<void> {
+    const all = [...this.children];
+    const victim = all[Math.floor(Math.random() * all.length)];
+    if (victim) {
+      const exited = once(victim, 'exit');
+      victim.kill('SIGKILL');
+      await exited;
+    }
+    this.start();
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      [...this.children].map(async (child) => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function crashTest(
+  kind: 'sqlite' | 'mariadb',
+  script: string,
+  processes: number,
+  recipients: number,
+  extraEnv: Record<string, string>,
+): Promise<void> {
+  const database: TestDatabase = await createTestDatabase(kind);
+  const kannel = new FakeKannel();
+  await kannel.start();
+  const ds = await openDataSource(testConfig(database).database);
+  const running = new Processes(script, {
+    DATABASE_URL: database.url,
+    DATA_DIR: database.dataDir,
+    LOG_LEVEL: 'silent',
+    WORKER_TIMEOUT_MS: '1500',
+    DISPATCH_POLL_MS: '50',
+    DISPATCH_BATCH_SIZE: '100',
+    ...extraEnv,
+  });
+  try {
+    await migrate(ds);
+    const { user } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id, {
+      adapter: 'kannel',
+      adapter_data: JSON.stringify({
+        kannel_sendsms_url: `${kannel.server.url}/cgi-bin/sendsms`,
+        username: 'smsgw',
+        password: 'secret',
+        from: 'smsgw',
+      }),
+    });
+    const all = numbers(recipients);
+    await scheduleCampaign(ds, user.id, phone.id, all, 1000);
+
+    for (let i = 0; i < processes; i++) {
+      running.start();
+    }
+    const count = async (sql: string): Promise<number> =>
+      Number((await ds.query<Array<{ n: number | string }>>(sql))[0].n);
+    const done = async () =>
+      (await count('SELECT COUNT(*) AS n FROM sended')) >= recipients &&
+      (await count('SELECT COUNT(*) AS n FROM outbox')) === 0;
+    let kills = 0;
+    while (kills < 6 && !(await done())) {
+      await sleep(100 + Math.random() * 1200);
+      await running.killOneAndRestart();
+      kills++;
+    }
+    // The campaign takes seconds: the kills land while it is being dispatched.
+    expect(kills).toBeGreaterThan(0);
+    await waitFor(done, `${recipients} sent entries`, 150_000);
+
+    const entries = await ds.query<
+      Array<{ destination: string; status: string; error: string | null }>
+    >('SELECT destination, status, error FROM sended ORDER BY id');
+    const perDestination = new Map<string, number>();
+    for (const entry of entries) {
+      perDestination.set(entry.destination, (perDestination.get(entry.destination) ?? 0) + 1);
+    }
+    expect(entries).toHaveLength(recipients);
+    expect([...perDestination.keys()].sort()).toEqual([...all].sort());
+    expect([...perDestination.values()].every((n) => n === 1)).toBe(true);
+    expect([...kannel.received.values()].every((n) => n === 1)).toBe(true);
+    for (const entry of entries) {
+      if (entry.error === UNKNOWN_OUTCOME) {
+        expect(entry.status).toBe('unknown');
+      } else {
+        // Recorded from the provider's answer: the fake got it, once.
+        expect({
+          destination: entry.destination,
+          status: entry.status,
+          error: entry.error,
+        }).toEqual({
+          destination: entry.destination,
+          status: 'unknown',
+          error: null,
+        });
+        expect(kannel.received.get(entry.destination)).toBe(1);
+      }
+    }
+    expect(await count('SELECT COUNT(*) AS n FROM scheduled')).toBe(0);
+  } finally {
+    await running.stopAll();
+    await ds.destroy();
+    await kannel.server.close();
+    await database.drop();
+  }
+}
+
+describe('dispatch under SIGKILL: never lost, never twice', () => {
+  jest.setTimeout(240_000);
+
+  it('inline worker on SQLite, the API process killed and restarted', async () => {
+    await crashTest('sqlite', 'main.js', 1, 5_000, {
+      WORKER: 'inline',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
+  });
+
+  (DATABASE_KINDS.includes('mariadb') ? it : it.skip)(
+    'three worker processes on MariaDB, one killed at random moments, 20,000 recipients',
+    async () => {
+      await crashTest('mariadb', 'worker.js', 3, 20_000, {});
+    },
+  );
+});
