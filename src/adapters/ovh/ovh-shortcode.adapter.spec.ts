@@ -42,7 +42,16 @@ describe('OvhShortcodeAdapter', () => {
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
+  /** Starts listening; afterEach stops it, even when the test failed before it could. */
+  const listening: Array<() => Promise<void>> = [];
+  const listen = (...args: Parameters<OvhShortcodeAdapter['listen']>) => {
+    const stop = adapter.listen(...args);
+    listening.push(stop);
+    return stop;
+  };
+
   afterEach(async () => {
+    await Promise.all(listening.splice(0).map((stop) => stop()));
     warnings.mockRestore();
     errors.mockRestore();
     await server.close();
@@ -366,7 +375,7 @@ describe('OvhShortcodeAdapter', () => {
       fake.incoming.set(INBOX, [message(12, 'second'), message(11, 'first', '0033622222222')]);
       const sink = new RecordingSink();
 
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await sink.calls(2);
       await stop();
 
@@ -393,7 +402,7 @@ describe('OvhShortcodeAdapter', () => {
       const sink = new RecordingSink();
       sink.hold();
 
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await sink.calls(1);
       expect(paths()).not.toContain(`DELETE ${INBOX}/incoming/11`);
 
@@ -407,7 +416,7 @@ describe('OvhShortcodeAdapter', () => {
       const sink = new RecordingSink();
       sink.failures = 1;
 
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await sink.calls(2);
       await stop();
 
@@ -437,7 +446,7 @@ describe('OvhShortcodeAdapter', () => {
       };
       const sink = new RecordingSink();
 
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await deletedTwice;
       await stop();
 
@@ -450,7 +459,7 @@ describe('OvhShortcodeAdapter', () => {
       fake.incoming.set(INBOX, [message(11, 'hello')]);
       const sink = new RecordingSink();
       sink.hold();
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await sink.calls(1);
 
       let stopped = false;
@@ -470,7 +479,7 @@ describe('OvhShortcodeAdapter', () => {
       warnings.mockImplementation(() => warned());
       const sink = new RecordingSink();
 
-      const stop = adapter.listen(PHONE, sink);
+      const stop = listen(PHONE, sink);
       await warning;
       await stop();
 
@@ -481,10 +490,7 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('does not start without the data it needs, saying why', async () => {
-      const stop = adapter.listen(
-        { ...PHONE, data: { ...DATA, consumer_key: '' } },
-        new RecordingSink(),
-      );
+      const stop = listen({ ...PHONE, data: { ...DATA, consumer_key: '' } }, new RecordingSink());
       await stop();
 
       expect(warnings).toHaveBeenCalledWith(

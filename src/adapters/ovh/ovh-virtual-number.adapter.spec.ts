@@ -27,7 +27,16 @@ describe('OvhVirtualNumberAdapter', () => {
     );
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
+  /** Starts listening; afterEach stops it, even when the test failed before it could. */
+  const listening: Array<() => Promise<void>> = [];
+  const listen = (...args: Parameters<OvhVirtualNumberAdapter['listen']>) => {
+    const stop = adapter.listen(...args);
+    listening.push(stop);
+    return stop;
+  };
+
   afterEach(async () => {
+    await Promise.all(listening.splice(0).map((stop) => stop()));
     warnings.mockRestore();
     await server.close();
   });
@@ -220,7 +229,7 @@ describe('OvhVirtualNumberAdapter', () => {
       ]);
       const sink = new RecordingSink();
 
-      const stop = adapter.listen({ id: 3, id_user: 1, data: DATA }, sink);
+      const stop = listen({ id: 3, id_user: 1, data: DATA }, sink);
       await sink.calls(1);
       await stop();
 
