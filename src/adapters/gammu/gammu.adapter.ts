@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { SegmentedMessage } from 'sms-segments-calculator';
 import { AppConfig } from '../../config/configuration';
+import { measureSms } from '../../dispatch/text/gsm';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
@@ -121,7 +121,7 @@ export class GammuAdapter implements Adapter {
     if (locked) {
       return outcome(locked);
     }
-    const unicode = new SegmentedMessage(sms.text).encodingName !== 'GSM-7';
+    const unicode = measureSms(sms.text).encoding !== 'GSM-7';
     const run = await this.gammu(
       data,
       [

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
-import { SegmentedMessage } from 'sms-segments-calculator';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { API_DATETIME_FORMAT } from '../../common/time/datetime';
 import { AppConfig } from '../../config/configuration';
+import { measureSms } from '../../dispatch/text/gsm';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   AdapterData,
@@ -147,7 +147,7 @@ export async function sendJob(
     receivers: [sms.destination],
     // OVH picks 7-bit or Unicode from the text itself; naming 7-bit only when the text fits
     // it keeps OVH from ever forcing a text that does not into the GSM alphabet.
-    ...(new SegmentedMessage(sms.text).encodingName === 'GSM-7' ? { coding: '7bit' } : {}),
+    ...(measureSms(sms.text).encoding === 'GSM-7' ? { coding: '7bit' } : {}),
     ...(sms.flash ? { class: 'flash' } : {}),
     ...job,
   });
