@@ -2,16 +2,18 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
 import { parseQueryString } from './common/params/query-string';
 import { AppConfig } from './config/configuration';
 import { setUpOpenApi } from './openapi';
 
 /** Builds the HTTP application (not listening yet): used by `main.ts` and by the e2e tests. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config),
+    new EnvelopeExpressAdapter(),
+    { bodyParser: false, bufferLogs: true },
+  );
   app.useLogger(app.get(Logger));
   app.set('query parser', parseQueryString);
   app.set('x-powered-by', false);

@@ -5,13 +5,12 @@ import {
   NestModule,
   RequestMethod,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdaptersModule } from './adapters/adapters.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
-import { EnvelopeInterceptor } from './common/http/envelope.interceptor';
 import { loggingModule } from './common/logging/logging.module';
 import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
@@ -43,7 +42,6 @@ export class AppModule implements NestModule {
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
     };
