@@ -68,7 +68,11 @@ export class ExpansionService {
       isSettingOn(settings, 'smsstop') && scheduled.tag !== STOP_EXEMPT_TAG
         ? await this.repository.stopListOf(manager, scheduled.id_user)
         : new Set<string>();
-    const template = isSettingOn(settings, 'templating') ? compileTemplate(scheduled.text) : null;
+    // A text without Twig delimiters renders as itself: no need to render it per recipient.
+    const template =
+      isSettingOn(settings, 'templating') && /\{[{%#]/.test(scheduled.text)
+        ? compileTemplate(scheduled.text)
+        : null;
     const mediaIds = await this.repository.mediaIdsOf(manager, scheduled.id);
     const gsmOnly = isSettingOn(settings, 'force_gsm_alphabet');
     const base = {

@@ -1,7 +1,8 @@
 import { Column, Entity } from 'typeorm';
 import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
 
-export type OutboxState = 'queued' | 'sending';
+/** `rejected`: cannot be sent at all (`error` says why), recorded as a failed entry. */
+export type OutboxState = 'queued' | 'rejected' | 'sending';
 
 /** One recipient of a dispatched message, waiting for (or in) its send. */
 @Entity('outbox')
@@ -20,6 +21,10 @@ export class Outbox extends Timestamped {
 
   @Column({ type: 'integer', nullable: true })
   id_phone_group!: number | null;
+
+  /** The phone a claim chose; its sends in flight count against that phone's limits. */
+  @Column({ type: 'integer', nullable: true })
+  via_phone!: number | null;
 
   @Column({ type: 'varchar', length: 20 })
   destination!: string;
