@@ -26,7 +26,7 @@ export interface Adapter {
    * reason a user can act on. `transient` promises that the provider did not take the message
    * (so sending it again cannot duplicate it) and that trying later may work.
    */
-  send?(data: AdapterData, sms: OutgoingSms): Promise<SendResult>;
+  send(data: AdapterData, sms: OutgoingSms): Promise<SendResult>;
 
   /**
    * A delivery receipt posted to `/callback/status/{adapter}/`: the provider's uid and the
@@ -68,11 +68,6 @@ export interface OutgoingSms {
   flash: boolean;
   /** Medias to send as an MMS; only given to adapters whose capabilities include `mms`. */
   medias: ReadonlyArray<{ path: string; mimetype: string | null; url: string }>;
-  /**
-   * Where the provider should post this message's delivery receipt (the status callback with
-   * the user's API key), or null when smsgw has no public URL to give.
-   */
-  statusCallbackUrl: string | null;
 }
 
 export type SendResult =

@@ -163,8 +163,8 @@ export class SenderService {
         continue;
       }
       const adapter = this.adapters.find(phone.adapter);
-      if (!adapter?.send) {
-        refused.push({ row, phone, reason: `The phone's adapter ${phone.adapter} cannot send.` });
+      if (!adapter) {
+        refused.push({ row, phone, reason: `The phone's adapter ${phone.adapter} is unknown.` });
         continue;
       }
       if (phone.status !== 'available') {
@@ -250,12 +250,11 @@ export class SenderService {
         : row.text;
     let result: SendResult;
     try {
-      result = await adapter.send!(parseData(phone.adapter_data), {
+      result = await adapter.send(parseData(phone.adapter_data), {
         destination: row.destination,
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
         medias: asMms ? links : [],
-        statusCallbackUrl: null,
       });
     } catch (error) {
       this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);

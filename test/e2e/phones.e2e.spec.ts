@@ -1,6 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { Adapter, AdapterData, field } from '../../src/adapters/adapter';
+import { Adapter, AdapterData, SendResult, field } from '../../src/adapters/adapter';
 import { AdapterDescriptor } from '../../src/adapters/adapter.descriptor';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
 import { Received } from '../../src/messages/entities/received.entity';
@@ -66,6 +66,10 @@ class ProviderAdapter implements Adapter {
     return data.token === 'unreachable'
       ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'))
       : Promise.resolve('available');
+  }
+
+  send(): Promise<SendResult> {
+    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
   }
 }
 

@@ -308,7 +308,6 @@ export function outgoingSms(overrides: Partial<OutgoingSms> = {}): OutgoingSms {
     text: 'Hello',
     flash: false,
     medias: [],
-    statusCallbackUrl: null,
     ...overrides,
   };
 }

@@ -63,7 +63,6 @@ const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
   text: 'Hello there',
   flash: false,
   medias: [],
-  statusCallbackUrl: CALLBACK,
   ...overrides,
 });
 
@@ -99,6 +98,7 @@ describe('KannelAdapter', () => {
       username: USERNAME,
       password: PASSWORD,
       from: '+33612345678',
+      dlr_url: CALLBACK,
     };
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
@@ -277,8 +277,10 @@ describe('KannelAdapter', () => {
       );
     });
 
-    it('asks for no receipts when there is no URL to send them to', async () => {
-      await adapter.send(data, sms({ statusCallbackUrl: null }));
+    it('asks for no receipts when the phone has no dlr_url', async () => {
+      const { dlr_url: _receipts, ...withoutReceipts } = data;
+
+      await adapter.send(withoutReceipts, sms());
 
       expect(sent().searchParams.has('dlr-mask')).toBe(false);
       expect(sent().searchParams.has('dlr-url')).toBe(false);

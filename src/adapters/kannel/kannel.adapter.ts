@@ -139,7 +139,7 @@ export class KannelAdapter implements Adapter {
     if (sms.flash) {
       params.set('mclass', '0');
     }
-    const receipts = data.dlr_url || sms.statusCallbackUrl;
+    const receipts = data.dlr_url;
     if (receipts) {
       params.set('dlr-mask', DLR_MASK);
       params.set('dlr-url', dlrUrl(receipts, uid));

@@ -169,7 +169,6 @@ const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
   text: 'Hello',
   flash: false,
   medias: [],
-  statusCallbackUrl: null,
   ...overrides,
 });
 

@@ -112,7 +112,6 @@ const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
   text: 'Hello there',
   flash: false,
   medias: [],
-  statusCallbackUrl: CALLBACK,
   ...overrides,
 });
 
@@ -265,7 +264,9 @@ describe('TwilioAdapter', () => {
   });
   describe('send', () => {
     it('posts To, From, Body and StatusCallback with Basic auth and gives the message sid', async () => {
-      expect(await adapter.send(DATA, sms())).toEqual({ outcome: 'sent', uid: MESSAGE_SID });
+      const data = { ...DATA, status_change_callback: CALLBACK };
+
+      expect(await adapter.send(data, sms())).toEqual({ outcome: 'sent', uid: MESSAGE_SID });
       expect(fake.created.map((form) => [...form])).toEqual([
         [
           ['To', '+33655555555'],
@@ -282,16 +283,8 @@ describe('TwilioAdapter', () => {
       expect(fake.created[0].get('Body')).toBe('Ça va ? 日本 & =');
     });
 
-    it("prefers the phone's status_change_callback to smsgw's callback URL", async () => {
-      const data = { ...DATA, status_change_callback: 'https://hooks.example.org/twilio' };
-
-      await adapter.send(data, sms());
-
-      expect(fake.created[0].get('StatusCallback')).toBe('https://hooks.example.org/twilio');
-    });
-
-    it('asks for no status callback when there is no URL to give', async () => {
-      await adapter.send(DATA, sms({ statusCallbackUrl: null }));
+    it('asks for no status callback when the phone has no status_change_callback', async () => {
+      await adapter.send(DATA, sms());
 
       expect(fake.created[0].has('StatusCallback')).toBe(false);
     });

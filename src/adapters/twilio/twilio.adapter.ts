@@ -133,7 +133,7 @@ export class TwilioAdapter implements Adapter {
     for (const media of sms.medias) {
       form.append('MediaUrl', media.url);
     }
-    const callback = data.status_change_callback || sms.statusCallbackUrl;
+    const callback = data.status_change_callback;
     if (callback) {
       form.set('StatusCallback', callback);
     }
