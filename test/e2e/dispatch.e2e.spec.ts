@@ -13,6 +13,7 @@ import {
   makeUser,
 } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import { FakeServer, startFakeServer } from '../support/adapters.factories';
 
 /*
  * The inline dispatch worker (DECISIONS §8) end to end: messages scheduled over HTTP become
@@ -21,6 +22,7 @@ import { waitFor } from '../support/instruments';
 
 interface SendedEntry {
   id: number;
+  at: string;
   id_phone: number | null;
   destination: string;
   text: string;
@@ -39,7 +41,12 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
   let ds: DataSource;
 
   beforeAll(async () => {
-    t = await startApp(database(), { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
+    t = await startApp(database(), {
+      WORKER: 'inline',
+      DISPATCH_POLL_MS: '20',
+      DISPATCH_RETRY_BASE_MS: '20',
+      DISPATCH_MAX_ATTEMPTS: '3',
+    });
     ds = t.dataSource;
   });
   afterAll(async () => {
@@ -274,5 +281,155 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     expect(entries.map((entry) => entry.status)).toEqual(['unknown', 'unknown', 'failed']);
     expect(entries[2].error).toBe('The phone has reached its sending limit.');
     expect(status.body.response).toBe('limit_reached');
+  });
+
+  it('goes from schedule to sent entries to receipts, and usage, stats and invalid numbers follow', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id);
+
+    await schedule(apiKey, { text: 'Hello', numbers: ['+33612345671', '+33612345672'] });
+    const [first, second] = await dispatched(apiKey, 2);
+    const receipt = (uid: string, status: string) =>
+      request(t.url)
+        .post('/callback/status/test/')
+        .query({ api_key: apiKey })
+        .send({ uid, status });
+    expect((await receipt(first.uid ?? '', 'delivered')).status).toBe(200);
+    expect((await receipt(second.uid ?? '', 'failed')).status).toBe(200);
+
+    const entries = await sendedOf(apiKey);
+    const usage = await request(t.url).get('/api/usage/').query({ api_key: apiKey });
+    const day = first.at.slice(0, 10);
+    const stats = await request(t.url)
+      .get('/api/stats/sms-status/')
+      .query({ api_key: apiKey, start: `${day} 00:00:00`, end: `${day} 23:59:59` });
+    const invalid = await request(t.url)
+      .get('/api/invalid_number/')
+      .query({ api_key: apiKey, volume: 1, percent_failed: 50, percent_unknown: 0 });
+
+    expect(Object.fromEntries(entries.map((entry) => [entry.destination, entry.status]))).toEqual({
+      '+33612345671': 'delivered',
+      '+33612345672': 'failed',
+    });
+    expect(usage.body.response).toEqual({ total: 2, phones_volumes: { [phone.id]: 2 } });
+    expect(stats.body.response).toEqual([
+      { at_ymd: day, id_phone: phone.id, status: 'delivered', nb: 1 },
+      { at_ymd: day, id_phone: phone.id, status: 'failed', nb: 1 },
+    ]);
+    expect(invalid.body.response).toEqual([
+      {
+        destination: '+33612345672',
+        total_sms_sent: 1,
+        failed_percentage: 100,
+        unknown_percentage: 0,
+      },
+    ]);
+  });
+
+  it('answers a STOP reply, puts the number on the STOP list, and the next campaign skips it', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id);
+
+    const reply = await request(t.url)
+      .post(`/callback/reception/test/${phone.id}/`)
+      .query({ api_key: apiKey })
+      .send({ origin: '+33612345671', text: ' Stop ' });
+    const [answer] = await dispatched(apiKey, 1);
+    await schedule(apiKey, { text: 'Promo', numbers: ['+33612345671', '+33612345672'] });
+    const entries = await dispatched(apiKey, 2);
+    const received = await request(t.url).get('/api/list/received/').query({ api_key: apiKey });
+
+    expect(reply.status).toBe(200);
+    expect(received.body.response).toMatchObject([{ origin: '+33612345671', text: ' Stop ' }]);
+    expect(answer).toMatchObject({
+      destination: '+33612345671',
+      text: 'You will no longer receive messages from this number.',
+      tag: 'SMS_STOP',
+      id_phone: phone.id,
+    });
+    expect(entries.map((entry) => [entry.destination, entry.text])).toEqual([
+      ['+33612345671', 'You will no longer receive messages from this number.'],
+      ['+33612345672', 'Promo'],
+    ]);
+  });
+
+  describe('through a provider (a Kannel fake)', () => {
+    let kannel: FakeServer;
+    /** The answers the fake gives, in turn; 202 once they run out. */
+    let answers: Array<[number, string]>;
+    let requests: string[];
+
+    beforeAll(async () => {
+      kannel = await startFakeServer((incoming, response) => {
+        requests.push(new URL(incoming.url ?? '/', 'http://kannel').searchParams.get('to') ?? '');
+        const [status, text] = answers.shift() ?? [202, '0: Accepted for delivery'];
+        response.writeHead(status, { 'Content-Type': 'text/plain' });
+        response.end(text);
+      });
+    });
+    afterAll(async () => {
+      await kannel.close();
+    });
+    beforeEach(() => {
+      answers = [];
+      requests = [];
+    });
+
+    const kannelPhone = (userId: number) =>
+      makePhone(ds, userId, {
+        adapter: 'kannel',
+        adapter_data: JSON.stringify({
+          kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
+          username: 'smsgw',
+          password: 'secret',
+          from: 'smsgw',
+        }),
+      });
+
+    it('retries a transient failure with backoff, then records the send', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await kannelPhone(user.id);
+      answers = [
+        [503, 'Service unavailable'],
+        [500, 'Internal error'],
+      ];
+
+      await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+      const [entry] = await dispatched(apiKey, 1);
+
+      expect(requests).toEqual(['+33612345678', '+33612345678', '+33612345678']);
+      expect(entry).toMatchObject({ status: 'unknown', error: null, adapter: 'kannel' });
+    });
+
+    it('gives up on a transient failure after DISPATCH_MAX_ATTEMPTS sends, saying why', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await kannelPhone(user.id);
+      answers = [
+        [503, 'Service unavailable'],
+        [503, 'Service unavailable'],
+        [503, 'Service unavailable'],
+      ];
+
+      await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+      const [entry] = await dispatched(apiKey, 1);
+
+      expect(requests).toHaveLength(3);
+      expect(entry.status).toBe('failed');
+      expect(entry.error).toMatch(/503.*\(gave up after 3 attempts\)$/);
+    });
+
+    it("fails a permanent refusal at once, with the provider's reason", async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await kannelPhone(user.id);
+      answers = [[403, 'Authorization failed for sendsms']];
+
+      await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+      const [entry] = await dispatched(apiKey, 1);
+
+      expect(requests).toHaveLength(1);
+      expect(entry.status).toBe('failed');
+      expect(entry.error).toEqual(expect.stringContaining('403'));
+      expect(entry.error).not.toContain('secret');
+    });
   });
 });
