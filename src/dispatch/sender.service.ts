@@ -30,6 +30,15 @@ interface Refused {
   reason: string;
 }
 
+/** What a claim took: rows to send, and how many rows it handled, refused ones included. */
+interface Batch {
+  claimed: Claimed[];
+  handled: number;
+}
+
+/** Sends in flight at once per batch: a provider should not see hundreds of requests at once. */
+const CONCURRENT_SENDS = 32;
+
 /** A send's outcome, with the text that was handed to the provider. */
 interface Outcome {
   claimed: Claimed;
@@ -52,56 +61,73 @@ export const UNKNOWN_OUTCOME =
 export class SenderService {
   private readonly logger = new Logger(SenderService.name);
 
+  /** Outcomes whose recording failed, recorded first at the next turn. */
+  private unrecorded: Outcome[] = [];
+
   constructor(
     private readonly repository: DispatchRepository,
     private readonly adapters: AdapterRegistry,
     private readonly config: AppConfig,
   ) {}
 
-  /** Claims, sends and records one batch; the number of rows it handled (0: nothing ready). */
-  async sendBatch(workerId: string): Promise<number> {
-    const claimed = await this.claim(workerId);
-    if (claimed.length === 0) {
-      return 0;
+  /**
+   * Sends up to `maxBatches` batches; the number of rows handled (0: nothing was ready). Each
+   * batch's outcomes are recorded in the transaction that claims the next one: one commit per
+   * batch instead of two.
+   */
+  async sendBatches(workerId: string, maxBatches: number): Promise<number> {
+    let handled = 0;
+    let outcomes = this.unrecorded;
+    for (let round = 0; round <= maxBatches; round++) {
+      const last = round === maxBatches;
+      let batch: Batch;
+      try {
+        batch = await this.repository.transaction(async (manager) => {
+          await this.record(manager, workerId, outcomes);
+          return last ? { claimed: [], handled: 0 } : this.claim(manager, workerId);
+        });
+      } catch (error) {
+        // Kept for the next turn: the rows stay claimed by this live worker until recorded.
+        this.unrecorded = outcomes;
+        throw error;
+      }
+      this.unrecorded = [];
+      handled += batch.handled;
+      if (batch.handled === 0) {
+        break;
+      }
+      outcomes = await this.sendAll(batch.claimed);
     }
-    const outcomes = await this.sendAll(claimed);
-    await this.finish(workerId, outcomes);
-    return claimed.length;
+    return handled;
   }
 
-  private claim(workerId: string): Promise<Claimed[]> {
-    return this.repository.transaction(async (manager) => {
-      const now = nowUtc();
-      const size = this.config.dispatch.batchSize;
-      const rejected = await this.repository.lockReady(manager, 'rejected', now, size);
-      const queued = await this.repository.lockReady(
-        manager,
-        'queued',
-        now,
-        size - rejected.length,
-      );
-      if (rejected.length + queued.length === 0) {
-        return [];
-      }
-      const refused: Refused[] = rejected.map((row) => ({
-        row,
-        phone: null,
-        reason: row.error ?? 'The message could not be prepared.',
-      }));
-      const claimed: Claimed[] = [];
-      if (queued.length > 0) {
-        await this.route(manager, queued, new Date(), claimed, refused);
-      }
-      await this.recordRefused(manager, refused, now);
-      const byPhone = new Map<number, number[]>();
-      for (const { row, phone } of claimed) {
-        byPhone.set(phone.id, [...(byPhone.get(phone.id) ?? []), row.id]);
-      }
-      for (const [phoneId, ids] of byPhone) {
-        await this.repository.claim(manager, ids, phoneId, workerId, now);
-      }
-      return claimed;
-    });
+  /** Claims the next batch: rows to send, with their phone, and rows refused and recorded. */
+  private async claim(manager: EntityManager, workerId: string): Promise<Batch> {
+    const now = nowUtc();
+    const size = this.config.dispatch.batchSize;
+    const rejected = await this.repository.lockReady(manager, 'rejected', now, size);
+    const queued = await this.repository.lockReady(manager, 'queued', now, size - rejected.length);
+    if (rejected.length + queued.length === 0) {
+      return { claimed: [], handled: 0 };
+    }
+    const refused: Refused[] = rejected.map((row) => ({
+      row,
+      phone: null,
+      reason: row.error ?? 'The message could not be prepared.',
+    }));
+    const claimed: Claimed[] = [];
+    if (queued.length > 0) {
+      await this.route(manager, queued, new Date(), claimed, refused);
+    }
+    await this.recordRefused(manager, refused, now);
+    const byPhone = new Map<number, number[]>();
+    for (const { row, phone } of claimed) {
+      byPhone.set(phone.id, [...(byPhone.get(phone.id) ?? []), row.id]);
+    }
+    for (const [phoneId, ids] of byPhone) {
+      await this.repository.claim(manager, ids, phoneId, workerId, now);
+    }
+    return { claimed, handled: rejected.length + queued.length };
   }
 
   /**
@@ -233,7 +259,16 @@ export class SenderService {
     const medias = new Map(
       (await this.repository.mediasOf(mediaIds)).map((media) => [Number(media.id), media.path]),
     );
-    return Promise.all(claimed.map((one) => this.sendOne(one, medias)));
+    const outcomes: Outcome[] = new Array<Outcome>(claimed.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < claimed.length) {
+        const index = next++;
+        outcomes[index] = await this.sendOne(claimed[index], medias);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_SENDS, claimed.length) }, lane));
+    return outcomes;
   }
 
   private async sendOne(claimed: Claimed, medias: ReadonlyMap<number, string>): Promise<Outcome> {
@@ -271,58 +306,63 @@ export class SenderService {
   }
 
   /** Records outcomes; transient failures with attempts left go back to the queue. */
-  private async finish(workerId: string, outcomes: readonly Outcome[]): Promise<void> {
-    await this.repository.transaction(async (manager) => {
-      const now = nowUtc();
-      const mine = await this.repository.stillClaimed(
-        manager,
-        outcomes.map((outcome) => outcome.claimed.row.id),
-        workerId,
-      );
-      const done: Array<{ row: OutboxRow; sended: NewSended }> = [];
-      for (const { claimed, text, result } of outcomes) {
-        const { row, phone } = claimed;
-        if (!mine.has(row.id)) {
-          this.logger.warn(
-            `Outbox row ${row.id} was recorded by the dead-worker sweep while this worker sent it.`,
-          );
-          continue;
-        }
-        const attempts = Number(row.attempts) + 1;
-        if (result.outcome === 'transient' && attempts < this.config.dispatch.maxAttempts) {
-          const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
-          await this.repository.retryLater(
-            manager,
-            row.id,
-            attempts,
-            utcString(new Date(Date.now() + delay)),
-            result.reason,
-            now,
-          );
-          continue;
-        }
-        done.push({
-          row,
-          sended: sended(
-            row,
-            phone,
-            now,
-            text,
-            result.outcome === 'sent' ? (result.status ?? 'unknown') : 'failed',
-            {
-              uid: result.outcome === 'sent' ? result.uid : null,
-              error:
-                result.outcome === 'sent'
-                  ? null
-                  : result.outcome === 'transient'
-                    ? `${result.reason} (gave up after ${attempts} attempts)`
-                    : result.reason,
-            },
-          ),
-        });
+  private async record(
+    manager: EntityManager,
+    workerId: string,
+    outcomes: readonly Outcome[],
+  ): Promise<void> {
+    if (outcomes.length === 0) {
+      return;
+    }
+    const now = nowUtc();
+    const mine = await this.repository.stillClaimed(
+      manager,
+      outcomes.map((outcome) => outcome.claimed.row.id),
+      workerId,
+    );
+    const done: Array<{ row: OutboxRow; sended: NewSended }> = [];
+    for (const { claimed, text, result } of outcomes) {
+      const { row, phone } = claimed;
+      if (!mine.has(row.id)) {
+        this.logger.warn(
+          `Outbox row ${row.id} was recorded by the dead-worker sweep while this worker sent it.`,
+        );
+        continue;
       }
-      await this.store(manager, done, now);
-    });
+      const attempts = Number(row.attempts) + 1;
+      if (result.outcome === 'transient' && attempts < this.config.dispatch.maxAttempts) {
+        const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
+        await this.repository.retryLater(
+          manager,
+          row.id,
+          attempts,
+          utcString(new Date(Date.now() + delay)),
+          result.reason,
+          now,
+        );
+        continue;
+      }
+      done.push({
+        row,
+        sended: sended(
+          row,
+          phone,
+          now,
+          text,
+          result.outcome === 'sent' ? (result.status ?? 'unknown') : 'failed',
+          {
+            uid: result.outcome === 'sent' ? result.uid : null,
+            error:
+              result.outcome === 'sent'
+                ? null
+                : result.outcome === 'transient'
+                  ? `${result.reason} (gave up after ${attempts} attempts)`
+                  : result.reason,
+          },
+        ),
+      });
+    }
+    await this.store(manager, done, now);
   }
 
   private async recordRefused(

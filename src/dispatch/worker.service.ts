@@ -25,6 +25,9 @@ export const START_WORKER = Symbol('START_WORKER');
 /** Due messages expanded per loop turn before a batch is sent, so neither starves the other. */
 const EXPANSIONS_PER_TURN = 4;
 
+/** Batches sent per loop turn before due messages are looked for again. */
+const BATCHES_PER_TURN = 20;
+
 /**
  * The dispatch worker (DECISIONS §8): expands due messages, sends their recipients, records
  * outcomes, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
@@ -126,7 +129,7 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       }
       worked = true;
     }
-    if (this.running && (await this.sender.sendBatch(this.id)) > 0) {
+    if (this.running && (await this.sender.sendBatches(this.id, BATCHES_PER_TURN)) > 0) {
       worked = true;
     }
     return worked;
