@@ -46,6 +46,10 @@ interface Outcome {
   result: SendResult;
 }
 
+const NO_MEDIA_LINKS =
+  'The message has medias and its phone cannot send MMS, so they would go as links, but ' +
+  'PUBLIC_URL is not set: set it, or send through a phone that sends MMS.';
+
 export const UNKNOWN_OUTCOME =
   'The worker sending this message stopped before the provider answer was recorded: it may ' +
   'have been sent, so it is not sent again.';
@@ -278,6 +282,9 @@ export class SenderService {
       return path ? [{ path, mimetype: null, url: this.mediaUrl(path) }] : [];
     });
     const asMms = Boolean(Number(row.mms)) && adapter.capabilities.mms && links.length > 0;
+    if (links.length > 0 && !asMms && !this.config.publicUrl) {
+      return { claimed, text: row.text, result: { outcome: 'permanent', reason: NO_MEDIA_LINKS } };
+    }
     // Reference §4.7: without MMS, the medias travel as links after the text.
     const text =
       links.length > 0 && !asMms
@@ -301,6 +308,7 @@ export class SenderService {
     return { claimed, text, result };
   }
 
+  /** Where the media is served (MediaController): only meaningful with PUBLIC_URL set. */
   private mediaUrl(path: string): string {
     return `${this.config.publicUrl ?? ''}${this.config.basePath}/media/${path}`;
   }

@@ -14,6 +14,8 @@ import {
 } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { curlMultipart, FormPart } from '../support/curl';
+import { PNG } from '../support/scheduled.factories';
 
 /*
  * The inline dispatch worker (DECISIONS §8) end to end: messages scheduled over HTTP become
@@ -23,6 +25,7 @@ import { FakeServer, startFakeServer } from '../support/adapters.factories';
 interface SendedEntry {
   id: number;
   at: string;
+  mms: number;
   id_phone: number | null;
   destination: string;
   text: string;
@@ -46,6 +49,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       DISPATCH_POLL_MS: '20',
       DISPATCH_RETRY_BASE_MS: '20',
       DISPATCH_MAX_ATTEMPTS: '3',
+      PUBLIC_URL: 'https://sms.example.org',
     });
     ds = t.dataSource;
   });
@@ -57,6 +61,22 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     const response = await request(t.url)
       .post('/api/scheduled/')
       .query({ api_key: apiKey })
+      .send(body);
+    expect(response.status).toBe(201);
+    return (response.body as { response: number }).response;
+  };
+
+  /** Schedules an MMS with one PNG, as `curl -F` sends it. */
+  const scheduleMms = async (apiKey: string, fields: FormPart[]): Promise<number> => {
+    const { body, contentType } = curlMultipart([
+      { name: 'mms', value: '1' },
+      { name: 'medias[]', value: PNG, filename: 'image.png' },
+      ...fields,
+    ]);
+    const response = await request(t.url)
+      .post('/api/scheduled/')
+      .query({ api_key: apiKey })
+      .set('Content-Type', contentType)
       .send(body);
     expect(response.status).toBe(201);
     return (response.body as { response: number }).response;
@@ -353,6 +373,30 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     ]);
   });
 
+  it('sends an MMS with its medias through a phone that sends MMS, and links them to the entry', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+
+    await scheduleMms(apiKey, [
+      { name: 'text', value: 'See this' },
+      { name: 'numbers[]', value: '+33612345678' },
+    ]);
+    const [entry] = await dispatched(apiKey, 1);
+    const links = await ds.query<Array<{ n: number | string }>>(
+      'SELECT COUNT(*) AS n FROM media_sended WHERE id_sended = ?',
+      [entry.id],
+    );
+
+    expect(entry).toMatchObject({ text: 'See this', mms: 1, status: 'unknown' });
+    expect(Number(links[0].n)).toBe(1);
+  });
+
+  it('refuses a media path that smsgw did not generate with 404', async () => {
+    for (const path of ['/media/1/..%2F..%2Fsmsgw.sqlite', '/media/1/image.png', '/media/x/00']) {
+      expect((await request(t.url).get(path)).status).toBe(404);
+    }
+  });
+
   describe('through a provider (a Kannel fake)', () => {
     let kannel: FakeServer;
     /** The answers the fake gives, in turn; 202 once they run out. */
@@ -430,6 +474,33 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       expect(entry.status).toBe('failed');
       expect(entry.error).toEqual(expect.stringContaining('403'));
       expect(entry.error).not.toContain('secret');
+    });
+
+    it('sends the medias of an MMS as links after the text through a phone that cannot send MMS, and serves them', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await kannelPhone(user.id);
+
+      await scheduleMms(apiKey, [
+        { name: 'text', value: 'See this' },
+        { name: 'numbers[]', value: '+33612345678' },
+      ]);
+      const [entry] = await dispatched(apiKey, 1);
+      const link = /^See this\nhttps:\/\/sms\.example\.org(\/media\/\d+\/[0-9a-f]{32}\.png)$/.exec(
+        entry.text,
+      );
+      const file = await request(t.url)
+        .get(link?.[1] ?? '/media/none')
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+
+      expect(link).not.toBeNull();
+      expect(entry).toMatchObject({ status: 'unknown', error: null });
+      expect(file.status).toBe(200);
+      expect(file.body).toEqual(PNG);
     });
   });
 });
