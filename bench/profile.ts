@@ -35,7 +35,8 @@ interface Profile {
 
 /** The package a script belongs to, the project file, or the V8 / Node.js bucket. */
 function ownerOf({ url, functionName }: ProfileNode['callFrame']): string {
-  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  // The innermost package: a dependency may bring its own copy of another (nested node_modules).
+  const inPackage = [...url.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].at(-1);
   if (inPackage) {
     return inPackage[1];
   }
