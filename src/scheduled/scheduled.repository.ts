@@ -215,14 +215,14 @@ class TableInsert {
   /** As few statements as the limits on one statement allow. */
   rows(rows: unknown[][]): InsertTree[] {
     const statements: InsertTree[] = [];
-    let chunk: unknown[][] = [];
+    let parameters: unknown[] = [];
+    let count = 0;
     let bytes = 0;
     const flush = () => {
-      statements.push({
-        sql: this.head + chunk.map(() => this.values).join(', '),
-        parameters: chunk.flat(),
-      });
-      chunk = [];
+      const sql = count === 1 ? this.single : this.head + Array(count).fill(this.values).join(', ');
+      statements.push({ sql, parameters });
+      parameters = [];
+      count = 0;
       bytes = 0;
     };
     for (const row of rows) {
@@ -230,16 +230,14 @@ class TableInsert {
         (total, value) => total + (typeof value === 'string' ? Buffer.byteLength(value) : 8),
         0,
       );
-      if (
-        chunk.length === ROWS_PER_INSERT ||
-        (chunk.length > 0 && bytes + size > BYTES_PER_INSERT)
-      ) {
+      if (count === ROWS_PER_INSERT || (count > 0 && bytes + size > BYTES_PER_INSERT)) {
         flush();
       }
-      chunk.push(row);
+      parameters.push(...row);
+      count += 1;
       bytes += size;
     }
-    if (chunk.length > 0) {
+    if (count > 0) {
       flush();
     }
     return statements;

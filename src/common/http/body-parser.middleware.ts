@@ -52,8 +52,9 @@ export class BodyParserMiddleware implements NestMiddleware {
       configurable: true,
     });
     const type = request.headers['content-type'] ?? '';
-    response.on('close', () => void removeUploads(request));
     if (type.startsWith('multipart/form-data')) {
+      // Only multipart bodies bring files.
+      response.on('close', () => void removeUploads(request));
       parseMultipart(request, this.uploadDir, this.multipartLimits).then((fields) => {
         request.body = parseQueryString(fields);
         next();
