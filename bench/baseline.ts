@@ -68,6 +68,8 @@ function sqliteStore(path: string): Store {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
+  // As smsgw's own connection (src/database/data-source.ts).
+  db.pragma('synchronous = FULL');
   const findUser = db.prepare('SELECT id, status FROM user WHERE api_key_hash = ?');
   const insertScheduled = db.prepare(
     'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (?, ?, ?, 0, 0, ?)',

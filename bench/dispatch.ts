@@ -217,6 +217,8 @@ async function rawInsertRate(target: string, recipients: number, style: RawStyle
     if (target === 'sqlite') {
       const db = new Database(join(database.dataDir, 'bench.sqlite'));
       db.pragma('journal_mode = WAL');
+      // As smsgw's own connection (src/database/data-source.ts).
+      db.pragma('synchronous = FULL');
       const insert = db.prepare(sql);
       const insertBatch = db.transaction((values: unknown[][]) => {
         if (style === 'multi-row') {
