@@ -409,11 +409,16 @@ export class DispatchRepository {
    * What a phone has spent since `since`: its `sended` rows plus its sends in flight (claimed,
    * not yet recorded), so that concurrent claims count each other's.
    */
-  async spentSince(manager: EntityManager, phoneId: number, since: string): Promise<number> {
+  async spentSince(
+    manager: EntityManager,
+    phone: Pick<PhoneRow, 'id' | 'id_user'>,
+    since: string,
+  ): Promise<number> {
+    // Served by sended (id_user, id_phone, at) and outbox (via_phone, state).
     const rows = await manager.query<Array<{ spent: number | string }>>(
-      'SELECT (SELECT COUNT(*) FROM sended WHERE id_phone = ? AND at >= ?) + ' +
+      'SELECT (SELECT COUNT(*) FROM sended WHERE id_user = ? AND id_phone = ? AND at >= ?) + ' +
         "(SELECT COUNT(*) FROM outbox WHERE via_phone = ? AND state = 'sending') AS spent",
-      [phoneId, since, phoneId],
+      [phone.id_user, phone.id, since, phone.id],
     );
     return Number(rows[0]?.spent ?? 0);
   }
@@ -475,6 +480,18 @@ export class DispatchRepository {
         links.map(() => '(?, ?, ?)').join(', '),
       links.flatMap((link) => [link.id_media, link.id_sended, now]),
     );
+  }
+
+  /** Of `phoneIds`, those that still exist: a phone may be deleted while its sends are in flight. */
+  async existingPhones(manager: EntityManager, phoneIds: readonly number[]): Promise<Set<number>> {
+    if (phoneIds.length === 0) {
+      return new Set();
+    }
+    const rows = await manager.query<Array<{ id: number }>>(
+      `SELECT id FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')})`,
+      [...phoneIds],
+    );
+    return new Set(rows.map((row) => Number(row.id)));
   }
 
   async remove(manager: EntityManager, ids: readonly number[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { setImmediate } from 'node:timers/promises';
 import { EntityManager } from 'typeorm';
 import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
 import { AdapterRegistry } from '../adapters/adapter.registry';
@@ -101,6 +102,9 @@ export class SenderService {
         break;
       }
       outcomes = await this.sendAll(batch.claimed);
+      // better-sqlite3 and instant adapters resolve at once: without this the API's requests
+      // would wait for the whole run of batches.
+      await setImmediate();
     }
     return handled;
   }
@@ -238,16 +242,20 @@ export class SenderService {
       byPhone.set(phoneId, [...(byPhone.get(phoneId) ?? []), limit]);
     }
     await this.repository.lockPhones(manager, [...byPhone.keys()]);
-    for (const [phoneId, windows] of byPhone) {
+    for (const phone of limitedPhones) {
+      const windows = byPhone.get(phone.id);
+      if (!windows) {
+        continue;
+      }
       let left = Infinity;
       for (const window of windows) {
         const since = startpointToUtc(window.startpoint, now, this.config.timeZone);
         if (since !== null) {
-          const spent = await this.repository.spentSince(manager, phoneId, since);
+          const spent = await this.repository.spentSince(manager, phone, since);
           left = Math.min(left, Number(window.volume) - spent);
         }
       }
-      remaining.set(phoneId, left);
+      remaining.set(phone.id, left);
     }
     return remaining;
   }
@@ -397,9 +405,15 @@ export class SenderService {
     if (done.length === 0) {
       return;
     }
+    const phoneIds = [...new Set(done.flatMap(({ sended }) => sended.id_phone ?? []))];
+    const existing = await this.repository.existingPhones(manager, phoneIds);
     const ids = await this.repository.record(
       manager,
-      done.map((entry) => entry.sended),
+      done.map(({ sended }) =>
+        sended.id_phone === null || existing.has(sended.id_phone)
+          ? sended
+          : { ...sended, id_phone: null },
+      ),
       now,
     );
     await this.repository.linkMedias(

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { AdapterData, InboundSink } from '../adapters/adapter';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
@@ -116,6 +116,9 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       }
       if (!(busy && progressed) && this.running) {
         await sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+      } else {
+        // Lets the API's requests in between turns (see SenderService.sendBatches).
+        await setImmediate();
       }
     }
   }

@@ -401,11 +401,14 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     let kannel: FakeServer;
     /** The answers the fake gives, in turn; 202 once they run out. */
     let answers: Array<[number, string]>;
+    /** Runs before the fake answers a send. */
+    let beforeAnswer: () => Promise<void>;
     let requests: string[];
 
     beforeAll(async () => {
-      kannel = await startFakeServer((incoming, response) => {
+      kannel = await startFakeServer(async (incoming, response) => {
         requests.push(new URL(incoming.url ?? '/', 'http://kannel').searchParams.get('to') ?? '');
+        await beforeAnswer();
         const [status, text] = answers.shift() ?? [202, '0: Accepted for delivery'];
         response.writeHead(status, { 'Content-Type': 'text/plain' });
         response.end(text);
@@ -417,6 +420,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     beforeEach(() => {
       answers = [];
       requests = [];
+      beforeAnswer = () => Promise.resolve();
     });
 
     const kannelPhone = (userId: number) =>
@@ -443,6 +447,27 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
 
       expect(requests).toEqual(['+33612345678', '+33612345678', '+33612345678']);
       expect(entry).toMatchObject({ status: 'unknown', error: null, adapter: 'kannel' });
+    });
+
+    it('records a send whose phone was deleted while it was in flight, without the phone', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await kannelPhone(user.id);
+      beforeAnswer = async () => {
+        const deleted = await request(t.url)
+          .delete(`/api/phone/${phone.id}/`)
+          .query({ api_key: apiKey });
+        expect(deleted.status).toBe(200);
+      };
+
+      await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+      const [entry] = await dispatched(apiKey, 1);
+
+      expect(entry).toMatchObject({
+        status: 'unknown',
+        error: null,
+        id_phone: null,
+        adapter: 'kannel',
+      });
     });
 
     it('gives up on a transient failure after DISPATCH_MAX_ATTEMPTS sends, saying why', async () => {
