@@ -47,12 +47,27 @@ interface Outcome {
   result: SendResult;
 }
 
+/** Why a phone that is not `available` does not send, by its status. */
+const UNAVAILABLE: Readonly<Record<string, string>> = {
+  unavailable: 'The phone is unavailable: check it, then update its status.',
+  no_credit: 'The phone has no credit left.',
+  limit_reached: 'The phone has reached its sending limit.',
+  disabled: 'The phone is disabled.',
+};
+
+/** A sent entry's text holds 1000 characters (DECISIONS §5). */
+const MAX_TEXT = 1000;
+
+const TOO_LONG_WITH_LINKS =
+  `With the links of its medias, the text is longer than ${MAX_TEXT} characters: shorten it, ` +
+  'or send through a phone that sends MMS.';
+
 const NO_MEDIA_LINKS =
   'The message has medias and its phone cannot send MMS, so they would go as links, but ' +
   'PUBLIC_URL is not set: set it, or send through a phone that sends MMS.';
 
 export const UNKNOWN_OUTCOME =
-  'The worker sending this message stopped before the provider answer was recorded: it may ' +
+  "The worker sending this message stopped before the provider's answer was recorded: it may " +
   'have been sent, so it is not sent again.';
 
 /**
@@ -130,7 +145,9 @@ export class SenderService {
     await this.recordRefused(manager, refused, now);
     const byPhone = new Map<number, number[]>();
     for (const { row, phone } of claimed) {
-      byPhone.set(phone.id, [...(byPhone.get(phone.id) ?? []), row.id]);
+      const ids = byPhone.get(phone.id) ?? [];
+      ids.push(row.id);
+      byPhone.set(phone.id, ids);
     }
     for (const [phoneId, ids] of byPhone) {
       await this.repository.claim(manager, ids, phoneId, workerId, now);
@@ -202,12 +219,12 @@ export class SenderService {
         continue;
       }
       if (phone.status !== 'available') {
-        refused.push({ row, phone, reason: `The phone is ${phone.status.replace('_', ' ')}.` });
+        refused.push({ row, phone, reason: UNAVAILABLE[phone.status] ?? UNAVAILABLE.unavailable });
         continue;
       }
       const left = remaining.get(phone.id) ?? Infinity;
       if (limited && left <= 0) {
-        refused.push({ row, phone, reason: 'The phone has reached its sending limit.' });
+        refused.push({ row, phone, reason: UNAVAILABLE.limit_reached });
         continue;
       }
       remaining.set(phone.id, left - 1);
@@ -239,7 +256,9 @@ export class SenderService {
     const byPhone = new Map<number, LimitRow[]>();
     for (const limit of limits) {
       const phoneId = Number(limit.id_phone);
-      byPhone.set(phoneId, [...(byPhone.get(phoneId) ?? []), limit]);
+      const windows = byPhone.get(phoneId) ?? [];
+      windows.push(limit);
+      byPhone.set(phoneId, windows);
     }
     await this.repository.lockPhones(manager, [...byPhone.keys()]);
     for (const phone of limitedPhones) {
@@ -298,6 +317,13 @@ export class SenderService {
       links.length > 0 && !asMms
         ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
         : row.text;
+    if ([...text].length > MAX_TEXT) {
+      return {
+        claimed,
+        text: row.text,
+        result: { outcome: 'permanent', reason: TOO_LONG_WITH_LINKS },
+      };
+    }
     let result: SendResult;
     try {
       result = await adapter.send(parseData(phone.adapter_data), {

@@ -449,6 +449,21 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       expect(entry).toMatchObject({ status: 'unknown', error: null, adapter: 'kannel' });
     });
 
+    it('fails an MMS whose text with the media links would pass 1000 characters, saying why', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await kannelPhone(user.id);
+
+      await scheduleMms(apiKey, [
+        { name: 'text', value: 'x'.repeat(990) },
+        { name: 'numbers[]', value: '+33612345678' },
+      ]);
+      const [entry] = await dispatched(apiKey, 1);
+
+      expect(requests).toEqual([]);
+      expect(entry).toMatchObject({ status: 'failed', text: 'x'.repeat(990) });
+      expect(entry.error).toContain('longer than 1000 characters');
+    });
+
     it('records a send whose phone was deleted while it was in flight, without the phone', async () => {
       const { user, apiKey } = await makeUser(ds);
       const phone = await kannelPhone(user.id);
