@@ -93,13 +93,18 @@ export class SenderService {
   /**
    * Sends up to `maxBatches` batches; the number of rows handled (0: nothing was ready). Each
    * batch's outcomes are recorded in the transaction that claims the next one: one commit per
-   * batch instead of two.
+   * batch instead of two. Once `keepGoing` says no, the batch in flight is recorded and nothing
+   * more is claimed.
    */
-  async sendBatches(workerId: string, maxBatches: number): Promise<number> {
+  async sendBatches(
+    workerId: string,
+    maxBatches: number,
+    keepGoing: () => boolean = () => true,
+  ): Promise<number> {
     let handled = 0;
     let outcomes = this.unrecorded;
     for (let round = 0; round <= maxBatches; round++) {
-      const last = round === maxBatches;
+      const last = round === maxBatches || !keepGoing();
       let batch: Batch;
       try {
         batch = await this.repository.transaction(async (manager) => {

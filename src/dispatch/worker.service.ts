@@ -2,8 +2,8 @@ import {
   Inject,
   Injectable,
   Logger,
+  BeforeApplicationShutdown,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -34,7 +34,7 @@ const BATCHES_PER_TURN = 20;
  * in flight of workers that stopped beating, recording them as `unknown` (never resending).
  */
 @Injectable()
-export class WorkerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WorkerService.name);
   /** Host and pid first: on SQLite, whether a registered worker still runs is a pid check. */
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -76,7 +76,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
     return true;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before any module shuts down: the batch in flight is recorded while the database is open. */
+  async beforeApplicationShutdown(): Promise<void> {
     if (!this.running) {
       return;
     }
@@ -132,7 +133,8 @@ export class WorkerService implements OnApplicationBootstrap, OnApplicationShutd
       }
       worked = true;
     }
-    if (this.running && (await this.sender.sendBatches(this.id, BATCHES_PER_TURN)) > 0) {
+    const sent = await this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running);
+    if (sent > 0) {
       worked = true;
     }
     return worked;

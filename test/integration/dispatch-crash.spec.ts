@@ -111,12 +111,28 @@ class Processes {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+type Count = (sql: string) => Promise<number>;
+
+/** Kills at random moments, up to 6 times, while the campaign is under way. */
+async function killAtRandom(running: Processes, done: () => Promise<boolean>): Promise<void> {
+  let kills = 0;
+  while (kills < 6 && !(await done())) {
+    await sleep(100 + Math.random() * 1200);
+    await running.killOneAndRestart();
+    kills++;
+  }
+  // The campaign takes seconds: the kills land while it is being dispatched.
+  expect(kills).toBeGreaterThan(0);
+}
+
 async function crashTest(
   kind: 'sqlite' | 'mariadb',
   script: string,
   processes: number,
   recipients: number,
   extraEnv: Record<string, string>,
+  disrupt: (running: Processes, done: () => Promise<boolean>, count: Count) => Promise<void>,
+  afterwards: (count: Count) => Promise<void> = () => Promise.resolve(),
 ): Promise<void> {
   const database: TestDatabase = await createTestDatabase(kind);
   const kannel = new FakeKannel();
@@ -149,19 +165,12 @@ async function crashTest(
     for (let i = 0; i < processes; i++) {
       running.start();
     }
-    const count = async (sql: string): Promise<number> =>
+    const count: Count = async (sql) =>
       Number((await ds.query<Array<{ n: number | string }>>(sql))[0].n);
     const done = async () =>
       (await count('SELECT COUNT(*) AS n FROM sended')) >= recipients &&
       (await count('SELECT COUNT(*) AS n FROM outbox')) === 0;
-    let kills = 0;
-    while (kills < 6 && !(await done())) {
-      await sleep(100 + Math.random() * 1200);
-      await running.killOneAndRestart();
-      kills++;
-    }
-    // The campaign takes seconds: the kills land while it is being dispatched.
-    expect(kills).toBeGreaterThan(0);
+    await disrupt(running, done, count);
     await waitFor(done, `${recipients} sent entries`, 150_000);
 
     const entries = await ds.query<
@@ -193,6 +202,7 @@ async function crashTest(
       }
     }
     expect(await count('SELECT COUNT(*) AS n FROM scheduled')).toBe(0);
+    await afterwards(count);
   } finally {
     await running.stopAll();
     await ds.destroy();
@@ -201,21 +211,40 @@ async function crashTest(
   }
 }
 
+const INLINE = { WORKER: 'inline', PORT: '0', HOST: '127.0.0.1' };
+
 describe('dispatch under SIGKILL: never lost, never twice', () => {
   jest.setTimeout(240_000);
 
   it('inline worker on SQLite, the API process killed and restarted', async () => {
-    await crashTest('sqlite', 'main.js', 1, 5_000, {
-      WORKER: 'inline',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    });
+    await crashTest('sqlite', 'main.js', 1, 5_000, INLINE, killAtRandom);
+  });
+
+  it('a process stopped with SIGTERM records its sends in flight before it exits: none unknown', async () => {
+    await crashTest(
+      'sqlite',
+      'main.js',
+      1,
+      3_000,
+      INLINE,
+      async (running, done, count) => {
+        const sent = () => count('SELECT COUNT(*) AS n FROM sended');
+        await waitFor(async () => (await sent()) > 0, 'a first entry');
+        await running.stopAll();
+        expect(await done()).toBe(false);
+        expect(await count("SELECT COUNT(*) AS n FROM outbox WHERE state = 'sending'")).toBe(0);
+        running.start();
+      },
+      async (count) => {
+        expect(await count('SELECT COUNT(*) AS n FROM sended WHERE error IS NOT NULL')).toBe(0);
+      },
+    );
   });
 
   (DATABASE_KINDS.includes('mariadb') ? it : it.skip)(
     'three worker processes on MariaDB, one killed at random moments, 20,000 recipients',
     async () => {
-      await crashTest('mariadb', 'worker.js', 3, 20_000, {});
+      await crashTest('mariadb', 'worker.js', 3, 20_000, {}, killAtRandom);
     },
   );
 });
