@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { AppConfig, loadConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
+import { WorkerService } from './dispatch/worker.service';
 
 /** The dispatch worker without the HTTP API (`npm run worker`), beside API-only replicas. */
 @Module({})
@@ -40,6 +41,11 @@ async function bootstrap(): Promise<void> {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   await app.init();
+  if (!app.get(WorkerService).isRunning) {
+    // SQLite already has its worker (it said so in the log): nothing for this process to do.
+    await app.close();
+    process.exitCode = 1;
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -59,6 +59,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
+  /** Whether this process dispatches (false: not started, stopped, or SQLite taken). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   /** Starts dispatching; false when another worker already runs on this SQLite database. */
   async start(): Promise<boolean> {
     if (!this.repository.mysql && !(await this.claimSqlite())) {
