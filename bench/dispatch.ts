@@ -19,12 +19,12 @@ import { BenchDatabase, createBenchDatabase } from './database';
  * run; and the peak resident memory of the dispatching processes per campaign size.
  *
  * Runs the built processes: `npm run build` first. BENCH_MYSQL_URL (default
- * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 10000,100000).
+ * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 20000,100000,300000).
  */
 
 const DIST = join(__dirname, '..', 'dist');
 const MYSQL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
-const SIZES = (process.env.BENCH_RECIPIENTS ?? '10000,100000').split(',').map(Number);
+const SIZES = (process.env.BENCH_RECIPIENTS ?? '20000,100000,300000').split(',').map(Number);
 const BATCH = 500;
 const STAMP = '2020-01-01 00:00:00';
 /** The campaign waits until the workers are up: their boot is not part of the rate. */
@@ -117,7 +117,7 @@ async function dispatchRun(
             DATABASE_URL: database.url,
             DATA_DIR: database.dataDir,
             LOG_LEVEL: 'warn',
-            DISPATCH_POLL_MS: '20',
+            DISPATCH_POLL_MS: process.env.BENCH_POLL_MS ?? '20',
             PORT: '0',
             HOST: '127.0.0.1',
             ...env,
@@ -257,6 +257,7 @@ async function main(): Promise<void> {
     `bench:dispatch on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n\n`,
   );
   const rows: Array<Array<string | number>> = [];
+  const only = process.env.BENCH_ENGINES?.split(',');
   const engines: Array<[string, string, Array<[string, string, number, Record<string, string>]>]> =
     [['SQLite', 'sqlite', [['inline (API process)', 'main.js', 1, { WORKER: 'inline' }]]]];
   if (MYSQL !== 'off') {
@@ -269,7 +270,7 @@ async function main(): Promise<void> {
       ],
     ]);
   }
-  for (const [engine, target, setups] of engines) {
+  for (const [engine, target, setups] of engines.filter(([name]) => !only || only.includes(name))) {
     for (const recipients of SIZES) {
       const multiRow = await rawInsertRate(target, recipients, 'multi-row');
       const rowByRow = await rawInsertRate(target, recipients, 'row by row');

@@ -98,6 +98,9 @@ export interface NewSended {
   encoding: string;
 }
 
+/** Candidates read per row wanted when claiming on MySQL (see `lockReady`). */
+const CANDIDATES_PER_ROW = 4;
+
 const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
   'id_user',
   'originating_scheduled',
@@ -345,22 +348,43 @@ export class DispatchRepository {
   // Sending
 
   /**
-   * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, in the
-   * order of the `(state, next_attempt_at)` index: a locking read that had to sort would lock
-   * every matching row, the whole queue, before applying the limit.
+   * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, oldest
+   * first. On MySQL the candidates are read without locks, then locked by primary key: a locking
+   * scan of the `(state, next_attempt_at)` range would step over every row of a campaign another
+   * worker is still expanding (uncommitted, so locked), at every poll.
    */
-  lockReady(
+  async lockReady(
     manager: EntityManager,
     state: 'queued' | 'rejected',
     now: string,
     limit: number,
   ): Promise<OutboxRow[]> {
+    if (limit <= 0) {
+      return [];
+    }
+    const columns =
+      'id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
+      'flash, mms, tag, media_ids, state, attempts, error';
+    if (!this.mysql) {
+      return manager.query<OutboxRow[]>(
+        `SELECT ${columns} FROM outbox WHERE state = ? AND next_attempt_at <= ? ` +
+          'ORDER BY next_attempt_at, id LIMIT ?',
+        [state, now, limit],
+      );
+    }
+    // More candidates than wanted: other workers may be claiming some of them right now.
+    const candidates = await manager.query<Array<{ id: number }>>(
+      'SELECT id FROM outbox WHERE state = ? AND next_attempt_at <= ? ' +
+        'ORDER BY next_attempt_at, id LIMIT ?',
+      [state, now, limit * CANDIDATES_PER_ROW],
+    );
+    if (candidates.length === 0) {
+      return [];
+    }
     return manager.query<OutboxRow[]>(
-      'SELECT id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
-        'flash, mms, tag, media_ids, state, attempts, error FROM outbox ' +
-        'WHERE state = ? AND next_attempt_at <= ? ' +
-        `ORDER BY next_attempt_at, id LIMIT ?${this.skipLocked}`,
-      [state, now, limit],
+      `SELECT ${columns} FROM outbox WHERE id IN (${candidates.map(() => '?').join(', ')}) ` +
+        'AND state = ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED',
+      [...candidates.map((candidate) => candidate.id), state, limit],
     );
   }
 
