@@ -59,6 +59,12 @@ export interface AdapterCapabilities {
   flash: boolean;
   /** Sends medias as an MMS; otherwise their links are appended to the text (reference §4.7). */
   mms: boolean;
+  /**
+   * `listen()` gets what the provider pushes over this process's own connections (SMPP, whose
+   * receipts come back on the session that sent): every worker listens. Otherwise (polling)
+   * one worker does, or two would fetch the same messages.
+   */
+  listensPerProcess?: boolean;
 }
 
 export interface OutgoingSms {

@@ -202,18 +202,22 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return true;
   }
 
-  /** Starts or stops adapters' listeners as phones come and go; only the oldest live worker listens. */
+  /**
+   * Starts or stops adapters' listeners as phones come and go: in every worker for adapters that
+   * listen on their own connections, in the oldest live worker only for those that poll.
+   */
   private async refreshListeners(): Promise<void> {
-    const listening = this.adapters.adapters.filter((adapter) => adapter.listen !== undefined);
     const leader = await this.repository.oldestWorker(
       utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
     );
-    const phones =
-      leader === this.id
-        ? await this.repository.phonesWithAdapters(
-            listening.map((adapter) => adapter.descriptor.id),
-          )
-        : [];
+    const listening = this.adapters.adapters.filter(
+      (adapter) =>
+        adapter.listen !== undefined &&
+        (leader === this.id || adapter.capabilities.listensPerProcess === true),
+    );
+    const phones = await this.repository.phonesWithAdapters(
+      listening.map((adapter) => adapter.descriptor.id),
+    );
     const wanted = new Map(
       phones.map((phone) => [`${phone.id}:${phone.adapter_data ?? ''}`, phone]),
     );

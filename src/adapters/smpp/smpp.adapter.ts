@@ -52,7 +52,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
     hideData: true,
   };
   /** Flash messages go as GSM message class 0. */
-  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false, listensPerProcess: true };
 
   constructor(private readonly config: AppConfig) {}
 
