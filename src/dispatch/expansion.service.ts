@@ -53,7 +53,9 @@ export class ExpansionService {
       }
       const queued = await this.expand(manager, scheduled, now);
       await this.repository.deleteScheduled(manager, scheduled.id);
-      this.logger.log(`Scheduled message ${scheduled.id} dispatched to ${queued} recipients.`);
+      this.logger.log(
+        `Scheduled message ${scheduled.id} queued: ${queued} recipients, before duplicates.`,
+      );
       return true;
     });
   }
