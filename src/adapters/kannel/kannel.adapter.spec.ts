@@ -6,6 +6,7 @@ import {
   closedPort,
   startFakeServer,
   startSilentServer,
+  outgoingSms,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { KannelAdapter } from './kannel.adapter';
@@ -58,13 +59,8 @@ class FakeKannel {
   }
 }
 
-const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
-  destination: '+33655555555',
-  text: 'Hello there',
-  flash: false,
-  medias: [],
-  ...overrides,
-});
+const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms =>
+  outgoingSms({ destination: '+33655555555', text: 'Hello there', ...overrides });
 
 const callback = (overrides: Partial<CallbackRequest> = {}): CallbackRequest => ({
   method: 'GET',

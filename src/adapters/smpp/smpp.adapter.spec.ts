@@ -2,8 +2,13 @@ import { Logger } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { AddressInfo } from 'node:net';
 import { PDU, Server, Session, createServer, errors } from 'smpp';
-import { adapterConfig, closedPort } from '../../../test/support/adapters.factories';
-import { InboundSink, IncomingSms, ListenedPhone, OutgoingSms, StatusReport } from '../adapter';
+import {
+  RecordingSink,
+  adapterConfig,
+  closedPort,
+  outgoingSms as sms,
+} from '../../../test/support/adapters.factories';
+import { ListenedPhone } from '../adapter';
 import { SmppAdapter } from './smpp.adapter';
 
 /**
@@ -117,60 +122,6 @@ class FakeSmsc {
 class QuickSmppAdapter extends SmppAdapter {
   protected override readonly timings = { enquireLinkMs: 20, retryFirstMs: 5, retryMaxMs: 20 };
 }
-
-/** A sink recording what it is told; after `hold` its answers wait for `release`. */
-class RecordingSink implements InboundSink {
-  readonly statuses: StatusReport[] = [];
-  readonly messages: IncomingSms[] = [];
-  failWith: Error | null = null;
-  private readonly events = new EventEmitter();
-  private held: Array<() => void> | null = null;
-
-  hold(): void {
-    this.held = [];
-  }
-
-  release(): void {
-    for (const resume of this.held ?? []) {
-      resume();
-    }
-    this.held = null;
-  }
-
-  status(_phone: ListenedPhone, report: StatusReport): Promise<void> {
-    this.statuses.push(report);
-    return this.answer();
-  }
-
-  received(_phone: ListenedPhone, sms: IncomingSms): Promise<void> {
-    this.messages.push(sms);
-    return this.answer();
-  }
-
-  /** Resolves once the sink has been called `count` times in all. */
-  async calls(count = 1): Promise<void> {
-    while (this.statuses.length + this.messages.length < count) {
-      await new Promise((resolve) => this.events.once('call', resolve));
-    }
-  }
-
-  private answer(): Promise<void> {
-    this.events.emit('call');
-    if (this.failWith) {
-      return Promise.reject(this.failWith);
-    }
-    const held = this.held;
-    return held ? new Promise((resolve) => held.push(resolve)) : Promise.resolve();
-  }
-}
-
-const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
-  destination: '+33687654321',
-  text: 'Hello',
-  flash: false,
-  medias: [],
-  ...overrides,
-});
 
 describe('SmppAdapter', () => {
   let smsc: FakeSmsc;
@@ -660,7 +611,7 @@ describe('SmppAdapter', () => {
 
     it('asks the SMSC to deliver again later (ESME_RX_T_APPN) when the sink fails', async () => {
       const sink = new RecordingSink();
-      sink.failWith = new Error('database is locked');
+      sink.failures = 1;
       const stop = adapter.listen(phone, sink);
       const session = await smsc.boundSession();
 

@@ -8,6 +8,7 @@ import {
   sendJson,
   startFakeServer,
   startSilentServer,
+  outgoingSms,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { TwilioAdapter } from './twilio.adapter';
@@ -107,13 +108,8 @@ class FakeTwilio {
   }
 }
 
-const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms => ({
-  destination: '+33655555555',
-  text: 'Hello there',
-  flash: false,
-  medias: [],
-  ...overrides,
-});
+const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms =>
+  outgoingSms({ destination: '+33655555555', text: 'Hello there', ...overrides });
 
 const callback = (overrides: Partial<CallbackRequest> = {}): CallbackRequest => ({
   method: 'POST',
