@@ -5,24 +5,7 @@ import { extname, join } from 'node:path';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { UploadedFile } from '../common/http/request';
 import { AppConfig } from '../config/configuration';
-
-/** Extensions for uploads whose name has none, by the MIME types MMS carry. */
-const EXTENSIONS: Readonly<Record<string, string>> = {
-  'image/jpeg': '.jpg',
-  'image/png': '.png',
-  'image/gif': '.gif',
-  'image/webp': '.webp',
-  'image/bmp': '.bmp',
-  'audio/mpeg': '.mp3',
-  'audio/ogg': '.ogg',
-  'audio/amr': '.amr',
-  'audio/wav': '.wav',
-  'video/mp4': '.mp4',
-  'video/3gpp': '.3gp',
-  'text/plain': '.txt',
-  'text/vcard': '.vcf',
-  'application/pdf': '.pdf',
-};
+import { extensionForType } from './media-types';
 
 /**
  * The files of medias, under `DATA_DIR/media/<id_user>/<32 random hex>.<ext>`. A media's `path`
@@ -84,5 +67,5 @@ export class MediaStorage {
 
 /** The temporary file's extension is already the safe one of the client's name, or none. */
 function extensionOf(file: UploadedFile): string {
-  return extname(file.path) || (EXTENSIONS[file.mimetype.toLowerCase()] ?? '');
+  return extname(file.path) || extensionForType(file.mimetype);
 }

@@ -1,8 +1,10 @@
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { extname } from 'node:path';
 import { Public } from '../common/auth/public.decorator';
 import { MediaStorage } from './media-storage';
+import { servedType } from './media-types';
 
 /** A stored media's relative path: the user's folder and the name smsgw generated. */
 const USER = /^\d{1,10}$/;
@@ -13,6 +15,12 @@ const FILE = /^[0-9a-f]{32}(\.[a-z0-9]{1,8})?$/;
  * text carries their links (reference §4.7), so they are public, as RaspiSMS's `data/public`.
  * A name holds 128 random bits: a link cannot be guessed from another. Not part of the
  * envelope API; the file is written here (`@Res()`).
+ *
+ * Anyone may upload anything, and these files are served from smsgw's own origin, where the
+ * API lives: the type comes from smsgw's table (see media-types.ts), never from the client,
+ * browsers must not sniff another one, and the CSP sandbox keeps even a file a browser did
+ * render from running script or reaching the origin. A stored file never changes (a new
+ * upload gets a new random name), so caches may keep it.
  */
 @ApiExcludeController()
 @Public()
@@ -26,10 +34,23 @@ export class MediaController {
       response.status(404).end();
       return;
     }
-    response.sendFile(this.storage.absolute(`${user}/${file}`), { dotfiles: 'deny' }, (error) => {
-      if (error && !response.headersSent) {
-        response.status(404).end();
-      }
-    });
+    const { type, inline } = servedType(extname(file));
+    const headers = {
+      'Content-Type': type,
+      'Content-Disposition': inline ? 'inline' : `attachment; filename="${file}"`,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    };
+    // Set once the file is found, so that a 404 carries none of them.
+    response.sendFile(
+      this.storage.absolute(`${user}/${file}`),
+      { dotfiles: 'deny', headers },
+      (error) => {
+        if (error && !response.headersSent) {
+          response.status(404).end();
+        }
+      },
+    );
   }
 }

@@ -7,6 +7,8 @@ export interface FormPart {
   value: string | Buffer;
   /** Makes the part a file, as curl's `-F name=@filename`. */
   filename?: string;
+  /** The part's declared type, as curl's `-F 'name=@file;type=…'`; else curl's guess. */
+  type?: string;
 }
 
 /** curl's types for the extensions it knows (lib/mime.c); any other file is octet-stream. */
@@ -33,7 +35,7 @@ export function curlMultipart(parts: FormPart[]): { body: Buffer; contentType: s
       const extension = part.filename.split('.').pop()?.toLowerCase() ?? '';
       head +=
         `; filename="${part.filename}"\r\n` +
-        `Content-Type: ${CURL_TYPES[extension] ?? 'application/octet-stream'}`;
+        `Content-Type: ${part.type ?? CURL_TYPES[extension] ?? 'application/octet-stream'}`;
     }
     chunks.push(Buffer.from(`${head}\r\n\r\n`), Buffer.from(part.value), Buffer.from('\r\n'));
   }
