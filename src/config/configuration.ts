@@ -42,6 +42,8 @@ export class AppConfig {
     /** A worker silent this long is dead: its sends in flight are recorded as unknown. */
     workerTimeoutMs: number;
   };
+  /** The folder gammu configuration files must lie in; null: gammu phones are refused. */
+  readonly gammuConfigDir: string | null;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -72,6 +74,7 @@ export class AppConfig {
       retryBaseMs: env.DISPATCH_RETRY_BASE_MS,
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
+    this.gammuConfigDir = env.GAMMU_CONFIG_DIR ? resolve(env.GAMMU_CONFIG_DIR) : null;
   }
 }
 

@@ -42,6 +42,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       WORKER_TIMEOUT_MS: 30_000,
     });
     expect(env.PUBLIC_URL).toBeUndefined();
+    expect(env.GAMMU_CONFIG_DIR).toBeUndefined();
   });
 
   it('treats an empty variable as unset', () => {
@@ -230,6 +231,14 @@ describe('AppConfig', () => {
       timeoutMs: 10_000,
       pollIntervalMs: 20_000,
     });
+  });
+
+  it('leaves gammu without a configuration folder unless GAMMU_CONFIG_DIR names one, resolved', () => {
+    expect(new AppConfig(validateEnvironment({})).gammuConfigDir).toBeNull();
+    expect(new AppConfig(validateEnvironment({ GAMMU_CONFIG_DIR: '' })).gammuConfigDir).toBeNull();
+    expect(
+      new AppConfig(validateEnvironment({ GAMMU_CONFIG_DIR: 'etc/gammu' })).gammuConfigDir,
+    ).toBe(resolve('etc/gammu'));
   });
 
   it('points the providers at configured URLs without their trailing slash', () => {

@@ -106,6 +106,11 @@ export class EnvironmentVariables {
   @Min(1000)
   @Max(3_600_000)
   WORKER_TIMEOUT_MS = 30_000;
+
+  /** Unset: gammu phones are refused, so that users cannot point gammu at the server's files. */
+  @IsOptional()
+  @IsString()
+  GAMMU_CONFIG_DIR?: string;
 }
 
 const INTEGER_VARIABLES = new Set([
@@ -137,7 +142,7 @@ function isValidTimeZone(zone: string): boolean {
  * Throws one Error whose message names every invalid variable.
  */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
-  const known = Object.keys(new EnvironmentVariables()).concat('PUBLIC_URL');
+  const known = Object.keys(new EnvironmentVariables()).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR');
   const input: Record<string, unknown> = {};
   for (const name of known) {
     const value = raw[name];

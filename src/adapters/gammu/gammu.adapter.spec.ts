@@ -1,7 +1,16 @@
 import { Logger } from '@nestjs/common';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   RecordingSink,
   adapterConfig,
@@ -12,8 +21,8 @@ import { GammuAdapter } from './gammu.adapter';
 
 /*
  * A fake `gammu` first on the PATH, a node script. It behaves as the `key=value` lines of the
- * configuration file it is given say, and appends each call's locale and arguments, as JSON,
- * to <config>.calls:
+ * configuration file it is given say, and appends each call's whole environment and arguments,
+ * as JSON, to <config>.calls:
  * - identify=ok|fail|hang; security=<what getsecuritystatus prints>; pin=<the SIM's PIN>;
  * - send=ok|two-parts|noref|hang|exit:<code>:<error>|partial:<code>:<error>|hang-after-part,
  *   sendDelayMs=<ms>, and exclusive=1 to refuse a second gammu while one runs, as gammu does
@@ -31,7 +40,7 @@ const settings = Object.fromEntries(
     .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
 );
 fs.appendFileSync(config + '.calls',
-  JSON.stringify({ LC_ALL: process.env.LC_ALL, args: process.argv.slice(2) }) + '\\n');
+  JSON.stringify({ env: process.env, args: process.argv.slice(2) }) + '\\n');
 const fail = (code, error) => { process.stderr.write(error + '\\n'); process.exit(Number(code)); };
 const failAs = (setting) => { const [, code, ...error] = setting.split(':'); fail(code, error.join(':')); };
 const hang = () => setInterval(() => undefined, 60000);
@@ -109,13 +118,18 @@ interface StoredSms {
 
 const GSM = 'Default GSM alphabet (no compression)';
 
+/** How the adapter refuses any config_file outside GAMMU_CONFIG_DIR, whatever the reason. */
+const REFUSED =
+  'config_file must name a gammu configuration file in the folder the operator set (GAMMU_CONFIG_DIR).';
+
 describe('GammuAdapter', () => {
   const originalPath = process.env.PATH;
+  /** GAMMU_CONFIG_DIR: the configuration files of the tests, and the fake gammu under bin/. */
   let folder: string;
   let warnings: jest.SpyInstance;
   let errors: jest.SpyInstance;
-  const adapter = new GammuAdapter(adapterConfig({ PROVIDER_POLL_INTERVAL_MS: '20' }));
-  const impatient = new GammuAdapter(adapterConfig({ PROVIDER_TIMEOUT_MS: '300' }));
+  let adapter: GammuAdapter;
+  let impatient: GammuAdapter;
 
   /** A gammu configuration file for the fake, with its settings. */
   const configFile = (settings: string): string => {
@@ -123,15 +137,17 @@ describe('GammuAdapter', () => {
     writeFileSync(path, settings);
     return path;
   };
-  /** Each gammu call, as its locale and its arguments after `-c <config>`. */
+  /** Each gammu call, as its locale and its arguments. */
   const calls = (config: string): string[] =>
-    callArguments(config).map(({ LC_ALL, args }) => `LC_ALL=${LC_ALL} ${args.join(' ')}`);
-  const callArguments = (config: string): Array<{ LC_ALL: string; args: string[] }> => {
+    callArguments(config).map(({ env, args }) => `LC_ALL=${env.LC_ALL} ${args.join(' ')}`);
+  const callArguments = (
+    config: string,
+  ): Array<{ env: Record<string, string>; args: string[] }> => {
     try {
       return readFileSync(`${config}.calls`, 'utf8')
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { LC_ALL: string; args: string[] });
+        .map((line) => JSON.parse(line) as { env: Record<string, string>; args: string[] });
     } catch {
       return [];
     }
@@ -144,7 +160,13 @@ describe('GammuAdapter', () => {
     writeFileSync(`${config}.memory.json`, JSON.stringify(messages));
 
   beforeEach(() => {
-    folder = mkdtempSync(join(tmpdir(), 'smsgw-gammu-'));
+    folder = realpathSync(mkdtempSync(join(tmpdir(), 'smsgw-gammu-')));
+    adapter = new GammuAdapter(
+      adapterConfig({ PROVIDER_POLL_INTERVAL_MS: '20', GAMMU_CONFIG_DIR: folder }),
+    );
+    impatient = new GammuAdapter(
+      adapterConfig({ PROVIDER_TIMEOUT_MS: '300', GAMMU_CONFIG_DIR: folder }),
+    );
     const bin = join(folder, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'gammu'), FAKE_GAMMU);
@@ -192,18 +214,33 @@ describe('GammuAdapter', () => {
       );
     });
 
-    it('reports a missing config_file without running gammu', async () => {
-      const config = join(folder, 'missing');
+    it('reads a config_file named without a folder in GAMMU_CONFIG_DIR', async () => {
+      const config = configFile('identify=ok\n');
 
-      expect(await adapter.test({ config_file: config })).toBe(
-        `config_file ${config} does not exist on the server.`,
-      );
+      expect(await adapter.test({ config_file: basename(config) })).toBeNull();
+      expect(calls(config)).toEqual([`LC_ALL=C.UTF-8 -c ${config} identify`]);
     });
 
-    it('reports a config_file that is a directory', async () => {
-      expect(await adapter.test({ config_file: folder })).toBe(
-        `config_file ${folder} is not a file.`,
-      );
+    it('follows a symbolic link that stays in GAMMU_CONFIG_DIR, giving gammu the real file', async () => {
+      const config = configFile('identify=ok\n');
+      symlinkSync(config, join(folder, 'modem'));
+
+      expect(await adapter.test({ config_file: join(folder, 'modem') })).toBeNull();
+      expect(calls(config)).toEqual([`LC_ALL=C.UTF-8 -c ${config} identify`]);
+    });
+
+    it('gives gammu PATH and its locale, nothing else of the server environment', async () => {
+      const config = configFile('identify=ok\n');
+      process.env.SMSGW_TEST_SECRET = 'hunter2';
+      try {
+        expect(await adapter.test({ config_file: config })).toBeNull();
+      } finally {
+        delete process.env.SMSGW_TEST_SECRET;
+      }
+
+      const [{ env }] = callArguments(config);
+      expect(env).toEqual({ PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
+      expect(JSON.stringify(env)).not.toContain('hunter2');
     });
 
     it('skips the PIN when the SIM needs none', async () => {
@@ -262,6 +299,90 @@ describe('GammuAdapter', () => {
     });
   });
 
+  describe('config_file confinement to GAMMU_CONFIG_DIR', () => {
+    /** A folder beside GAMMU_CONFIG_DIR holding a configuration gammu would accept. */
+    let outside: string;
+    let outsideConfig: string;
+
+    beforeEach(() => {
+      outside = realpathSync(mkdtempSync(join(tmpdir(), 'smsgw-gammu-outside-')));
+      outsideConfig = join(outside, 'gammurc');
+      writeFileSync(outsideConfig, 'identify=ok\nsend=ok\n');
+    });
+    afterEach(() => {
+      rmSync(outside, { recursive: true, force: true });
+    });
+
+    const refusals: Array<[string, () => string]> = [
+      ['an existing file outside the folder', () => outsideConfig],
+      ['a missing file outside the folder', () => join(outside, 'missing')],
+      ['a path that does not exist at all', () => '/nonexistent-smsgw/gammurc'],
+      ['a way out of the folder with ..', () => join(folder, '..', basename(outside), 'gammurc')],
+      ['a relative way out with ..', () => join('..', basename(outside), 'gammurc')],
+      [
+        'a symbolic link in the folder pointing out of it',
+        () => {
+          symlinkSync(outsideConfig, join(folder, 'escape'));
+          return join(folder, 'escape');
+        },
+      ],
+      [
+        'a symbolic link to a folder outside',
+        () => {
+          symlinkSync(outside, join(folder, 'elsewhere'));
+          return join(folder, 'elsewhere', 'gammurc');
+        },
+      ],
+      ['a missing file in the folder', () => join(folder, 'missing')],
+      ['the folder itself', () => folder],
+      ['a folder in the folder', () => join(folder, 'bin')],
+      ['a server file', () => '/etc/passwd'],
+      ['a name with a NUL byte', () => `${join(folder, 'gammurc')}\u0000`],
+    ];
+
+    it.each(refusals)('refuses %s with the one message, without running gammu', async (_, path) => {
+      const configFile = path();
+
+      expect(await adapter.test({ config_file: configFile })).toBe(REFUSED);
+      expect(await adapter.send({ config_file: configFile }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: REFUSED,
+      });
+      expect(await adapter.checkStatus({ config_file: configFile })).toBe('unavailable');
+      expect(calls(outsideConfig)).toEqual([]);
+    });
+
+    it('refuses a file smsgw cannot read with the same message', async () => {
+      const config = configFile('identify=ok\n');
+      chmodSync(config, 0o000);
+      // root reads any file: the refusal is then gammu's to make.
+      const root = process.getuid?.() === 0;
+
+      expect(await adapter.test({ config_file: config })).toBe(root ? null : REFUSED);
+    });
+
+    it('refuses every gammu phone, telling the operator what to set, when GAMMU_CONFIG_DIR is unset', async () => {
+      const unconfined = new GammuAdapter(adapterConfig());
+      const config = configFile('identify=ok\nsend=ok\n');
+      const disabled =
+        'gammu phones are disabled on this server until its operator sets GAMMU_CONFIG_DIR to the folder of their configuration files.';
+
+      expect(await unconfined.test({ config_file: config })).toBe(disabled);
+      expect(await unconfined.send({ config_file: config }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: disabled,
+      });
+      expect(await unconfined.checkStatus({ config_file: config })).toBe('unavailable');
+      const stop = unconfined.listen(
+        { id: 7, id_user: 1, data: { config_file: config } },
+        new RecordingSink(),
+      );
+      await stop();
+      expect(warnings).toHaveBeenCalledWith(`Gammu reception for phone 7 not started: ${disabled}`);
+      expect(calls(config)).toEqual([]);
+    });
+  });
+
   describe('checkStatus', () => {
     it('reports a modem gammu identifies as available', async () => {
       expect(await adapter.checkStatus({ config_file: configFile('identify=ok\n') })).toBe(
@@ -300,7 +421,7 @@ describe('GammuAdapter', () => {
       expect(result).toEqual({ outcome: 'sent', uid: '42' });
       expect(callArguments(config)).toEqual([
         {
-          LC_ALL: 'C.UTF-8',
+          env: { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' },
           args: [
             '-c',
             config,
@@ -479,7 +600,7 @@ describe('GammuAdapter', () => {
 
       expect(await adapter.send({ config_file: missing }, outgoingSms())).toEqual({
         outcome: 'permanent',
-        reason: `config_file ${missing} does not exist on the server.`,
+        reason: REFUSED,
       });
       expect(await adapter.send({ config_file: config, pin: '12' }, outgoingSms())).toEqual({
         outcome: 'permanent',

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, realpath, stat } from 'node:fs/promises';
+import { resolve, sep } from 'node:path';
+import { commandEnvironment } from '../../config/command-environment';
 import { AppConfig } from '../../config/configuration';
 import { measureSms } from '../../dispatch/text/gsm';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
@@ -49,9 +50,26 @@ const MODEM_UNAVAILABLE = new Set([102, 103, 104, 105, 108, 114, 132, 133, 166])
 const SENT_PART = /\.\.OK, message reference=(\d+)/g;
 
 /**
+ * The one refusal of a config_file, whether it is missing, a folder, unreadable or outside
+ * GAMMU_CONFIG_DIR: a user must not learn from it which paths exist on the server.
+ */
+const CONFIG_FILE_REFUSED =
+  'config_file must name a gammu configuration file in the folder the operator set (GAMMU_CONFIG_DIR).';
+
+const NO_CONFIG_DIR =
+  'gammu phones are disabled on this server until its operator sets GAMMU_CONFIG_DIR to the folder of their configuration files.';
+
+/** A modem as gammu is run for it: its configuration file, checked and without symbolic links. */
+interface Modem {
+  configFile: string;
+  pin: string | undefined;
+}
+
+/**
  * A GSM modem driven by the `gammu` command found on the PATH. Delivery reports would come
  * back through the modem as status-report SMS; reading them is not supported, so messages
- * sent through gammu stay `unknown`.
+ * sent through gammu stay `unknown`. A phone's config_file is chosen by the user but read by
+ * gammu with the server's rights, so it must lie in the folder the operator set.
  */
 @Injectable()
 export class GammuAdapter implements Adapter {
@@ -76,26 +94,25 @@ export class GammuAdapter implements Adapter {
   constructor(private readonly config: AppConfig) {}
 
   async test(data: AdapterData): Promise<string | null> {
-    const problem =
-      missingRequiredField(this.descriptor, data) ??
-      pinProblem(data) ??
-      (await readableFile(data.config_file));
+    const problem = missingRequiredField(this.descriptor, data) ?? pinProblem(data);
     if (problem) {
       return problem;
     }
+    const modem = await this.modem(data);
+    if (typeof modem === 'string') {
+      return modem;
+    }
     const deadline = this.deadline();
-    const identify = await this.gammu(data, ['identify'], deadline);
+    const identify = await this.gammu(modem, ['identify'], deadline);
     if (identify.kind !== 'exited' || identify.code !== 0) {
       return this.failure('identify', identify).reason;
     }
-    return (await this.unlock(data, deadline))?.reason ?? null;
+    return (await this.unlock(modem, deadline))?.reason ?? null;
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    const problem =
-      missingRequiredField(this.descriptor, data) ??
-      (await readableFile(data.config_file)) ??
-      (await this.identifies(data));
+    const modem = missingRequiredField(this.descriptor, data) ?? (await this.modem(data));
+    const problem = typeof modem === 'string' ? modem : await this.identifies(modem);
     if (problem) {
       this.logger.warn(`Gammu status check: ${problem}`);
       return 'unavailable';
@@ -109,21 +126,19 @@ export class GammuAdapter implements Adapter {
    * outside the GSM alphabet, which gammu would otherwise transliterate.
    */
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
-    const problem =
-      missingRequiredField(this.descriptor, data) ??
-      pinProblem(data) ??
-      (await readableFile(data.config_file));
-    if (problem) {
-      return { outcome: 'permanent', reason: problem };
+    const modem =
+      missingRequiredField(this.descriptor, data) ?? pinProblem(data) ?? (await this.modem(data));
+    if (typeof modem === 'string') {
+      return { outcome: 'permanent', reason: modem };
     }
     const deadline = this.deadline();
-    const locked = await this.unlock(data, deadline);
+    const locked = await this.unlock(modem, deadline);
     if (locked) {
       return outcome(locked);
     }
     const unicode = measureSms(sms.text).encoding !== 'GSM-7';
     const run = await this.gammu(
-      data,
+      modem,
       [
         'sendsms',
         'TEXT',
@@ -167,7 +182,10 @@ export class GammuAdapter implements Adapter {
    * remembered, so that the next round deletes it without reporting it twice.
    */
   listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
-    const problem = missingRequiredField(this.descriptor, phone.data) ?? pinProblem(phone.data);
+    const problem =
+      missingRequiredField(this.descriptor, phone.data) ??
+      pinProblem(phone.data) ??
+      (this.config.gammuConfigDir === null ? NO_CONFIG_DIR : null);
     if (problem) {
       this.logger.warn(`Gammu reception for phone ${phone.id} not started: ${problem}`);
       return () => Promise.resolve();
@@ -186,21 +204,20 @@ export class GammuAdapter implements Adapter {
     stored: Set<string>,
     active: () => boolean,
   ): Promise<void> {
-    const { data } = phone;
     const warn = (problem: string) =>
       this.logger.warn(`Gammu reception for phone ${phone.id}: ${problem}`);
-    const fileProblem = await readableFile(data.config_file);
-    if (fileProblem) {
-      warn(fileProblem);
+    const modem = await this.modem(phone.data);
+    if (typeof modem === 'string') {
+      warn(modem);
       return;
     }
     const deadline = this.deadline();
-    const locked = await this.unlock(data, deadline);
+    const locked = await this.unlock(modem, deadline);
     if (locked) {
       warn(locked.reason);
       return;
     }
-    const listing = await this.gammu(data, ['getallsms'], deadline);
+    const listing = await this.gammu(modem, ['getallsms'], deadline);
     if (listing.kind !== 'exited' || listing.code !== 0) {
       warn(this.failure('getallsms', listing).reason);
       return;
@@ -231,7 +248,7 @@ export class GammuAdapter implements Adapter {
         }
         stored.add(key);
       }
-      if (await this.deleteAll(data, locations, warn)) {
+      if (await this.deleteAll(modem, locations, warn)) {
         stored.delete(key);
       }
     }
@@ -239,12 +256,12 @@ export class GammuAdapter implements Adapter {
 
   /** Deletes the locations one by one; false, having said why, when one is not deleted. */
   private async deleteAll(
-    data: AdapterData,
+    modem: Modem,
     locations: number[],
     warn: (problem: string) => void,
   ): Promise<boolean> {
     for (const location of locations) {
-      const run = await this.gammu(data, ['deletesms', '0', String(location)], this.deadline());
+      const run = await this.gammu(modem, ['deletesms', '0', String(location)], this.deadline());
       if (run.kind !== 'exited' || run.code !== 0) {
         warn(
           `${this.failure('deletesms', run).reason} The stored message at ${location} is deleted next round.`,
@@ -260,18 +277,18 @@ export class GammuAdapter implements Adapter {
    * else why not. A SIM already unlocked answers "Nothing to enter." and entering the PIN
    * again would fail.
    */
-  private async unlock(data: AdapterData, deadline: number): Promise<GammuFailure | null> {
-    if (!data.pin) {
+  private async unlock(modem: Modem, deadline: number): Promise<GammuFailure | null> {
+    if (!modem.pin) {
       return null;
     }
-    const security = await this.gammu(data, ['getsecuritystatus'], deadline);
+    const security = await this.gammu(modem, ['getsecuritystatus'], deadline);
     if (security.kind !== 'exited' || security.code !== 0) {
       return this.failure('getsecuritystatus', security);
     }
     if (/nothing/i.test(security.stdout)) {
       return null;
     }
-    const unlock = await this.gammu(data, ['entersecuritycode', 'PIN', data.pin], deadline);
+    const unlock = await this.gammu(modem, ['entersecuritycode', 'PIN', modem.pin], deadline);
     if (unlock.kind === 'exited' && unlock.code !== 0) {
       return {
         reason: `gammu could not unlock the SIM with this PIN (${said(unlock)}): check pin.`,
@@ -281,8 +298,33 @@ export class GammuAdapter implements Adapter {
     return unlock.kind === 'exited' ? null : this.failure('entersecuritycode', unlock);
   }
 
-  private async identifies(data: AdapterData): Promise<string | null> {
-    const identify = await this.gammu(data, ['identify'], this.deadline());
+  /**
+   * The phone's modem, or why gammu cannot be run for it. config_file is resolved in
+   * GAMMU_CONFIG_DIR (a bare name is a file of that folder), then both are resolved to their
+   * real paths, so that neither `..` nor a symbolic link leads out of the folder; gammu is
+   * given the real path, which no link swapped later can redirect.
+   */
+  private async modem(data: AdapterData): Promise<Modem | string> {
+    const folder = this.config.gammuConfigDir;
+    if (folder === null) {
+      return NO_CONFIG_DIR;
+    }
+    try {
+      const root = await realpath(folder);
+      const file = await realpath(resolve(folder, data.config_file));
+      const inside = file.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+      if (!inside || !(await stat(file)).isFile()) {
+        return CONFIG_FILE_REFUSED;
+      }
+      await access(file, constants.R_OK);
+      return { configFile: file, pin: data.pin };
+    } catch {
+      return CONFIG_FILE_REFUSED;
+    }
+  }
+
+  private async identifies(modem: Modem): Promise<string | null> {
+    const identify = await this.gammu(modem, ['identify'], this.deadline());
     return identify.kind === 'exited' && identify.code === 0
       ? null
       : this.failure('identify', identify).reason;
@@ -318,19 +360,19 @@ export class GammuAdapter implements Adapter {
   /**
    * Runs gammu without a shell, its arguments as a list, under the PATH of the moment, in the
    * C locale for English answers but with UTF-8 for texts (gammu prints them in the locale's
-   * charset). Commands on one modem wait for each other: gammu would refuse a second one
-   * while the first holds the device. The deadline counts that wait, and holds even when a
-   * child of gammu keeps its output open.
+   * charset), with nothing else of the server's environment. Commands on one modem wait for
+   * each other: gammu would refuse a second one while the first holds the device. The
+   * deadline counts that wait, and holds even when a child of gammu keeps its output open.
    */
-  private gammu(data: AdapterData, command: string[], deadline: number): Promise<GammuRun> {
-    const modem = resolve(data.config_file);
-    const previous = this.modems.get(modem) ?? Promise.resolve();
-    const run = previous.then(() => this.spawnGammu(data.config_file, command, deadline));
+  private gammu(modem: Modem, command: string[], deadline: number): Promise<GammuRun> {
+    const key = modem.configFile;
+    const previous = this.modems.get(key) ?? Promise.resolve();
+    const run = previous.then(() => this.spawnGammu(key, command, deadline));
     const done = run.then(() => undefined);
-    this.modems.set(modem, done);
+    this.modems.set(key, done);
     void done.then(() => {
-      if (this.modems.get(modem) === done) {
-        this.modems.delete(modem);
+      if (this.modems.get(key) === done) {
+        this.modems.delete(key);
       }
     });
     return run;
@@ -354,7 +396,7 @@ export class GammuAdapter implements Adapter {
         }
       };
       const child = spawn('gammu', ['-c', configFile, ...command], {
-        env: { ...process.env, LC_ALL: 'C.UTF-8' },
+        env: commandEnvironment({ LC_ALL: 'C.UTF-8' }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const timer = setTimeout(() => {
@@ -389,22 +431,6 @@ function pinProblem(data: AdapterData): string | null {
 /** The message references of the parts the network accepted. */
 function sentParts(stdout: string): string[] {
   return [...stdout.matchAll(SENT_PART)].map((match) => match[1]);
-}
-
-/** Null when `path` is a file smsgw can read, else why not. */
-async function readableFile(path: string): Promise<string | null> {
-  try {
-    const stats = await stat(path);
-    if (!stats.isFile()) {
-      return `config_file ${path} is not a file.`;
-    }
-    await access(path, constants.R_OK);
-    return null;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT'
-      ? `config_file ${path} does not exist on the server.`
-      : `config_file ${path} cannot be read by smsgw.`;
-  }
 }
 
 /**
