@@ -1,4 +1,5 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { MediaModule } from '../media/media.module';
 import { ScheduledRepository } from '../scheduled/scheduled.repository';
 import { CallbackBodyMiddleware } from './callback-body.middleware';
 import { CallbacksController } from './callbacks.controller';
@@ -10,6 +11,8 @@ import { CallbacksService } from './callbacks.service';
  * worker hands to adapters that listen for receipts and messages themselves.
  */
 @Module({
+  // ScheduledRepository, for STOP replies, deletes medias with the messages it deletes.
+  imports: [MediaModule],
   controllers: [CallbacksController],
   providers: [CallbacksRepository, CallbacksService, ScheduledRepository],
   exports: [CallbacksService],

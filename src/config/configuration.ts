@@ -42,6 +42,12 @@ export class AppConfig {
     /** A worker silent this long is dead: its sends in flight are recorded as unknown. */
     workerTimeoutMs: number;
   };
+  /**
+   * How long a media no entry links any more is kept before the dispatch worker removes it:
+   * also how old a media must be before it can be collected at all, which keeps an upload's row
+   * and file safe while its request is still writing them.
+   */
+  readonly mediaGraceMs: number;
   /** The folder gammu configuration files must lie in; null: gammu phones are refused. */
   readonly gammuConfigDir: string | null;
 
@@ -74,6 +80,7 @@ export class AppConfig {
       retryBaseMs: env.DISPATCH_RETRY_BASE_MS,
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
+    this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
     this.gammuConfigDir = env.GAMMU_CONFIG_DIR ? resolve(env.GAMMU_CONFIG_DIR) : null;
   }
 }

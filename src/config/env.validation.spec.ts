@@ -40,6 +40,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_MAX_ATTEMPTS: 5,
       DISPATCH_RETRY_BASE_MS: 30_000,
       WORKER_TIMEOUT_MS: 30_000,
+      MEDIA_GRACE_HOURS: 24,
     });
     expect(env.PUBLIC_URL).toBeUndefined();
     expect(env.GAMMU_CONFIG_DIR).toBeUndefined();
@@ -75,6 +76,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_MAX_ATTEMPTS: '3',
       DISPATCH_RETRY_BASE_MS: '1000',
       WORKER_TIMEOUT_MS: '5000',
+      MEDIA_GRACE_HOURS: '2',
     });
 
     expect({ ...env }).toEqual({
@@ -100,6 +102,7 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_MAX_ATTEMPTS: 3,
       DISPATCH_RETRY_BASE_MS: 1000,
       WORKER_TIMEOUT_MS: 5000,
+      MEDIA_GRACE_HOURS: 2,
     });
   });
 
@@ -145,6 +148,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     ['PROVIDER_TIMEOUT_MS', '600001'],
     ['PROVIDER_POLL_INTERVAL_MS', '9'],
     ['PROVIDER_POLL_INTERVAL_MS', '3600001'],
+    ['MEDIA_GRACE_HOURS', '0'],
+    ['MEDIA_GRACE_HOURS', '8761'],
+    ['MEDIA_GRACE_HOURS', '1.5'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 
@@ -231,6 +237,13 @@ describe('AppConfig', () => {
       timeoutMs: 10_000,
       pollIntervalMs: 20_000,
     });
+  });
+
+  it('keeps orphan medias 24 hours by default, MEDIA_GRACE_HOURS otherwise', () => {
+    expect(new AppConfig(validateEnvironment({})).mediaGraceMs).toBe(24 * 3_600_000);
+    expect(new AppConfig(validateEnvironment({ MEDIA_GRACE_HOURS: '2' })).mediaGraceMs).toBe(
+      2 * 3_600_000,
+    );
   });
 
   it('leaves gammu without a configuration folder unless GAMMU_CONFIG_DIR names one, resolved', () => {

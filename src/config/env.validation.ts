@@ -107,6 +107,11 @@ export class EnvironmentVariables {
   @Max(3_600_000)
   WORKER_TIMEOUT_MS = 30_000;
 
+  @IsInt()
+  @Min(1)
+  @Max(8760)
+  MEDIA_GRACE_HOURS = 24;
+
   /** Unset: gammu phones are refused, so that users cannot point gammu at the server's files. */
   @IsOptional()
   @IsString()
@@ -126,6 +131,7 @@ const INTEGER_VARIABLES = new Set([
   'DISPATCH_MAX_ATTEMPTS',
   'DISPATCH_RETRY_BASE_MS',
   'WORKER_TIMEOUT_MS',
+  'MEDIA_GRACE_HOURS',
 ]);
 
 function isValidTimeZone(zone: string): boolean {

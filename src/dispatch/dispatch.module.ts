@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { CallbacksService } from '../callbacks/callbacks.service';
+import { MediaModule } from '../media/media.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
+import { MediaCollector } from './media-collector';
 import { SenderService } from './sender.service';
 import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 
@@ -13,11 +15,12 @@ export class DispatchModule {
   static forRoot(startWorker: boolean): DynamicModule {
     return {
       module: DispatchModule,
-      imports: [CallbacksModule],
+      imports: [CallbacksModule, MediaModule],
       providers: [
         DispatchRepository,
         ExpansionService,
         SenderService,
+        MediaCollector,
         WorkerService,
         { provide: START_WORKER, useValue: startWorker },
         // What listening adapters push (SMPP receipts, polled messages) is stored as callbacks are.

@@ -14,6 +14,7 @@ import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
+import { MediaCollector } from './media-collector';
 import { SenderService, UNKNOWN_OUTCOME, sended, utcString } from './sender.service';
 
 /** Where listening adapters report receipts and inbound messages (the callbacks service). */
@@ -28,10 +29,14 @@ const EXPANSIONS_PER_TURN = 4;
 /** Batches sent per loop turn before due messages are looked for again. */
 const BATCHES_PER_TURN = 20;
 
+/** How often unused medias are looked for: removals come within this of the grace period's end. */
+const MEDIA_COLLECTION_MS = 60 * 60 * 1000;
+
 /**
  * The dispatch worker (DECISIONS §8): expands due messages, sends their recipients, records
  * outcomes, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
- * in flight of workers that stopped beating, recording them as `unknown` (never resending).
+ * in flight of workers that stopped beating, recording them as `unknown` (never resending);
+ * the oldest live worker also removes the medias nothing uses any more.
  */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -47,6 +52,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly repository: DispatchRepository,
     private readonly expansion: ExpansionService,
     private readonly sender: SenderService,
+    private readonly medias: MediaCollector,
     private readonly adapters: AdapterRegistry,
     private readonly config: AppConfig,
     @Inject(START_WORKER) private readonly startWorker: boolean,
@@ -76,6 +82,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.every(this.heartbeatMs, () => this.sweep()),
       this.every(this.config.dispatch.pollMs, () => this.dispatch(), true),
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
+      this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
     ];
     this.logger.log(`Dispatch worker ${this.id} started.`);
     return true;
@@ -180,6 +187,19 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.logger.warn(`Recorded ${orphans.length} sends of stopped workers as unknown.`);
       return true;
     });
+  }
+
+  /**
+   * Removes unused medias, in the oldest live worker only: two would only repeat each other's
+   * work (the collection is safe with several: see MediaCollector).
+   */
+  private async collectMedias(): Promise<void> {
+    const leader = await this.repository.oldestWorker(
+      utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
+    );
+    if (leader === this.id) {
+      await this.medias.collect(new Date(), () => this.running);
+    }
   }
 
   /**

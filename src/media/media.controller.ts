@@ -3,12 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { extname } from 'node:path';
 import { Public } from '../common/auth/public.decorator';
-import { MediaStorage } from './media-storage';
+import { FILE_NAME, MediaStorage, USER_FOLDER } from './media-storage';
 import { servedType } from './media-types';
-
-/** A stored media's relative path: the user's folder and the name smsgw generated. */
-const USER = /^\d{1,10}$/;
-const FILE = /^[0-9a-f]{32}(\.[a-z0-9]{1,8})?$/;
 
 /**
  * The files of medias, for recipients of an MMS sent through a phone that cannot send MMS: the
@@ -30,7 +26,7 @@ export class MediaController {
 
   @Get(':user/:file')
   file(@Param('user') user: string, @Param('file') file: string, @Res() response: Response): void {
-    if (!USER.test(user) || !FILE.test(file)) {
+    if (!USER_FOLDER.test(user) || !FILE_NAME.test(file)) {
       response.status(404).end();
       return;
     }

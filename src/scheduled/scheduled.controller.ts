@@ -140,7 +140,7 @@ export class ScheduledController {
     operationId: 'delete_scheduled',
     summary:
       'delete_scheduled: deletes a scheduled message of the caller that has not been sent yet, ' +
-      'with its numbers and links (medias stay).',
+      'with its numbers, links and medias.',
   })
   @ApiParam({ name: 'id', type: 'integer', description: 'Id of the scheduled message' })
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The message was deleted')

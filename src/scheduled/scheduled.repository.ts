@@ -6,6 +6,7 @@ import { ConditionalGroup } from '../contacts/entities/conditional-group.entity'
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group } from '../contacts/entities/group.entity';
 import { Media, MediaScheduled } from '../media/entities/media.entity';
+import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { PhoneGroup } from '../phones/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {
@@ -64,10 +65,13 @@ export class ScheduledRepository {
   private readonly contacts: TableInsert;
   private readonly groups: TableInsert;
   private readonly conditionalGroups: TableInsert;
-  private readonly medias: TableInsert;
+  private readonly mediaRows: TableInsert;
   private readonly mediaLinks: TableInsert;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly medias: MediaRepository,
+  ) {
     this.sql = DriverSql.for(dataSource);
     const table = (entity: EntityTarget<ObjectLiteral>, ...columns: string[]) =>
       new TableInsert(dataSource, entity, [...columns, 'created_at', 'updated_at']);
@@ -90,7 +94,7 @@ export class ScheduledRepository {
       'id_scheduled',
       'id_conditional_group',
     );
-    this.medias = table(Media, 'id_user', 'path');
+    this.mediaRows = table(Media, 'id_user', 'path');
     this.mediaLinks = table(MediaScheduled, 'id_media', 'id_scheduled');
   }
 
@@ -168,7 +172,7 @@ export class ScheduledRepository {
           message.conditionalGroupIds.map((id) => [scheduledId, id, ...stamp]),
         ),
         ...message.mediaPaths.map((path) =>
-          this.medias.row([message.userId, path, ...stamp], (mediaId) => [
+          this.mediaRows.row([message.userId, path, ...stamp], (mediaId) => [
             this.mediaLinks.row([mediaId, scheduledId, ...stamp]),
           ]),
         ),
@@ -176,15 +180,26 @@ export class ScheduledRepository {
     );
   }
 
-  /** Deletes one of the user's messages; its numbers and links go with it (foreign keys). */
-  async deleteOwn(userId: number, id: number): Promise<boolean> {
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .delete()
-      .from(Scheduled)
-      .where('id = :id AND id_user = :userId', { id, userId })
-      .execute();
-    return (result.affected ?? 0) > 0;
+  /**
+   * Deletes one of the user's messages; its numbers and links go with it (foreign keys), and so
+   * do the rows of its medias, which were uploaded for it alone. Returns those medias, for their
+   * files to be removed, or null when the user has no such message (on MySQL, also when a worker
+   * has just taken it to send it). READ COMMITTED on MySQL: no gap locks on the link tables.
+   */
+  async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
+    const work = async (manager: EntityManager) => {
+      const medias = await this.medias.linkedToScheduled(manager, id);
+      const result = await manager
+        .createQueryBuilder()
+        .delete()
+        .from(Scheduled)
+        .where('id = :id AND id_user = :userId', { id, userId })
+        .execute();
+      return (result.affected ?? 0) > 0 ? this.medias.deleteOrphans(manager, medias) : null;
+    };
+    return this.dataSource.options.type === 'mysql'
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
   }
 }
 

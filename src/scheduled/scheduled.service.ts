@@ -200,15 +200,17 @@ export class ScheduledService {
     );
   }
 
-  /** delete_scheduled. */
+  /** delete_scheduled: the message's medias go with it, files included. */
   async remove(userId: number, params: Params): Promise<true> {
     const id = parseId(params.id, 'id');
-    if (id === undefined || !(await this.scheduled.deleteOwn(userId, id))) {
+    const medias = id === undefined ? null : await this.scheduled.deleteOwn(userId, id);
+    if (medias === null) {
       throw ApiError.notFound(
         ErrorCode.CANNOT_DELETE,
         `id : ${id ?? '""'} is not the id of one of your scheduled messages.`,
       );
     }
+    await this.media.remove(medias.map((media) => media.path));
     return true;
   }
 
@@ -228,7 +230,7 @@ export class ScheduledService {
       // the phone when it sends.
       return await this.scheduled.create({ ...message, mediaPaths });
     } catch (error) {
-      await this.media.discard(mediaPaths);
+      await this.media.remove(mediaPaths);
       // Rule 12. A statement the database refused is the creation failing; a connection that
       // cannot be had, or a bug, goes on to the exception filter (503 / 500).
       if (isRefusedStatement(error)) {

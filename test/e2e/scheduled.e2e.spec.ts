@@ -1219,7 +1219,7 @@ describeEachDatabase('delete_scheduled', (database) => {
     expect((await storedScheduled(ds, scheduled.id)).scheduled).not.toBeNull();
   });
 
-  it('deletes the message with its numbers and links, answers 200 true, and keeps the medias', async () => {
+  it('deletes the message with its numbers and links, answers 200 true, and keeps a media another message links', async () => {
     const { user, apiKey } = await makeUser(ds);
     const contact = await makeContact(ds, user.id);
     const group = await makeGroup(ds, user.id, [contact.id]);
