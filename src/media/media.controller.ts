@@ -8,7 +8,7 @@ import { servedType } from './media-types';
 
 /**
  * The files of medias, for recipients of an MMS sent through a phone that cannot send MMS: the
- * text carries their links (reference §4.7), so they are public, as RaspiSMS's `data/public`.
+ * text carries their links, so they are public, as the files of RaspiSMS's `data/public` were.
  * A name holds 128 random bits: a link cannot be guessed from another. Not part of the
  * envelope API; the file is written here (`@Res()`).
  *
