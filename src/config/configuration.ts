@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
 import { EnvironmentVariables, validateEnvironment } from './env.validation';
 
 export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
@@ -50,6 +51,8 @@ export class AppConfig {
   readonly mediaGraceMs: number;
   /** The folder gammu configuration files must lie in; null: gammu phones are refused. */
   readonly gammuConfigDir: string | null;
+  /** Which addresses the destinations users give (provider URLs, SMSC hosts) may reach. */
+  readonly outbound: OutboundSettings;
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -82,6 +85,10 @@ export class AppConfig {
     };
     this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
     this.gammuConfigDir = env.GAMMU_CONFIG_DIR ? resolve(env.GAMMU_CONFIG_DIR) : null;
+    this.outbound = {
+      blockPrivate: env.OUTBOUND_BLOCK_PRIVATE,
+      allow: parseOutboundAllow(env.OUTBOUND_ALLOW).allow,
+    };
   }
 }
 

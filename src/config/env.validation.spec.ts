@@ -41,6 +41,8 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_RETRY_BASE_MS: 30_000,
       WORKER_TIMEOUT_MS: 30_000,
       MEDIA_GRACE_HOURS: 24,
+      OUTBOUND_BLOCK_PRIVATE: false,
+      OUTBOUND_ALLOW: '',
     });
     expect(env.PUBLIC_URL).toBeUndefined();
     expect(env.GAMMU_CONFIG_DIR).toBeUndefined();
@@ -77,6 +79,8 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_RETRY_BASE_MS: '1000',
       WORKER_TIMEOUT_MS: '5000',
       MEDIA_GRACE_HOURS: '2',
+      OUTBOUND_BLOCK_PRIVATE: 'true',
+      OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
     });
 
     expect({ ...env }).toEqual({
@@ -103,7 +107,34 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       DISPATCH_RETRY_BASE_MS: 1000,
       WORKER_TIMEOUT_MS: 5000,
       MEDIA_GRACE_HOURS: 2,
+      OUTBOUND_BLOCK_PRIVATE: true,
+      OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
     });
+  });
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('reads OUTBOUND_BLOCK_PRIVATE=%p as %p', (value, expected) => {
+    expect(validateEnvironment({ OUTBOUND_BLOCK_PRIVATE: value }).OUTBOUND_BLOCK_PRIVATE).toBe(
+      expected,
+    );
+  });
+
+  it('fails naming every entry of OUTBOUND_ALLOW that is not a host, an address or a CIDR range', () => {
+    expect(
+      rejection({
+        OUTBOUND_ALLOW: 'localhost, 10.0.0.0/33, smsc.internal,fd00::/129, *.example.org, 0x7f.1',
+      }),
+    ).toBe(
+      'Invalid environment variables: OUTBOUND_ALLOW="localhost, 10.0.0.0/33, smsc.internal,fd00::/129, *.example.org, 0x7f.1": "10.0.0.0/33", "fd00::/129", "*.example.org", "0x7f.1" are not a host name, an IP address or a CIDR range',
+    );
+    expect(rejection({ OUTBOUND_ALLOW: '256.0.0.1' })).toBe(
+      'Invalid environment variables: OUTBOUND_ALLOW="256.0.0.1": "256.0.0.1" is not a host name, an IP address or a CIDR range',
+    );
   });
 
   it('accepts both MySQL spellings and SQLite paths', () => {
@@ -151,6 +182,10 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     ['MEDIA_GRACE_HOURS', '0'],
     ['MEDIA_GRACE_HOURS', '8761'],
     ['MEDIA_GRACE_HOURS', '1.5'],
+    ['OUTBOUND_BLOCK_PRIVATE', 'yes please'],
+    ['OUTBOUND_ALLOW', 'http://smsc.internal/'],
+    ['OUTBOUND_ALLOW', '10.0.0.0/8/8'],
+    ['OUTBOUND_ALLOW', '10.0.0.0/x'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 
@@ -178,6 +213,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     );
     expect(rejection({ OVH_API_URL: 'eu.api.ovh.com' })).toContain(
       'OVH_API_URL must be an absolute http(s) URL',
+    );
+    expect(rejection({ OUTBOUND_BLOCK_PRIVATE: 'maybe' })).toContain(
+      'OUTBOUND_BLOCK_PRIVATE must be true or false',
     );
   });
 
@@ -269,6 +307,37 @@ describe('AppConfig', () => {
       ovhApiUrl: 'http://127.0.0.1:8082/1.0',
       timeoutMs: 250,
       pollIntervalMs: 50,
+    });
+  });
+});
+
+describe('AppConfig outbound', () => {
+  it('refuses nothing but link-local and unspecified addresses, and allows nothing more, by default', () => {
+    expect(new AppConfig(validateEnvironment({})).outbound).toEqual({
+      blockPrivate: false,
+      allow: { hosts: [], ranges: [] },
+    });
+  });
+
+  it('reads OUTBOUND_ALLOW into host names and address ranges', () => {
+    const config = new AppConfig(
+      validateEnvironment({
+        OUTBOUND_BLOCK_PRIVATE: 'true',
+        OUTBOUND_ALLOW: ' Kannel.Internal. ,127.0.0.1,,10.0.0.0/8, [fd00::1] ,fe80::/64 ',
+      }),
+    );
+
+    expect(config.outbound).toEqual({
+      blockPrivate: true,
+      allow: {
+        hosts: ['kannel.internal'],
+        ranges: [
+          { network: '127.0.0.1', prefix: 32, family: 'ipv4' },
+          { network: '10.0.0.0', prefix: 8, family: 'ipv4' },
+          { network: 'fd00::1', prefix: 128, family: 'ipv6' },
+          { network: 'fe80::', prefix: 64, family: 'ipv6' },
+        ],
+      },
     });
   });
 });

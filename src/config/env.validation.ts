@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -9,6 +10,7 @@ import {
   Min,
   validateSync,
 } from 'class-validator';
+import { parseOutboundAllow } from '../common/net/outbound-allow';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const WORKER_MODES = ['inline', 'off'] as const;
@@ -116,6 +118,11 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   GAMMU_CONFIG_DIR?: string;
+  @IsBoolean({ message: 'OUTBOUND_BLOCK_PRIVATE must be true or false' })
+  OUTBOUND_BLOCK_PRIVATE = false;
+
+  @IsString()
+  OUTBOUND_ALLOW = '';
 }
 
 const INTEGER_VARIABLES = new Set([
@@ -134,6 +141,13 @@ const INTEGER_VARIABLES = new Set([
   'MEDIA_GRACE_HOURS',
 ]);
 
+const BOOLEAN_VALUES: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['false', false],
+  ['1', true],
+  ['0', false],
+]);
+
 function isValidTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -148,14 +162,22 @@ function isValidTimeZone(zone: string): boolean {
  * Throws one Error whose message names every invalid variable.
  */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
-  const known = Object.keys(new EnvironmentVariables()).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR');
+  const defaults: Record<string, unknown> = { ...new EnvironmentVariables() };
+  const known = Object.keys(defaults).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR');
   const input: Record<string, unknown> = {};
   for (const name of known) {
     const value = raw[name];
     if (value === undefined || value === '') {
       continue;
     }
-    input[name] = INTEGER_VARIABLES.has(name) && /^\d+$/.test(value) ? Number(value) : value;
+    if (INTEGER_VARIABLES.has(name) && /^\d+$/.test(value)) {
+      input[name] = Number(value);
+    } else {
+      input[name] =
+        typeof defaults[name] === 'boolean'
+          ? (BOOLEAN_VALUES.get(value.toLowerCase()) ?? value)
+          : value;
+    }
   }
   const env = plainToInstance(EnvironmentVariables, input);
   const problems = validateSync(env, { skipMissingProperties: false }).map((error) => {
@@ -165,6 +187,12 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
   if (!isValidTimeZone(env.TZ)) {
     problems.push(
       `TZ=${JSON.stringify(env.TZ)}: TZ must be an IANA time zone such as Europe/Paris`,
+    );
+  }
+  const { invalid } = parseOutboundAllow(env.OUTBOUND_ALLOW);
+  if (invalid.length > 0) {
+    problems.push(
+      `OUTBOUND_ALLOW=${JSON.stringify(env.OUTBOUND_ALLOW)}: ${invalid.map((entry) => JSON.stringify(entry)).join(', ')} ${invalid.length === 1 ? 'is' : 'are'} not a host name, an IP address or a CIDR range`,
     );
   }
   if (problems.length > 0) {

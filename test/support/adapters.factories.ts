@@ -10,6 +10,7 @@ import {
   StatusReport,
 } from '../../src/adapters/adapter';
 import { parseJson } from '../../src/adapters/provider-http';
+import { OutboundPolicy, Resolver } from '../../src/common/net/outbound-policy';
 import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
 
@@ -36,8 +37,27 @@ export function adapterConfig(env: Record<string, string> = {}): AppConfig {
   return new AppConfig(validateEnvironment({ LOG_LEVEL: 'silent', ...env }));
 }
 
-/** An HTTP server on a free port of 127.0.0.1 answering with `handler`. */
-export async function startFakeServer(handler: FakeHandler): Promise<FakeServer> {
+/**
+ * What adapters that connect where users say (Kannel, SMPP) are built with: the configuration
+ * and the outbound policy it sets, resolving host names with `resolver` when one is given.
+ */
+export function adapterDeps(
+  env: Record<string, string> = {},
+  resolver?: Resolver,
+): [AppConfig, OutboundPolicy] {
+  const config = adapterConfig(env);
+  return [config, new OutboundPolicy(config.outbound, resolver)];
+}
+
+/**
+ * An HTTP server on a free port of 127.0.0.1 answering with `handler`. `listenOn: '::'`
+ * listens on every local address instead, so that connections to `0.0.0.0` and `[::]`, which
+ * reach this host, would reach it: tests of the outbound policy show it refuses them.
+ */
+export async function startFakeServer(
+  handler: FakeHandler,
+  listenOn: '127.0.0.1' | '::' = '127.0.0.1',
+): Promise<FakeServer> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,7 +65,7 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
       void Promise.resolve(handler(request, response, Buffer.concat(chunks).toString('utf8')));
     });
   });
-  return listen(server);
+  return listen(server, listenOn);
 }
 
 /** A server that accepts requests and never answers them: a provider that hangs. */
@@ -68,13 +88,13 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
   response.end(JSON.stringify(value));
 }
 
-async function listen(server: Server): Promise<FakeServer> {
+async function listen(server: Server, host: string): Promise<FakeServer> {
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
