@@ -14,9 +14,11 @@ export interface Adapter {
 
   /**
    * Checks that the data work with the provider (for provider adapters, a credentials check
-   * against its API). Resolves to null when they do, else to why not, in words for the user.
+   * against its API). Resolves to null when they do, else to why not, in words for the user:
+   * a `FieldRefusal` when one field's value is not acceptable whatever the provider says (a
+   * destination the outbound policy refuses).
    */
-  test(data: AdapterData): Promise<string | null>;
+  test(data: AdapterData): Promise<string | FieldRefusal | null>;
 
   /** The phone's status as the provider reports it. */
   checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>>;
@@ -52,6 +54,18 @@ export interface Adapter {
    * until the returned function is called.
    */
   listen?(phone: ListenedPhone, sink: InboundSink): () => Promise<void>;
+}
+
+/** Adapter data refused for the value of one field: the API names it as an invalid parameter. */
+export interface FieldRefusal {
+  field: string;
+  /** Why, in words for the user, to follow the field's name. */
+  reason: string;
+}
+
+/** What `test` found wrong, as one sentence for logs. */
+export function problemText(problem: string | FieldRefusal): string {
+  return typeof problem === 'string' ? problem : `${problem.field}: ${problem.reason}`;
 }
 
 /** What an adapter can do beyond sending text (reference §5.2). */

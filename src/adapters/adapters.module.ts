@@ -1,4 +1,5 @@
 import { Global, Module, Type } from '@nestjs/common';
+import { OutboundModule } from '../common/net/outbound.module';
 import { Adapter } from './adapter';
 import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
 import { BenchmarkAdapter } from './benchmark/benchmark.adapter';
@@ -24,6 +25,7 @@ const ADAPTERS: Array<Type<Adapter>> = [
 
 @Global()
 @Module({
+  imports: [OutboundModule],
   providers: [
     ...ADAPTERS,
     {

@@ -1,6 +1,9 @@
 import { FakeServer, closedPort, startFakeServer } from '../../test/support/adapters.factories';
+import { OutboundPolicy } from '../common/net/outbound-policy';
 import {
+  MAX_EXCERPT_CHARS,
   ProviderHttp,
+  excerpt,
   formatDuration,
   isTransientStatus,
   parseJson,
@@ -22,6 +25,31 @@ describe('parseJson', () => {
   it('gives the JSON value, or undefined for what is not JSON', () => {
     expect(parseJson('{"a":1}')).toEqual({ a: 1 });
     expect(parseJson('<html>')).toBeUndefined();
+  });
+});
+
+describe('excerpt', () => {
+  it('puts a provider answer on one line, without its final full stop', () => {
+    expect(excerpt('  Sender missing and\r\n\tno global set, rejected.\n')).toBe(
+      'Sender missing and no global set, rejected',
+    );
+  });
+
+  it('drops control and format characters, which could disguise the text', () => {
+    expect(excerpt('Invalid\u0000 \u001b[31mnumber\u202e\u200b here')).toBe(
+      'Invalid [31mnumber here',
+    );
+  });
+
+  it(`cuts a long answer to ${MAX_EXCERPT_CHARS} characters, marking the cut`, () => {
+    const cut = excerpt(`${'é'.repeat(150)} ${'😀'.repeat(300)}\n${'x'.repeat(10_000)}`);
+
+    expect([...cut]).toHaveLength(MAX_EXCERPT_CHARS);
+    expect(cut.endsWith('😀…')).toBe(true);
+  });
+
+  it('leaves a short answer whole', () => {
+    expect(excerpt('x'.repeat(MAX_EXCERPT_CHARS))).toBe('x'.repeat(MAX_EXCERPT_CHARS));
   });
 });
 
@@ -74,6 +102,19 @@ describe('unexpectedSendReply', () => {
     );
   });
 
+  it('makes a request the outbound policy refused permanent: it would be refused again', () => {
+    const policy = new OutboundPolicy({ blockPrivate: false, allow: { hosts: [], ranges: [] } });
+    const refusal = policy.refusal('169.254.169.254');
+
+    expect(
+      unexpectedSendReply('Kannel', {
+        ok: false,
+        reason: 'Refused.',
+        refusal: refusal ?? undefined,
+      }),
+    ).toEqual({ outcome: 'permanent', reason: 'Refused.' });
+  });
+
   it('makes any other unexpected status permanent', () => {
     expect(unexpectedSendReply('Kannel', { ok: true, status: 418, body: '' })).toEqual({
       outcome: 'permanent',
@@ -85,8 +126,17 @@ describe('unexpectedSendReply', () => {
 describe('ProviderHttp', () => {
   let server: FakeServer;
 
+  let requested: string[];
+
   beforeEach(async () => {
+    requested = [];
     server = await startFakeServer((request, response) => {
+      requested.push(request.url ?? '');
+      if (request.url === '/redirect') {
+        response.writeHead(301, { Location: '/elsewhere' });
+        response.end();
+        return;
+      }
       response.writeHead(request.url === '/large' ? 200 : 204);
       response.end(request.url === '/large' ? 'x'.repeat(3 * 1024 * 1024) : undefined);
     });
@@ -113,6 +163,34 @@ describe('ProviderHttp', () => {
     expect(await http.request(`http://127.0.0.1:${port}/secret?password=x`)).toEqual({
       ok: false,
       reason: 'Could not reach Fake at the fake provider (connection refused).',
+    });
+  });
+
+  it('answers a redirect as it is, without following it', async () => {
+    const reply = await new ProviderHttp('Fake', server.url, 5000).request(
+      `${server.url}/redirect`,
+    );
+
+    expect(reply).toMatchObject({ ok: true, status: 301 });
+    expect(requested).toEqual(['/redirect']);
+  });
+
+  describe('with the outbound policy, for a URL a user gave', () => {
+    const policy = new OutboundPolicy({ blockPrivate: true, allow: { hosts: [], ranges: [] } });
+    afterAll(() => policy.close());
+
+    it('says that the policy refused the connection, naming the location given', async () => {
+      const http = new ProviderHttp('Fake', 'the fake provider', 5000, policy);
+
+      const reply = await http.request(`${server.url}/secret?password=x`);
+
+      expect(reply).toEqual({
+        ok: false,
+        reason:
+          "smsgw does not connect to Fake at the fake provider: the address 127.0.0.1 is refused by the server's outbound policy (loopback); an operator can allow it with OUTBOUND_ALLOW.",
+        refusal: expect.objectContaining({ address: '127.0.0.1', range: 'loopback' }),
+      });
+      expect(requested).toEqual([]);
     });
   });
 });

@@ -1,8 +1,14 @@
+import { ReadableStream } from 'node:stream/web';
+import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
 import { SendResult } from './adapter';
 
-/** What a provider's HTTP API answered, or, in words for the user, why it did not. */
+/**
+ * What a provider's HTTP API answered, or, in words for the user, why it did not; `refusal`
+ * when the outbound policy refused the connection.
+ */
 export type ProviderReply =
-  { ok: true; status: number; body: string } | { ok: false; reason: string };
+  | { ok: true; status: number; body: string }
+  | { ok: false; reason: string; refusal?: OutboundRefusal };
 
 export interface ProviderRequest {
   method?: string;
@@ -12,6 +18,9 @@ export interface ProviderRequest {
 
 /** Provider answers are small; a larger one is cut rather than held in memory. */
 const MAX_BODY_BYTES = 1024 * 1024;
+
+/** How much of a provider's words a message to a user quotes. */
+export const MAX_EXCERPT_CHARS = 200;
 
 const NETWORK_ERRORS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
@@ -49,9 +58,33 @@ export function parseJson(body: string): unknown {
 }
 
 /**
+ * A provider's words (an error text, the `message` of a JSON error) as a message to a user
+ * quotes them: one line without control or format characters, at most MAX_EXCERPT_CHARS
+ * characters (an ellipsis marks a cut), without a final full stop so that it sits inside a
+ * sentence of ours. Provider answers only ever come from destinations the outbound policy
+ * allowed: `ProviderHttp` connects nowhere else and follows no redirect.
+ */
+export function excerpt(text: string): string {
+  const line = text
+    .replace(/\p{Cf}/gu, '')
+    .replace(/[\s\p{Cc}]+/gu, ' ')
+    .trim();
+  const characters = [...line];
+  const cut =
+    characters.length > MAX_EXCERPT_CHARS
+      ? `${characters
+          .slice(0, MAX_EXCERPT_CHARS - 1)
+          .join('')
+          .trimEnd()}…`
+      : line;
+  return cut.replace(/\.$/, '');
+}
+
+/**
  * The HTTP requests of one provider check. They share one deadline, so a check never outlasts
  * the configured timeout however many requests it makes, and a network failure becomes a
  * sentence instead of an exception: a provider's trouble is the user's to fix, not a 500.
+ * Redirects are never followed: a 3xx is the answer.
  */
 export class ProviderHttp {
   private readonly signal: AbortSignal;
@@ -59,20 +92,34 @@ export class ProviderHttp {
   /**
    * @param provider its name in sentences ("Twilio").
    * @param location where it is, in sentences: never a URL with credentials in its query.
+   * @param outbound for a URL a user gave (not an operator's setting): the policy every
+   *   connection to it must pass.
    */
   constructor(
     private readonly provider: string,
     private readonly location: string,
     private readonly timeoutMs: number,
+    private readonly outbound?: OutboundPolicy,
   ) {
     this.signal = AbortSignal.timeout(timeoutMs);
   }
 
   async request(url: string | URL, request: ProviderRequest = {}): Promise<ProviderReply> {
+    const init = { ...request, signal: this.signal, redirect: 'manual' as const };
     try {
-      const response = await fetch(url, { ...request, signal: this.signal });
+      const response = this.outbound
+        ? await this.outbound.fetch(url, init)
+        : await fetch(url, init);
       return { ok: true, status: response.status, body: await readBody(response) };
     } catch (error) {
+      const refusal = outboundRefusalOf(error);
+      if (refusal) {
+        return {
+          ok: false,
+          refusal,
+          reason: `smsgw does not connect to ${this.provider} at ${this.location}: ${refusal.message}`,
+        };
+      }
       return { ok: false, reason: this.failure(error) };
     }
   }
@@ -87,11 +134,11 @@ export class ProviderHttp {
   }
 }
 
-async function readBody(response: Response): Promise<string> {
+async function readBody(response: { body: ReadableStream<Uint8Array> | null }): Promise<string> {
   if (!response.body) {
     return '';
   }
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -130,12 +177,13 @@ export function isTransientStatus(status: number): boolean {
 
 /**
  * The outcome of a send whose reply no rule of the provider's expects: the request never got an
- * answer (network trouble, timeout), or an HTTP status it does not handle, transient or not as
+ * answer (network trouble, timeout: transient; the outbound policy refused it: permanent, as
+ * it will refuse it again), or an HTTP status it does not handle, transient or not as
  * `isTransientStatus` says.
  */
 export function unexpectedSendReply(provider: string, reply: ProviderReply): SendResult {
   if (!reply.ok) {
-    return { outcome: 'transient', reason: reply.reason };
+    return { outcome: reply.refusal ? 'permanent' : 'transient', reason: reply.reason };
   }
   const reason = unexpectedStatus(provider, reply.status);
   return isTransientStatus(reply.status)

@@ -214,18 +214,27 @@ export class PhonesService {
     return this.adapters.adapters.map((adapter) => adapter.descriptor.id).join(', ');
   }
 
+  /**
+   * Runs the adapter's test. A field it refuses whatever the provider would say (a destination
+   * the outbound policy refuses) is an invalid parameter naming the field; any other refusal
+   * is the provider's, a creation or update refused (HTTP 422).
+   */
   private async testAdapter(
     adapter: Adapter,
     data: AdapterData,
     code: ErrorCode.CANNOT_CREATE | ErrorCode.CANNOT_UPDATE,
   ): Promise<void> {
     const refusal = await adapter.test(data);
-    if (refusal !== null) {
-      throw ApiError.refused(
-        code,
-        `the ${adapter.descriptor.id} adapter refused adapter_data: ${refusal}`,
-      );
+    if (refusal === null) {
+      return;
     }
+    if (typeof refusal !== 'string') {
+      throw ApiError.invalid(`adapter_data[${refusal.field}] : ${refusal.reason}`);
+    }
+    throw ApiError.refused(
+      code,
+      `the ${adapter.descriptor.id} adapter refused adapter_data: ${refusal}`,
+    );
   }
 
   /**

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import {
   FakeServer,
-  adapterConfig,
+  adapterDeps,
   closedPort,
   startFakeServer,
   startSilentServer,
@@ -83,8 +83,8 @@ describe('KannelAdapter', () => {
   let server: FakeServer;
   let data: Record<string, string>;
   let warnings: jest.SpyInstance;
-  const adapter = new KannelAdapter(adapterConfig());
-  const impatient = new KannelAdapter(adapterConfig({ PROVIDER_TIMEOUT_MS: '200' }));
+  const adapter = new KannelAdapter(...adapterDeps());
+  const impatient = new KannelAdapter(...adapterDeps({ PROVIDER_TIMEOUT_MS: '200' }));
 
   beforeEach(async () => {
     fake = new FakeKannel();
@@ -401,6 +401,143 @@ describe('KannelAdapter', () => {
         reason,
       });
       expect(fake.seen).toHaveLength(0);
+    });
+  });
+
+  describe('outbound policy', () => {
+    let everywhere: FakeServer;
+    let reached: number;
+
+    // A smsbox on every local address: 0.0.0.0 and [::] would reach it if they were not refused.
+    // It closes each connection after one answer, so that each request connects, and so is
+    // checked, anew.
+    beforeEach(async () => {
+      reached = 0;
+      everywhere = await startFakeServer((request, response) => {
+        reached += 1;
+        response.setHeader('Connection', 'close');
+        fake.handle(request, response);
+      }, '::');
+    });
+    afterEach(() => everywhere.close());
+
+    const at = (host: string, port = everywhere.port) => ({
+      ...data,
+      kannel_sendsms_url: `http://${host}:${port}/cgi-bin/sendsms`,
+    });
+    const refusal = (address: string, range: string) => ({
+      field: 'kannel_sendsms_url',
+      reason: `the address ${address} is refused by the server's outbound policy (${range}); an operator can allow it with OUTBOUND_ALLOW.`,
+    });
+
+    it.each([
+      ['0.0.0.0', '0.0.0.0', 'unspecified'],
+      ['[::]', '::', 'unspecified'],
+      ['0', '0.0.0.0', 'unspecified'],
+    ])(
+      'refuses the sendsms URL field at %s, where a smsbox answers',
+      async (host, address, range) => {
+        expect(await adapter.test(at(host))).toEqual(refusal(address, range));
+        expect(reached).toBe(0);
+      },
+    );
+
+    it('refuses 169.254.169.254 at once, however long the provider timeout', async () => {
+      const patient = new KannelAdapter(...adapterDeps({ PROVIDER_TIMEOUT_MS: '600000' }));
+
+      expect(await patient.test(at('169.254.169.254', 80))).toEqual(
+        refusal('169.254.169.254', 'link-local'),
+      );
+    });
+
+    it('fails a send to a refused address for good, saying why, connecting nowhere', async () => {
+      const url = `http://0.0.0.0:${everywhere.port}/cgi-bin/sendsms`;
+
+      expect(await adapter.send(at('0.0.0.0'), sms())).toEqual({
+        outcome: 'permanent',
+        reason: `smsgw does not connect to Kannel at ${url}: the address 0.0.0.0 is refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+      });
+      expect(reached).toBe(0);
+    });
+
+    it('reports a refused smsbox as unavailable', async () => {
+      expect(await adapter.checkStatus(at('0.0.0.0'))).toBe('unavailable');
+      expect(reached).toBe(0);
+    });
+
+    describe('with OUTBOUND_BLOCK_PRIVATE=true', () => {
+      const closed = new KannelAdapter(...adapterDeps({ OUTBOUND_BLOCK_PRIVATE: 'true' }));
+
+      it('refuses 127.0.0.1 and localhost', async () => {
+        expect(await closed.test(at('127.0.0.1'))).toEqual(refusal('127.0.0.1', 'loopback'));
+        expect(await closed.test(at('localhost'))).toEqual({
+          field: 'kannel_sendsms_url',
+          reason:
+            "the host localhost resolves to an address refused by the server's outbound policy (loopback); an operator can allow it with OUTBOUND_ALLOW.",
+        });
+        expect(await closed.send(at('127.0.0.1'), sms())).toMatchObject({
+          outcome: 'permanent',
+        });
+        expect(reached).toBe(0);
+      });
+
+      it.each(['127.0.0.1', 'localhost', '127.0.0.0/8'])(
+        'takes 127.0.0.1 and localhost when OUTBOUND_ALLOW=%s lists them',
+        async (allow) => {
+          const allowing = new KannelAdapter(
+            ...adapterDeps({ OUTBOUND_BLOCK_PRIVATE: 'true', OUTBOUND_ALLOW: allow }),
+          );
+          const host = allow === 'localhost' ? 'localhost' : '127.0.0.1';
+
+          expect(await allowing.test(at(host))).toBeNull();
+          expect((await allowing.send(at(host), sms())).outcome).toBe('sent');
+          expect(reached).toBe(2);
+        },
+      );
+    });
+
+    it('follows no redirect, to a refused address or any other', async () => {
+      const redirecting = await startFakeServer((_request, response) => {
+        response.writeHead(302, { Location: `http://0.0.0.0:${everywhere.port}/cgi-bin/sendsms` });
+        response.end();
+      });
+      try {
+        const url = `${redirecting.url}/cgi-bin/sendsms`;
+        const reason = `${url} answered HTTP 302, a redirect, which smsgw does not follow: give the final URL of the sendsms interface as kannel_sendsms_url.`;
+
+        expect(await adapter.test({ ...data, kannel_sendsms_url: url })).toBe(reason);
+        expect(await adapter.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
+          outcome: 'permanent',
+          reason,
+        });
+        expect(reached).toBe(0);
+      } finally {
+        await redirecting.close();
+      }
+    });
+
+    it('fails a send for good when the name of the smsbox now resolves to a refused address', async () => {
+      // Resolved twice: at the phone's test, then at the send (DNS rebinding).
+      const answers = [['127.0.0.1'], ['0.0.0.0']];
+      const rebinding = new KannelAdapter(
+        ...adapterDeps({}, (host) =>
+          Promise.resolve(
+            (host === 'smsbox.example.org' ? (answers.shift() ?? []) : []).map((address) => ({
+              address,
+              family: 4,
+            })),
+          ),
+        ),
+      );
+      const url = `http://smsbox.example.org:${everywhere.port}/cgi-bin/sendsms`;
+      const named = { ...data, kannel_sendsms_url: url };
+
+      expect(await rebinding.test(named)).toBeNull();
+      expect(await rebinding.send(named, sms())).toEqual({
+        outcome: 'permanent',
+        reason: `smsgw does not connect to Kannel at ${url}: the host smsbox.example.org resolves to an address refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+      });
+      expect(reached).toBe(1);
     });
   });
 

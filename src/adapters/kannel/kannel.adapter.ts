@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { randomBytes } from 'node:crypto';
+import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AppConfig } from '../../config/configuration';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { measureSms } from '../../dispatch/text/gsm';
@@ -11,6 +12,7 @@ import {
   AdapterCapabilities,
   AdapterData,
   CallbackRequest,
+  FieldRefusal,
   IncomingSms,
   OutgoingSms,
   ReportedStatus,
@@ -18,11 +20,13 @@ import {
   StatusReport,
   field,
   missingRequiredField,
+  problemText,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  excerpt,
   isTransientStatus,
   unexpectedSendReply,
   unexpectedStatus,
@@ -41,9 +45,6 @@ const DLR_TYPES: Readonly<Record<string, ReportedStatus>> = {
   '16': 'failed',
 };
 const DLR_MASK = String(1 + 2 + 16);
-
-/** How much of an error text Kannel answers is quoted to the user. */
-const MAX_QUOTED = 200;
 
 /**
  * A Kannel smsbox, through its sendsms HTTP interface.
@@ -79,20 +80,25 @@ export class KannelAdapter implements Adapter {
   };
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly outbound: OutboundPolicy,
+  ) {}
 
   /**
    * Kannel has no credentials check of its own: a sendsms call without a receiver is refused
    * with 403 when the credentials are wrong and with another 4xx when they are right.
    */
-  async test(data: AdapterData): Promise<string | null> {
+  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
     const sendsms = this.sendsmsUrl(data);
     if (typeof sendsms === 'string') {
       return sendsms;
     }
     const reply = await this.request(sendsms);
     if (!reply.ok) {
-      return reply.reason;
+      return reply.refusal
+        ? { field: 'kannel_sendsms_url', reason: reply.refusal.message }
+        : reply.reason;
     }
     const refusal = refusedData(reply.status, sendsms);
     if (refusal) {
@@ -108,7 +114,7 @@ export class KannelAdapter implements Adapter {
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
     const problem = await this.test(data);
     if (problem) {
-      this.logger.warn(`Kannel status check: ${problem}`);
+      this.logger.warn(`Kannel status check: ${problemText(problem)}`);
       return 'unavailable';
     }
     return 'available';
@@ -157,7 +163,7 @@ export class KannelAdapter implements Adapter {
       return { outcome: 'permanent', reason: refusal };
     }
     if (reply.status >= 400 && !isTransientStatus(reply.status)) {
-      const said = quote(reply.body);
+      const said = excerpt(reply.body);
       return {
         outcome: 'permanent',
         reason: `Kannel refused the message (HTTP ${reply.status}${said ? `: ${said}` : ''}): check the adapter data and the destination.`,
@@ -217,9 +223,11 @@ export class KannelAdapter implements Adapter {
     return sendsms;
   }
 
+  /** The URL is the user's: it goes through the outbound policy. */
   private request(sendsms: URL): Promise<ProviderReply> {
     const location = sendsmsLocation(sendsms);
-    return new ProviderHttp(PROVIDER, location, this.config.providers.timeoutMs).request(sendsms);
+    const { timeoutMs } = this.config.providers;
+    return new ProviderHttp(PROVIDER, location, timeoutMs, this.outbound).request(sendsms);
   }
 }
 
@@ -240,6 +248,9 @@ function sendsmsLocation(sendsms: URL): string {
 
 /** Why Kannel refused the adapter data itself (credentials, URL), or null. */
 function refusedData(status: number, sendsms: URL): string | null {
+  if (status >= 300 && status < 400) {
+    return `${sendsmsLocation(sendsms)} answered HTTP ${status}, a redirect, which smsgw does not follow: give the final URL of the sendsms interface as kannel_sendsms_url.`;
+  }
   if (status === 403) {
     return 'Kannel refused the credentials (HTTP 403): check username and password.';
   }
@@ -259,11 +270,6 @@ function dlrUrl(base: string, uid: string): string {
   url.searchParams.delete('type');
   url.searchParams.set('sms_uid', uid);
   return `${url.href}&type=%d`;
-}
-
-/** Kannel's plain-text error, on one line and short, without its final full stop. */
-function quote(body: string): string {
-  return body.replace(/\s+/g, ' ').trim().slice(0, MAX_QUOTED).replace(/\.$/, '');
 }
 
 /** E.164 when it parses, also from Kannel's `00` international prefix; else as given. */
