@@ -1,7 +1,7 @@
 /** The part of the `smpp` package (0.5, untyped) that smsgw and its tests use. */
 declare module 'smpp' {
   import { EventEmitter } from 'node:events';
-  import { Server as NetServer } from 'node:net';
+  import { LookupFunction, Server as NetServer } from 'node:net';
 
   export interface PDU {
     command: string;
@@ -34,6 +34,8 @@ declare module 'smpp' {
     port: number;
     /** Sends an enquire_link every this many milliseconds once connected. */
     auto_enquire_link_period?: number;
+    /** Passed on to node:net's `connect`, as every option is. */
+    lookup?: LookupFunction;
   }
 
   export function connect(options: ConnectOptions): Session;

@@ -4,10 +4,11 @@ import { AddressInfo } from 'node:net';
 import { PDU, Server, Session, createServer, errors } from 'smpp';
 import {
   RecordingSink,
-  adapterConfig,
+  adapterDeps,
   closedPort,
   outgoingSms as sms,
 } from '../../../test/support/adapters.factories';
+import { waitFor } from '../../../test/support/instruments';
 import { ListenedPhone } from '../adapter';
 import { SmppAdapter } from './smpp.adapter';
 
@@ -105,8 +106,9 @@ class FakeSmsc {
     return new Promise((resolve) => session.enquire_link({}, resolve));
   }
 
-  async start(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  /** Listens on 127.0.0.1, or with `'::'` on every local address (where 0.0.0.0 would reach). */
+  async start(host: '127.0.0.1' | '::' = '127.0.0.1'): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
     return (this.server.address() as AddressInfo).port;
   }
 
@@ -130,9 +132,9 @@ describe('SmppAdapter', () => {
   let warnings: jest.SpyInstance;
   let errorLogs: jest.SpyInstance;
   let logs: jest.SpyInstance;
-  const adapter = new SmppAdapter(adapterConfig());
-  const impatient = new SmppAdapter(adapterConfig({ PROVIDER_TIMEOUT_MS: '200' }));
-  const quick = new QuickSmppAdapter(adapterConfig());
+  const adapter = new SmppAdapter(...adapterDeps());
+  const impatient = new SmppAdapter(...adapterDeps({ PROVIDER_TIMEOUT_MS: '200' }));
+  const quick = new QuickSmppAdapter(...adapterDeps());
 
   beforeEach(async () => {
     smsc = new FakeSmsc();
@@ -713,6 +715,122 @@ describe('SmppAdapter', () => {
         'Phone 7 cannot receive over SMPP: port must be an integer from 1 to 65535.',
       );
       expect(smsc.received).toEqual([]);
+    });
+  });
+
+  describe('outbound policy', () => {
+    let everywhere: FakeSmsc;
+    let port: string;
+
+    // An SMSC on every local address: 0.0.0.0 and [::] would reach it if they were not refused.
+    beforeEach(async () => {
+      everywhere = new FakeSmsc();
+      port = String(await everywhere.start('::'));
+    });
+    afterEach(() => everywhere.stop());
+
+    const at = (host: string) => ({ ...data, host, port });
+    const refusal = (address: string, range: string) => ({
+      field: 'host',
+      reason: `the address ${address} is refused by the server's outbound policy (${range}); an operator can allow it with OUTBOUND_ALLOW.`,
+    });
+
+    it.each([
+      ['0.0.0.0', '0.0.0.0'],
+      ['[::]', '::'],
+      ['::', '::'],
+      ['0', '0.0.0.0'],
+    ])('refuses the host field %p, where an SMSC answers', async (host, address) => {
+      expect(await adapter.test(at(host))).toEqual(refusal(address, 'unspecified'));
+      expect(everywhere.sessions).toEqual([]);
+    });
+
+    it('refuses 169.254.169.254 at once, however long the provider timeout', async () => {
+      const patient = new SmppAdapter(...adapterDeps({ PROVIDER_TIMEOUT_MS: '600000' }));
+
+      expect(await patient.test({ ...data, host: '169.254.169.254', port: '2775' })).toEqual(
+        refusal('169.254.169.254', 'link-local'),
+      );
+    });
+
+    it('fails a send to a refused host for good, saying why, connecting nowhere', async () => {
+      expect(await adapter.send(at('0.0.0.0'), sms())).toEqual({
+        outcome: 'permanent',
+        reason: `smsgw does not connect to the SMSC at 0.0.0.0:${port}: the address 0.0.0.0 is refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+      });
+      expect(await adapter.checkStatus(at('0.0.0.0'))).toBe('unavailable');
+      expect(everywhere.sessions).toEqual([]);
+    });
+
+    const policyWarnings = () =>
+      warnings.mock.calls.filter(([message]) => String(message).includes('outbound policy')).length;
+
+    it('keeps a listener of a refused host unconnected, saying why', async () => {
+      const stop = quick.listen({ ...phone, data: at('0.0.0.0') }, new RecordingSink());
+      await waitFor(() => Promise.resolve(policyWarnings() >= 2), 'two refused binds');
+      await stop();
+
+      expect(everywhere.sessions).toEqual([]);
+    });
+
+    describe('with OUTBOUND_BLOCK_PRIVATE=true', () => {
+      const closed = new SmppAdapter(...adapterDeps({ OUTBOUND_BLOCK_PRIVATE: 'true' }));
+      afterEach(() => closed.onApplicationShutdown());
+
+      it('refuses 127.0.0.1 in any notation, and localhost', async () => {
+        expect(await closed.test(at('127.0.0.1'))).toEqual(refusal('127.0.0.1', 'loopback'));
+        expect(await closed.test(at('0x7f.1'))).toEqual(refusal('127.0.0.1', 'loopback'));
+        expect(await closed.test(at('2130706433'))).toEqual(refusal('127.0.0.1', 'loopback'));
+        expect(await closed.test(at('localhost'))).toEqual({
+          field: 'host',
+          reason:
+            "the host localhost resolves to an address refused by the server's outbound policy (loopback); an operator can allow it with OUTBOUND_ALLOW.",
+        });
+        expect(await closed.send(at('127.0.0.1'), sms())).toMatchObject({ outcome: 'permanent' });
+        expect(everywhere.sessions).toEqual([]);
+      });
+
+      it.each(['127.0.0.1', 'localhost', '127.0.0.0/8'])(
+        'binds to 127.0.0.1 and localhost when OUTBOUND_ALLOW=%s lists them',
+        async (allow) => {
+          const allowing = new SmppAdapter(
+            ...adapterDeps({ OUTBOUND_BLOCK_PRIVATE: 'true', OUTBOUND_ALLOW: allow }),
+          );
+          const host = allow === 'localhost' ? 'localhost' : '127.0.0.1';
+          try {
+            expect(await allowing.test(at(host))).toBeNull();
+            expect(await allowing.send(at(host), sms())).toMatchObject({ outcome: 'sent' });
+          } finally {
+            await allowing.onApplicationShutdown();
+          }
+          expect(everywhere.count('bind_transceiver')).toBe(2);
+        },
+      );
+    });
+
+    it("fails a send for good when the SMSC's name now resolves to a refused address", async () => {
+      // Resolved twice: at the phone's test, then at the send's bind (DNS rebinding).
+      const answers = [['127.0.0.1'], ['0.0.0.0']];
+      const rebinding = new SmppAdapter(
+        ...adapterDeps({}, (host) =>
+          Promise.resolve(
+            (host === 'smsc.example.org' ? (answers.shift() ?? []) : []).map((address) => ({
+              address,
+              family: 4,
+            })),
+          ),
+        ),
+      );
+      try {
+        expect(await rebinding.test(at('smsc.example.org'))).toBeNull();
+        expect(await rebinding.send(at('smsc.example.org'), sms())).toEqual({
+          outcome: 'permanent',
+          reason: `smsgw does not connect to the SMSC at smsc.example.org:${port}: the host smsc.example.org resolves to an address refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+        });
+      } finally {
+        await rebinding.onApplicationShutdown();
+      }
+      expect(everywhere.count('bind_transceiver')).toBe(1);
     });
   });
 });

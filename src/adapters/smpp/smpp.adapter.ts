@@ -1,16 +1,19 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AppConfig } from '../../config/configuration';
 import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
   AdapterCapabilities,
   AdapterData,
+  FieldRefusal,
   InboundSink,
   ListenedPhone,
   OutgoingSms,
   SendResult,
   field,
   missingRequiredField,
+  problemText,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { destinationAddress, messageFields, sourceAddress } from './smpp.codec';
@@ -54,9 +57,12 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   /** Flash messages go as GSM message class 0. */
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false, listensPerProcess: true };
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly outbound: OutboundPolicy,
+  ) {}
 
-  async test(data: AdapterData): Promise<string | null> {
+  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
     return this.invalid(data) ?? (await this.bind(data));
   }
 
@@ -68,7 +74,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
     }
     const problem = invalid ?? (await this.bind(data));
     if (problem) {
-      this.logger.warn(`SMPP status check: ${problem}`);
+      this.logger.warn(`SMPP status check: ${problemText(problem)}`);
       return 'unavailable';
     }
     return 'available';
@@ -154,7 +160,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       existing.adopt(data);
       return existing;
     }
-    const link = new SmppLink(data, this.config.providers.timeoutMs, this.timings);
+    const link = this.newLink(data);
     this.links.set(key, link);
     return link;
   }
@@ -163,11 +169,19 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
    * Null when the SMSC accepts a transceiver bind with the credentials, else why not, through
    * a session of its own that is unbound and closed at once.
    */
-  private async bind(data: AdapterData): Promise<string | null> {
-    const link = new SmppLink(data, this.config.providers.timeoutMs, this.timings);
+  private async bind(data: AdapterData): Promise<string | FieldRefusal | null> {
+    const link = this.newLink(data);
     const outcome = await link.bound();
     await link.close();
-    return outcome.ok ? null : outcome.reason;
+    if (outcome.ok) {
+      return null;
+    }
+    return outcome.refusal ? { field: 'host', reason: outcome.refusal.message } : outcome.reason;
+  }
+
+  /** The host is the user's: the link connects only where the outbound policy allows. */
+  private newLink(data: AdapterData): SmppLink {
+    return new SmppLink(data, this.config.providers.timeoutMs, this.timings, this.outbound);
   }
 }
 

@@ -1,5 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { PDU, Session, connect, errors } from 'smpp';
+import {
+  OutboundPolicy,
+  OutboundRefusal,
+  outboundRefusalOf,
+} from '../../common/net/outbound-policy';
 import { AdapterData, InboundSink, ListenedPhone, SendResult } from '../adapter';
 import { describeNetworkError, formatDuration } from '../provider-http';
 import { CREDENTIAL_STATUSES, readDeliverSm, statusName, submitResult } from './smpp.codec';
@@ -14,8 +19,10 @@ export interface SmppTimings {
   retryMaxMs: number;
 }
 
+/** `refusal` when the outbound policy refused the SMSC's address. */
 export type BindOutcome =
-  { ok: true; session: Session } | { ok: false; reason: string; permanent: boolean };
+  | { ok: true; session: Session }
+  | { ok: false; reason: string; permanent: boolean; refusal?: OutboundRefusal };
 
 type Failure = Extract<BindOutcome, { ok: false }>;
 
@@ -48,6 +55,7 @@ export class SmppLink {
     private data: AdapterData,
     private readonly timeoutMs: number,
     private readonly timings: SmppTimings,
+    private readonly outbound: OutboundPolicy,
   ) {
     this.retryDelay = timings.retryFirstMs;
   }
@@ -213,15 +221,25 @@ export class SmppLink {
     this.state = 'binding';
     const where = this.where;
     const timeout = formatDuration(this.timeoutMs);
+    // The host is the user's: only an address the outbound policy allows is connected to.
+    const target = this.outbound.target(this.data.host);
+    if (target instanceof OutboundRefusal) {
+      this.session = null;
+      // Later, so that the sends that started this attempt are waiting for its outcome.
+      setImmediate(() => this.attempted(null, this.refused(target)));
+      return;
+    }
     const session = connect({
-      host: this.data.host,
+      host: target.host,
       port: Number(this.data.port),
+      lookup: target.lookup,
       auto_enquire_link_period: this.timings.enquireLinkMs,
     });
     this.session = session;
     this.sessionClosed = new Promise((resolve) => session.once('close', () => resolve()));
     let stage: 'connecting' | 'binding' | 'bound' = 'connecting';
     let errorCode: string | undefined;
+    let refusal: OutboundRefusal | null = null;
     let enquiriesUnanswered = 0;
     const fail = (reason: string, permanent = false) => {
       clearTimeout(timer);
@@ -241,11 +259,15 @@ export class SmppLink {
     // The package reports unreadable PDUs as errors without closing, and then reads no more.
     session.on('error', (error: NodeJS.ErrnoException) => {
       errorCode ??= error.code;
+      refusal ??= outboundRefusalOf(error);
       session.destroy();
     });
     session.on('close', () => {
       if (stage === 'bound') {
         this.dropped(session);
+      } else if (refusal) {
+        clearTimeout(timer);
+        this.attempted(session, this.refused(refusal));
       } else if (stage === 'connecting') {
         fail(`Could not reach the SMSC at ${where} (${describeNetworkError(errorCode)}).`);
       } else {
@@ -303,8 +325,21 @@ export class SmppLink {
     session.on('deliver_sm', (pdu: PDU) => void this.deliver(session, pdu));
   }
 
-  /** The end of a bind attempt: hand its outcome to the waiting sends, retry if listened to. */
-  private attempted(session: Session, outcome: BindOutcome): void {
+  /** A bind the outbound policy refused: it will refuse it again, so the failure is permanent. */
+  private refused(refusal: OutboundRefusal): Failure {
+    return {
+      ok: false,
+      permanent: true,
+      refusal,
+      reason: `smsgw does not connect to the SMSC at ${this.where}: ${refusal.message}`,
+    };
+  }
+
+  /**
+   * The end of a bind attempt (with no session when none was opened): hand its outcome to the
+   * waiting sends, retry if listened to.
+   */
+  private attempted(session: Session | null, outcome: BindOutcome): void {
     if (this.session !== session || this.state !== 'binding') {
       return;
     }
