@@ -11,6 +11,7 @@ import {
   startSilentServer,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest } from '../adapter';
+import { MAX_EXCERPT_CHARS } from '../provider-http';
 import { OvhShortcodeAdapter } from './ovh-shortcode.adapter';
 
 const DATA = FakeOvh.data();
@@ -265,6 +266,19 @@ describe('OvhShortcodeAdapter', () => {
         outcome: 'permanent',
         reason:
           'OVH refused the message (HTTP 400: Sender SMSGW is not validated): check the message and the adapter data.',
+      });
+    });
+
+    it("quotes at most an excerpt of OVH's reason, on one line", async () => {
+      fake.jobReply = {
+        status: 400,
+        body: { message: `Sender\tSMSGW\u001b[2J is\nnot validated ${'z'.repeat(5000)}` },
+      };
+      const said = 'Sender SMSGW [2J is not validated ';
+
+      expect(await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: `OVH refused the message (HTTP 400: ${said}${'z'.repeat(MAX_EXCERPT_CHARS - 1 - said.length)}…): check the message and the adapter data.`,
       });
     });
 

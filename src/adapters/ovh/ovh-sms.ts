@@ -20,6 +20,7 @@ import { AdapterDataField } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  excerpt,
   parseJson,
   unexpectedSendReply,
   unexpectedStatus,
@@ -200,12 +201,10 @@ function sendRefusal(reply: ProviderReply, line: OvhLine): SendResult {
   return unexpectedSendReply('OVH', reply);
 }
 
-/** The `message` of an OVH error answer, on one line and cut short. */
+/** An excerpt of the `message` of an OVH error answer. */
 function ovhMessage(body: string): string {
   const message = (parseJson(body) as { message?: unknown } | null | undefined)?.message;
-  return typeof message === 'string'
-    ? message.replace(/\s+/g, ' ').trim().replace(/\.$/, '').slice(0, 200)
-    : '';
+  return typeof message === 'string' ? excerpt(message) : '';
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   outgoingSms,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest, OutgoingSms } from '../adapter';
+import { MAX_EXCERPT_CHARS } from '../provider-http';
 import { TwilioAdapter } from './twilio.adapter';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
@@ -359,6 +360,29 @@ describe('TwilioAdapter', () => {
         outcome: 'permanent',
         reason:
           'Twilio refused the message (error 21610): Attempt to send to unsubscribed recipient.',
+      });
+    });
+
+    /** `start` then `filler` up to the excerpt's length, the last character an ellipsis. */
+    const cut = (start: string, filler: string) =>
+      `${start}${filler.repeat(MAX_EXCERPT_CHARS - 1 - start.length)}…`;
+
+    it("quotes at most an excerpt of Twilio's message, on one line", async () => {
+      const long = `Invalid\r\nparameter ${'x'.repeat(5000)}`;
+      fake.sendAnswer = { status: 400, body: JSON.stringify({ code: 21211, message: long }) };
+      const retried = { code: 20429, message: `Slow down\n${'y'.repeat(5000)}` };
+
+      const refused = await adapter.send(DATA, sms());
+      fake.sendAnswer = { status: 429, body: JSON.stringify(retried) };
+      const throttled = await adapter.send(DATA, sms());
+
+      expect(refused).toEqual({
+        outcome: 'permanent',
+        reason: `Twilio refused the message (error 21211): ${cut('Invalid parameter ', 'x')}.`,
+      });
+      expect(throttled).toEqual({
+        outcome: 'transient',
+        reason: `Twilio could not take the message now (HTTP 429, error 20429: ${cut('Slow down ', 'y')}): try again later.`,
       });
     });
 

@@ -19,6 +19,7 @@ import {
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
+  excerpt,
   isTransientStatus,
   parseJson,
   unexpectedSendReply,
@@ -167,14 +168,14 @@ export class TwilioAdapter implements Adapter {
       return {
         outcome: 'transient',
         reason: error
-          ? `Twilio could not take the message now (HTTP ${reply.status}, error ${error.code}: ${error.message.replace(/\.$/, '')}): try again later.`
+          ? `Twilio could not take the message now (HTTP ${reply.status}, error ${error.code}: ${excerpt(error.message)}): try again later.`
           : unexpectedStatus(PROVIDER, reply.status),
       };
     }
     if (error) {
       return {
         outcome: 'permanent',
-        reason: `Twilio refused the message (error ${error.code}): ${sentence(error.message)}`,
+        reason: `Twilio refused the message (error ${error.code}): ${sentence(excerpt(error.message))}`,
       };
     }
     return unexpectedSendReply(PROVIDER, reply);
