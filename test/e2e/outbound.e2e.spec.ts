@@ -114,6 +114,28 @@ describeEachDatabase('outbound policy', (database) => {
       },
     );
 
+    it('refuses to move a kannel phone to a link-local URL, keeping the phone as it was', async () => {
+      const { user, apiKey } = await makeUser(t.dataSource);
+      const url = `http://127.0.0.1:${kannel.port}/cgi-bin/sendsms`;
+      const phone = await makePhone(t.dataSource, user.id, {
+        adapter: 'kannel',
+        adapter_data: JSON.stringify(kannelData(url)),
+      });
+
+      const response = await request(t.url)
+        .post(`/api/phone/${phone.id}/`)
+        .set('X-Api-Key', apiKey)
+        .send({ adapter_data: { kannel_sendsms_url: 'http://[fe80::1]/cgi-bin/sendsms' } });
+
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        error: 2,
+        message: `${INVALID}adapter_data[kannel_sendsms_url] : the address fe80::1 is refused ${POLICY} (link-local); ${ALLOW_HINT}`,
+      });
+      const stored = await t.dataSource.getRepository(Phone).findOneByOrFail({ id: phone.id });
+      expect(JSON.parse(stored.adapter_data ?? '{}')).toMatchObject({ kannel_sendsms_url: url });
+    });
+
     it('creates a kannel phone on loopback, which the default policy allows', async () => {
       const { apiKey } = await makeUser(t.dataSource);
 
