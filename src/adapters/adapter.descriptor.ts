@@ -5,6 +5,11 @@ export interface AdapterDataField {
   required: boolean;
   /** The value must be a valid phone number; it is stored normalised to E.164. */
   number?: boolean;
+  /**
+   * A credential: encrypted in the database, left out of every API answer and of the logs,
+   * whatever the parameter name it travels under.
+   */
+  secret?: boolean;
 }
 
 /** What the API knows of an adapter before talking to it (DECISIONS §7). */

@@ -6,7 +6,10 @@ import { ConfigModule } from '../config/config.module';
 import { AdapterRegistry } from './adapter.registry';
 import { AdaptersModule } from './adapters.module';
 
-/** DECISIONS §7, column by column: fields as name, then `*` when required, `#` when a number. */
+/**
+ * DECISIONS §7, column by column: fields as name, then `*` when required, `#` when a number,
+ * `!` when a secret (encrypted at rest, never listed nor logged).
+ */
 const TABLE = [
   {
     id: 'test',
@@ -18,37 +21,37 @@ const TABLE = [
   {
     id: 'twilio',
     alias: 'adapters\\TwilioVirtualNumberAdapter',
-    fields: ['account_sid*', 'auth_token*', 'number*#', 'status_change_callback'],
+    fields: ['account_sid*', 'auth_token*!', 'number*#', 'status_change_callback'],
     hideData: true,
   },
   {
     id: 'kannel',
     alias: 'adapters\\KannelAdapter',
-    fields: ['kannel_sendsms_url*', 'username*', 'password*', 'from*', 'smsc', 'dlr_url'],
+    fields: ['kannel_sendsms_url*', 'username*', 'password*!', 'from*', 'smsc', 'dlr_url'],
     hideData: true,
   },
   {
     id: 'ovh_virtual_number',
     alias: 'adapters\\OvhSmsVirtualNumberAdapter',
-    fields: ['service_name*', 'app_key*', 'app_secret*', 'consumer_key*', 'number*#'],
+    fields: ['service_name*', 'app_key*', 'app_secret*!', 'consumer_key*!', 'number*#'],
     hideData: true,
   },
   {
     id: 'ovh_shortcode',
     alias: 'adapters\\OvhSmsShortcodeAdapter',
-    fields: ['service_name*', 'app_key*', 'app_secret*', 'consumer_key*', 'sender'],
+    fields: ['service_name*', 'app_key*', 'app_secret*!', 'consumer_key*!', 'sender'],
     hideData: true,
   },
   {
     id: 'gammu',
     alias: 'adapters\\GammuAdapter',
-    fields: ['config_file*', 'pin'],
+    fields: ['config_file*', 'pin!'],
     hideData: false,
   },
   {
     id: 'smpp',
     alias: null,
-    fields: ['host*', 'port*', 'system_id*', 'password*', 'system_type', 'source_addr*'],
+    fields: ['host*', 'port*', 'system_id*', 'password*!', 'system_type', 'source_addr*'],
     hideData: true,
   },
 ];
@@ -71,7 +74,8 @@ describe('AdapterRegistry', () => {
       id: descriptor.id,
       alias: descriptor.alias,
       fields: descriptor.fields.map(
-        (field) => `${field.name}${field.required ? '*' : ''}${field.number ? '#' : ''}`,
+        (field) =>
+          `${field.name}${field.required ? '*' : ''}${field.number ? '#' : ''}${field.secret ? '!' : ''}`,
       ),
       hideData: descriptor.hideData,
     }));
@@ -116,5 +120,28 @@ describe('AdapterRegistry', () => {
 
   it('hides the data of an adapter it does not know', () => {
     expect(registry.hidesData('carrier_pigeon')).toBe(true);
+  });
+
+  it.each(
+    TABLE.map(({ id, fields }): [string, string[]] => [
+      id,
+      fields.filter((field) => field.endsWith('!')).map((field) => field.replace(/[*#!]+$/, '')),
+    ]),
+  )('tells the secret fields of %s: %j', (id, secrets) => {
+    expect(registry.secretFields(id)).toEqual(secrets);
+  });
+
+  it('knows no secret field of an adapter it does not know', () => {
+    expect(registry.secretFields('carrier_pigeon')).toEqual([]);
+  });
+
+  it('gathers the secret field names of every adapter, each once', () => {
+    expect([...registry.secretFieldNames()].sort()).toEqual([
+      'app_secret',
+      'auth_token',
+      'consumer_key',
+      'password',
+      'pin',
+    ]);
   });
 });

@@ -29,4 +29,16 @@ export class AdapterRegistry {
   hidesData(adapterId: string): boolean {
     return this.find(adapterId)?.descriptor.hideData ?? true;
   }
+
+  /** The names of the adapter's secret fields, in descriptor order; none for an unknown one. */
+  secretFields(adapterId: string): string[] {
+    return (this.find(adapterId)?.descriptor.fields ?? [])
+      .filter((field) => field.secret)
+      .map((field) => field.name);
+  }
+
+  /** The names of every adapter's secret fields: what the logs must never show. */
+  secretFieldNames(): Set<string> {
+    return new Set(this.adapters.flatMap((adapter) => this.secretFields(adapter.descriptor.id)));
+  }
 }

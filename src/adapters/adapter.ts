@@ -145,6 +145,12 @@ export const field = (name: string, description: string, required: boolean, numb
   ...(number ? { number: true } : {}),
 });
 
+/** A descriptor field holding a credential (see `AdapterDataField.secret`). */
+export const secretField = (name: string, description: string, required: boolean) => ({
+  ...field(name, description, required),
+  secret: true,
+});
+
 /**
  * The first required field of `descriptor` that `data` leaves empty, as a sentence; null when
  * none is. Providers check it before any network call so a partial entry never reaches them.

@@ -16,6 +16,7 @@ import {
   OutgoingSms,
   SendResult,
   field,
+  secretField,
   missingRequiredField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
@@ -84,7 +85,7 @@ export class GammuAdapter implements Adapter {
     description: 'Sends through a GSM modem with the gammu command.',
     fields: [
       field('config_file', 'Path of the gammu configuration file.', true),
-      field('pin', 'SIM PIN code.', false),
+      secretField('pin', 'SIM PIN code.', false),
     ],
     hideData: false,
   };

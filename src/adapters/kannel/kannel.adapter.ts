@@ -19,6 +19,7 @@ import {
   SendResult,
   StatusReport,
   field,
+  secretField,
   missingRequiredField,
   problemText,
 } from '../adapter';
@@ -71,7 +72,7 @@ export class KannelAdapter implements Adapter {
         true,
       ),
       field('username', 'sendsms user name.', true),
-      field('password', 'sendsms password.', true),
+      secretField('password', 'sendsms password.', true),
       field('from', 'Sender number or name.', true),
       field('smsc', 'SMSC id to route through.', false),
       field('dlr_url', 'Delivery report URL.', false),

@@ -15,6 +15,7 @@ import {
   SendResult,
   StatusReport,
   field,
+  secretField,
 } from '../adapter';
 import { AdapterDataField } from '../adapter.descriptor';
 import {
@@ -36,8 +37,8 @@ import { OvhClient } from './ovh.client';
 export const OVH_SERVICE_FIELDS: AdapterDataField[] = [
   field('service_name', 'OVH SMS service name (sms-xx00000-1).', true),
   field('app_key', 'OVH application key.', true),
-  field('app_secret', 'OVH application secret.', true),
-  field('consumer_key', 'OVH consumer key, granted GET and POST on /sms/*.', true),
+  secretField('app_secret', 'OVH application secret.', true),
+  secretField('consumer_key', 'OVH consumer key, granted GET and POST on /sms/*.', true),
 ];
 
 /** They travel in HTTP headers, which take visible ASCII only. */

@@ -12,6 +12,7 @@ import {
   OutgoingSms,
   SendResult,
   field,
+  secretField,
   missingRequiredField,
   problemText,
 } from '../adapter';
@@ -48,7 +49,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       field('host', 'SMSC host name or address.', true),
       field('port', 'SMSC port, usually 2775.', true),
       field('system_id', 'SMPP system_id (login).', true),
-      field('password', 'SMPP password.', true),
+      secretField('password', 'SMPP password.', true),
       field('system_type', 'SMPP system_type, when the SMSC asks for one.', false),
       field('source_addr', 'Source address (number or name) of sent messages.', true),
     ],

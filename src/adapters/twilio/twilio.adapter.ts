@@ -14,6 +14,7 @@ import {
   SendResult,
   StatusReport,
   field,
+  secretField,
   missingRequiredField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
@@ -61,7 +62,7 @@ export class TwilioAdapter implements Adapter {
     description: 'Sends through the Twilio Messages API from a Twilio number.',
     fields: [
       field('account_sid', 'Twilio account SID.', true),
-      field('auth_token', 'Twilio auth token.', true),
+      secretField('auth_token', 'Twilio auth token.', true),
       field('number', 'The Twilio phone number to send from, international format.', true, true),
       field('status_change_callback', 'URL Twilio calls with delivery statuses.', false),
     ],
