@@ -1,5 +1,6 @@
 import { Global, Module, Type } from '@nestjs/common';
 import { OutboundModule } from '../common/net/outbound.module';
+import { ADAPTER_SECRET_NAMES } from '../common/logging/logging.module';
 import { Adapter } from './adapter';
 import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
 import { BenchmarkAdapter } from './benchmark/benchmark.adapter';
@@ -34,7 +35,12 @@ const ADAPTERS: Array<Type<Adapter>> = [
       useFactory: (...adapters: Adapter[]) => adapters,
     },
     AdapterRegistry,
+    {
+      provide: ADAPTER_SECRET_NAMES,
+      inject: [AdapterRegistry],
+      useFactory: (registry: AdapterRegistry) => registry.secretFieldNames(),
+    },
   ],
-  exports: [AdapterRegistry],
+  exports: [AdapterRegistry, ADAPTER_SECRET_NAMES],
 })
 export class AdaptersModule {}

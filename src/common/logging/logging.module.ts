@@ -4,50 +4,19 @@ import { LoggerModule } from 'nestjs-pino';
 import { stdSerializers } from 'pino';
 import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
-
-/** Provider credentials of the adapters' data (DECISIONS §7). */
-const SECRET_NAMES = [
-  'api_key',
-  'adapter_data',
-  'auth_token',
-  'password',
-  'app_secret',
-  'consumer_key',
-];
+import { Redactor } from './redaction';
 
 /**
- * Secrets never logged: API keys wherever they travel, and provider credentials, whether they
- * are logged as top-level fields (`{ api_key }`) or inside one object (`{ phone: { ... } }`).
+ * Parameter names whose values are secrets wherever they appear, beside the adapters'
+ * credentials: API keys, and webhook signing secrets.
  */
-export const REDACTED_PATHS = [
-  'req.headers["x-api-key"]',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers["x-api-key"]',
-  '*.headers["x-api-key"]',
-  ...SECRET_NAMES,
-  ...SECRET_NAMES.map((name) => `*.${name}`),
-];
+export const SECRET_NAMES = ['api_key', 'secret'];
 
 /**
- * A URL with the value of any `api_key` query parameter masked, however the name is spelled
- * for the query parser: `api_key`, `api%5Fkey`, `api_key[]`, `api_key%5B0%5D`.
+ * The names of the adapters' secret fields, which the adapters module provides: the logs learn
+ * them from the adapters' descriptors rather than from a list of their own.
  */
-export function redactUrl(url: string | undefined): string | undefined {
-  return url?.replace(/([?&])([^&=#]*)=([^&#]*)/g, (parameter, separator: string, name: string) =>
-    isApiKeyName(name) ? `${separator}${name}=[Redacted]` : parameter,
-  );
-}
-
-function isApiKeyName(name: string): boolean {
-  let decoded = name.replace(/\+/g, ' ');
-  try {
-    decoded = decodeURIComponent(decoded);
-  } catch {
-    // A malformed escape elsewhere in the name: compare what can be read.
-  }
-  return /^api_key(\[|$)/i.test(decoded);
-}
+export const ADAPTER_SECRET_NAMES = Symbol('ADAPTER_SECRET_NAMES');
 
 /** The request id: the caller's `X-Request-Id` when it is a sane one, else a new UUID. */
 export function requestIdOf(request: IncomingMessage): string {
@@ -57,16 +26,27 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /**
  * Errors as pino writes them, less what a failed query carries: its SQL and bound parameters
- * may hold provider credentials or message texts.
+ * (mysql2 also gives the SQL with the values inlined, as `sql`) may hold message texts.
  */
 export function serializeError(error: unknown): Record<string, unknown> {
   const serialized = stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
-  const { parameters: _parameters, query: _query, driverError: _driverError, ...kept } = serialized;
+  const {
+    parameters: _parameters,
+    query: _query,
+    sql: _sql,
+    driverError: _driverError,
+    ...kept
+  } = serialized;
   return kept;
 }
 
-/** The pino-http options of the API: level, request id, redaction, a request line without headers. */
-export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
+/**
+ * The pino-http options of the API: level, request id, a request line without headers, and no
+ * secret in any line. The request line masks its URL as it is made; every line, whatever wrote
+ * it (a message, an error and its stack, an object at any depth), is checked once more as it is
+ * written.
+ */
+export function pinoHttpOptions(logLevel: AppConfig['logLevel'], redactor: Redactor): Options {
   return {
     level: logLevel,
     // Every request gets a child logger bound to its `req`, serialised there and then, whatever
@@ -79,14 +59,14 @@ export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
       response.setHeader('X-Request-Id', id);
       return id;
     },
-    redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
+    hooks: { streamWrite: (line) => redactor.line(line) },
     serializers: {
       err: serializeError,
       req: (request: { id: unknown; method: string; url: string; originalUrl?: string }) => ({
         id: request.id,
         method: request.method,
         // Express strips the mount path of a middleware from `url`; `originalUrl` keeps it all.
-        url: redactUrl(request.originalUrl ?? request.url),
+        url: redactor.text(request.originalUrl ?? request.url),
       }),
       res: stdSerializers.res,
     },
@@ -99,7 +79,12 @@ export function pinoHttpOptions(logLevel: AppConfig['logLevel']): Options {
  */
 export function loggingModule() {
   return LoggerModule.forRootAsync({
-    inject: [AppConfig],
-    useFactory: (config: AppConfig) => ({ pinoHttp: pinoHttpOptions(config.logLevel) }),
+    inject: [AppConfig, ADAPTER_SECRET_NAMES],
+    useFactory: (config: AppConfig, adapterSecrets: Iterable<string>) => ({
+      pinoHttp: pinoHttpOptions(
+        config.logLevel,
+        new Redactor([...SECRET_NAMES, ...adapterSecrets]),
+      ),
+    }),
   });
 }

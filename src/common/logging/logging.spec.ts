@@ -1,10 +1,14 @@
 import { createServer, IncomingMessage } from 'node:http';
-import pino from 'pino';
 import { pinoHttp } from 'pino-http';
 import request from 'supertest';
-import { REDACTED_PATHS, pinoHttpOptions, redactUrl, requestIdOf } from './logging.module';
+import { SECRET_NAMES, pinoHttpOptions, requestIdOf, serializeError } from './logging.module';
+import { Redactor } from './redaction';
 
 const KEY = '0123456789abcdef0123456789abcdef';
+const SECRET = 'provider-secret-value';
+/** The names the API runs with: the adapters' credentials come from their descriptors. */
+const redactor = new Redactor([...SECRET_NAMES, 'auth_token', 'password', 'app_secret', 'pin']);
+const redactUrl = (url: string) => redactor.text(url);
 
 /** A destination that keeps every JSON line pino writes, and tells when one arrives. */
 function capture() {
@@ -62,59 +66,60 @@ describe('redactUrl', () => {
   it('copes with a malformed escape in a name', () => {
     expect(redactUrl(`/a/?%E0%A4%A=1&api_key=${KEY}`)).toBe('/a/?%E0%A4%A=1&api_key=[Redacted]');
   });
+});
 
-  it('keeps undefined as undefined', () => {
-    expect(redactUrl(undefined)).toBeUndefined();
+describe('redactUrl with the credentials of adapters and any secret name', () => {
+  it.each([
+    [
+      `/api/phone/?adapter_data[password]=${SECRET}&name=x`,
+      '/api/phone/?adapter_data[password]=[Redacted]&name=x',
+    ],
+    [
+      `/api/phone/?adapter_data%5Bauth_token%5D=${SECRET}`,
+      '/api/phone/?adapter_data%5Bauth_token%5D=[Redacted]',
+    ],
+    [`/api/phone/?__proto__[api_key]=${KEY}`, '/api/phone/?__proto__[api_key]=[Redacted]'],
+    [`/api/phone/?x[api_key]=${KEY}`, '/api/phone/?x[api_key]=[Redacted]'],
+    [`/api/phone/?secret=${SECRET}`, '/api/phone/?secret=[Redacted]'],
+    [`/api/phone/?webhook[secret]=${SECRET}`, '/api/phone/?webhook[secret]=[Redacted]'],
+    [
+      `/api/phone/?adapter_data[p%61ssword]=${SECRET}`,
+      '/api/phone/?adapter_data[p%61ssword]=[Redacted]',
+    ],
+    [`/api/phone/?api%255Fkey=${KEY}`, '/api/phone/?api%255Fkey=[Redacted]'],
+  ])('masks %s', (url, expected) => {
+    expect(redactUrl(url)).toBe(expected);
+  });
+
+  it('masks a parameter whose value is JSON holding a secret member', () => {
+    const json = encodeURIComponent(JSON.stringify({ username: 'u', password: SECRET }));
+
+    expect(redactUrl(`/api/phone/?name=p&adapter_data=${json}`)).toBe(
+      '/api/phone/?name=p&adapter_data=[Redacted]',
+    );
+  });
+
+  it('leaves the other adapter data alone', () => {
+    expect(redactUrl('/api/phone/?adapter_data[username]=u&adapter_data[from]=smsgw')).toBe(
+      '/api/phone/?adapter_data[username]=u&adapter_data[from]=smsgw',
+    );
   });
 });
 
-describe('REDACTED_PATHS in a pino logger', () => {
-  function log(object: Record<string, unknown>): string {
-    const out = capture();
-    pino({ redact: { paths: REDACTED_PATHS, censor: '[Redacted]' } }, out.stream).info(object, 'x');
-    return out.text.join('');
-  }
-
-  it('redacts the X-Api-Key header of a logged request', () => {
-    const line = log({ req: { method: 'GET', headers: { 'x-api-key': KEY, host: 'h' } } });
-
-    expect(line).not.toContain(KEY);
-    expect(JSON.parse(line).req.headers).toEqual({ 'x-api-key': '[Redacted]', host: 'h' });
-  });
-
-  it('redacts headers logged on their own and authorization and cookies of a request', () => {
-    const line = log({
-      headers: { 'x-api-key': KEY },
-      req: { headers: { authorization: `Bearer ${KEY}`, cookie: `raspisms=${KEY}` } },
+describe('serializeError', () => {
+  it('drops the SQL and the bound values of a failed query', () => {
+    const error = Object.assign(new Error('Duplicate entry'), {
+      query: 'INSERT INTO phone VALUES (?)',
+      parameters: [SECRET],
+      sql: `INSERT INTO phone VALUES ('${SECRET}')`,
+      driverError: { sql: SECRET },
+      code: 'ER_DUP_ENTRY',
     });
 
-    expect(line).not.toContain(KEY);
-  });
+    const serialized = serializeError(error);
 
-  it('redacts api_key in a logged body or query, and at the top level', () => {
-    const line = log({ body: { api_key: KEY, text: 'hello' }, query: { api_key: KEY } });
-    const top = log({ api_key: KEY });
-
-    expect(line).not.toContain(KEY);
-    expect(JSON.parse(line).body).toEqual({ api_key: '[Redacted]', text: 'hello' });
-    expect(JSON.parse(top).api_key).toBe('[Redacted]');
-  });
-
-  it('redacts adapter data and provider secrets', () => {
-    const secret = 'provider-secret-value';
-    const line = log({
-      phone: { name: 'twilio', adapter_data: JSON.stringify({ auth_token: secret }) },
-      twilio: { account_sid: 'AC1', auth_token: secret },
-      kannel: { username: 'u', password: secret },
-      ovh: { app_key: 'k', app_secret: secret, consumer_key: secret },
-      adapter_data: { password: secret },
-    });
-
-    expect(line).not.toContain(secret);
-    const logged = JSON.parse(line);
-    expect(logged.phone).toEqual({ name: 'twilio', adapter_data: '[Redacted]' });
-    expect(logged.twilio.account_sid).toBe('AC1');
-    expect(logged.kannel.username).toBe('u');
+    expect(JSON.stringify(serialized)).not.toContain(SECRET);
+    expect(serialized).toMatchObject({ message: 'Duplicate entry', code: 'ER_DUP_ENTRY' });
   });
 });
 
@@ -144,7 +149,7 @@ describe('requestIdOf', () => {
 describe('pinoHttpOptions, on a real HTTP request', () => {
   it('logs the request id, the method and the URL with the key masked, and no headers', async () => {
     const out = capture();
-    const logger = pinoHttp({ ...pinoHttpOptions('info'), stream: out.stream });
+    const logger = pinoHttp({ ...pinoHttpOptions('info', redactor), stream: out.stream });
     const server = createServer((req, res) => {
       logger(req, res);
       res.end('ok');
@@ -165,9 +170,35 @@ describe('pinoHttpOptions, on a real HTTP request', () => {
     });
   });
 
+  it('masks secrets in every line its loggers write: messages, objects, errors', async () => {
+    const out = capture();
+    const logger = pinoHttp({ ...pinoHttpOptions('info', redactor), stream: out.stream });
+    const server = createServer((req, res) => {
+      logger(req, res);
+      req.log.info({ phone: { data: { kannel: { password: SECRET } } } }, 'a nested secret');
+      req.log.warn(`Could not reach http://k.test/cgi-bin/sendsms?username=u&password=${SECRET}`);
+      req.log.error(
+        { err: new TypeError(`Failed to parse URL from http://u:${SECRET}@k.test/`) },
+        'a failure',
+      );
+      req.log.child({ form: { 'adapter_data[auth_token]': SECRET } }).info('a bound secret');
+      res.end('ok');
+    });
+
+    await request(server).get('/').expect(200);
+    await out.firstLine;
+
+    expect(out.lines.length).toBeGreaterThanOrEqual(4);
+    expect(out.text.join('')).not.toContain(SECRET);
+    expect(out.lines[0].phone).toEqual({ data: { kannel: { password: '[Redacted]' } } });
+    expect(out.lines[1].msg).toBe(
+      'Could not reach http://k.test/cgi-bin/sendsms?username=u&password=[Redacted]',
+    );
+  });
+
   it('logs nothing at the silent level', async () => {
     const out = capture();
-    const logger = pinoHttp({ ...pinoHttpOptions('silent'), stream: out.stream });
+    const logger = pinoHttp({ ...pinoHttpOptions('silent', redactor), stream: out.stream });
     const server = createServer((req, res) => {
       logger(req, res);
       req.log.error('an error that must not be written');
