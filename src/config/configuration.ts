@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
 import { EnvironmentVariables, validateEnvironment } from './env.validation';
+import { EnvironmentVariables, parseSecretsKey, validateEnvironment } from './env.validation';
 
 export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
 
@@ -15,6 +16,11 @@ export class AppConfig {
   readonly worker: 'inline' | 'off';
   readonly timeZone: string;
   readonly dataDir: string;
+  /**
+   * The key that encrypts provider credentials in the database, from SECRETS_KEY; null when
+   * unset, for the key kept in DATA_DIR/secrets.key.
+   */
+  readonly secretsKey: Buffer | null;
   readonly logLevel: EnvironmentVariables['LOG_LEVEL'];
   readonly limits: {
     bodyBytes: number;
@@ -58,6 +64,7 @@ export class AppConfig {
     this.port = env.PORT;
     this.host = env.HOST;
     this.dataDir = resolve(env.DATA_DIR);
+    this.secretsKey = env.SECRETS_KEY === undefined ? null : parseSecretsKey(env.SECRETS_KEY);
     this.database = parseDatabaseUrl(env.DATABASE_URL);
     this.publicUrl = env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : null;
     this.basePath = env.BASE_PATH;

@@ -241,6 +241,43 @@ describe('validateEnvironment (DECISIONS §10)', () => {
   });
 });
 
+describe('SECRETS_KEY', () => {
+  const HEX = '00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF';
+  const BYTES = Buffer.from(HEX, 'hex');
+
+  it.each([
+    ['64 hexadecimal characters', HEX],
+    ['base64', BYTES.toString('base64')],
+    ['base64 without padding', BYTES.toString('base64').replace(/=+$/, '')],
+    ['base64url', BYTES.toString('base64url')],
+    ['surrounding blanks', `  ${HEX}\n`],
+  ])('reads a key of 32 bytes given as %s', (_, value) => {
+    const config = new AppConfig(validateEnvironment({ SECRETS_KEY: value }));
+
+    expect(config.secretsKey).toEqual(BYTES);
+  });
+
+  it('is unset by default: the key is then kept under DATA_DIR', () => {
+    expect(new AppConfig(validateEnvironment({})).secretsKey).toBeNull();
+  });
+
+  it.each([
+    ['too short', HEX.slice(2)],
+    ['not hexadecimal nor base64', `${HEX.slice(1)}g`],
+    ['base64 of 31 bytes', BYTES.subarray(1).toString('base64')],
+    ['base64 of 33 bytes', Buffer.concat([BYTES, BYTES.subarray(0, 1)]).toString('base64')],
+    ['a passphrase', 'correct horse battery staple'],
+  ])('refuses a key that is %s, without writing it in the message', (_, value) => {
+    const message = rejection({ SECRETS_KEY: value });
+
+    expect(message).toBe(
+      'Invalid environment variables: SECRETS_KEY: must be 32 bytes, as 64 hexadecimal ' +
+        'characters or in base64 (make one with `openssl rand -hex 32`)',
+    );
+    expect(message).not.toContain(value.trim());
+  });
+});
+
 describe('AppConfig', () => {
   it('turns the validated environment into typed configuration', () => {
     const config = new AppConfig(

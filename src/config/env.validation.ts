@@ -118,11 +118,35 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   GAMMU_CONFIG_DIR?: string;
+
   @IsBoolean({ message: 'OUTBOUND_BLOCK_PRIVATE must be true or false' })
   OUTBOUND_BLOCK_PRIVATE = false;
 
   @IsString()
   OUTBOUND_ALLOW = '';
+
+  /** Checked by `parseSecretsKey`, whose refusal must not quote the key. */
+  @IsOptional()
+  @IsString()
+  SECRETS_KEY?: string;
+}
+
+/** Bytes of the key that encrypts provider credentials (AES-256). */
+export const SECRETS_KEY_BYTES = 32;
+
+/**
+ * The key `SECRETS_KEY` gives: 64 hexadecimal characters, or base64 (standard or URL-safe,
+ * padded or not) of 32 bytes; null when it is neither.
+ */
+export function parseSecretsKey(value: string): Buffer | null {
+  const text = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) {
+    return Buffer.from(text, 'hex');
+  }
+  // Node's decoder skips what is not base64: the key must read back as it was written.
+  const base64url = text.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  const key = Buffer.from(base64url, 'base64url');
+  return key.length === SECRETS_KEY_BYTES && key.toString('base64url') === base64url ? key : null;
 }
 
 const INTEGER_VARIABLES = new Set([
@@ -163,7 +187,7 @@ function isValidTimeZone(zone: string): boolean {
  */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
   const defaults: Record<string, unknown> = { ...new EnvironmentVariables() };
-  const known = Object.keys(defaults).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR');
+  const known = Object.keys(defaults).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR', 'SECRETS_KEY');
   const input: Record<string, unknown> = {};
   for (const name of known) {
     const value = raw[name];
@@ -184,6 +208,12 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
     return `${error.property}=${JSON.stringify(raw[error.property])}: ${reason}`;
   });
+  if (env.SECRETS_KEY !== undefined && parseSecretsKey(env.SECRETS_KEY) === null) {
+    problems.push(
+      'SECRETS_KEY: must be 32 bytes, as 64 hexadecimal characters or in base64 ' +
+        '(make one with `openssl rand -hex 32`)',
+    );
+  }
   if (!isValidTimeZone(env.TZ)) {
     problems.push(
       `TZ=${JSON.stringify(env.TZ)}: TZ must be an IANA time zone such as Europe/Paris`,
