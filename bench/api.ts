@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.factory';
+import { secretCipher } from '../src/common/secrets/secrets-key';
 import { AppConfig } from '../src/config/configuration';
 import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
     const database = await createBenchDatabase(target);
     try {
       const config = configFor(database);
-      const dataSource = await openDataSource(config.database);
+      const dataSource = await openDataSource(config.database, secretCipher(config));
       await migrate(dataSource);
       const seedStart = performance.now();
       const seeded = await seed(dataSource, size);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../src/config/configuration';
+import { secretCipher } from '../src/common/secrets/secrets-key';
 import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
 import { BenchDatabase, createBenchDatabase } from './database';
@@ -104,7 +105,8 @@ async function dispatchRun(
   env: Record<string, string>,
 ): Promise<Run> {
   const database = await createBenchDatabase(target);
-  const ds = await openDataSource(configFor(database).database);
+  const config = configFor(database);
+  const ds = await openDataSource(config.database, secretCipher(config));
   const children: ChildProcess[] = [];
   try {
     await migrate(ds);
@@ -174,7 +176,8 @@ type RawStyle = 'multi-row' | 'row by row';
  */
 async function rawInsertRate(target: string, recipients: number, style: RawStyle): Promise<number> {
   const database = await createBenchDatabase(target);
-  const ds = await openDataSource(configFor(database).database);
+  const config = configFor(database);
+  const ds = await openDataSource(config.database, secretCipher(config));
   await migrate(ds);
   await ds.query(
     "INSERT INTO user (id, email, api_key_hash, admin, status, created_at) VALUES (1, 'raw@example.test', ?, 0, 'active', ?)",

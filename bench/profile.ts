@@ -14,6 +14,7 @@ import { Session } from 'node:inspector/promises';
 import { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.factory';
 import { AppConfig } from '../src/config/configuration';
+import { secretCipher } from '../src/common/secrets/secrets-key';
 import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
 import { createBenchDatabase } from './database';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
         WORKER: 'off',
       }),
     );
-    const dataSource = await openDataSource(config.database);
+    const dataSource = await openDataSource(config.database, secretCipher(config));
     await migrate(dataSource);
     const { apiKey } = await seed(dataSource, 1000);
     await dataSource.destroy();

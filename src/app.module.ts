@@ -12,6 +12,7 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
 import { loggingModule } from './common/logging/logging.module';
+import { SecretsModule } from './common/secrets/secrets.module';
 import { ConfigModule } from './config/config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
@@ -30,6 +31,7 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot(config),
         loggingModule(),
+        SecretsModule,
         DatabaseModule,
         AdaptersModule,
         UsersModule,

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
 import { DataSource } from 'typeorm';
+import { secretCipher } from './common/secrets/secrets-key';
 import { AppConfig, loadConfig } from './config/configuration';
 import { migrate, openDataSource } from './database/data-source';
+import { phonesWithUnreadableSecrets, resetSecretsKey } from './database/secrets-key.check';
 import { UserCommandError, UsersService } from './users/users.service';
 import { UsersRepository } from './users/users.repository';
 
@@ -12,10 +14,14 @@ import { UsersRepository } from './users/users.repository';
  */
 export async function runCli(argv: string[], config: AppConfig = loadConfig()): Promise<number> {
   let dataSource: DataSource | undefined;
+  const open = async (): Promise<DataSource> => {
+    dataSource = await openDataSource(config.database, secretCipher(config));
+    return dataSource;
+  };
   const users = async (): Promise<UsersService> => {
-    dataSource = await openDataSource(config.database);
-    await migrate(dataSource);
-    return new UsersService(new UsersRepository(dataSource));
+    const opened = await open();
+    await migrate(opened);
+    return new UsersService(new UsersRepository(opened));
   };
   const print = (value: unknown): void => {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -75,12 +81,37 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
       print(await (await users()).settings(options.email)),
     );
 
+  const secrets = program
+    .command('secrets')
+    .description("manage the key that encrypts the phones' provider credentials");
+  secrets
+    .command('reset-key')
+    .description(
+      "make the configured key (SECRETS_KEY, else DATA_DIR/secrets.key) the database's when " +
+        'the old one is lost, and list the phones whose credentials must be entered again',
+    )
+    .option('--confirm', 'confirm that the old key is lost', false)
+    .action(async (options: { confirm: boolean }) => {
+      if (!options.confirm) {
+        throw new Error(
+          "this gives up the key the phones' credentials were encrypted with: they will have " +
+            'to be entered again. Run it again with --confirm if that key is lost.',
+        );
+      }
+      const opened = await open();
+      const replaced = await resetSecretsKey(opened);
+      await migrate(opened);
+      print({
+        key_replaced: replaced,
+        phones_to_update: await phonesWithUnreadableSecrets(opened),
+      });
+    });
+
   program
     .command('migrate')
     .description('run pending database migrations')
     .action(async () => {
-      dataSource = await openDataSource(config.database);
-      const applied = await migrate(dataSource);
+      const applied = await migrate(await open());
       print({ applied });
     });
 

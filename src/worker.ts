@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AdaptersModule } from './adapters/adapters.module';
 import { loggingModule } from './common/logging/logging.module';
+import { SecretsModule } from './common/secrets/secrets.module';
 import { ConfigModule } from './config/config.module';
 import { AppConfig, loadConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
@@ -19,6 +20,7 @@ class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         loggingModule(),
+        SecretsModule,
         DatabaseModule,
         AdaptersModule,
         DispatchModule.forRoot(true),

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { INestApplicationContext } from '@nestjs/common';
 import { adapterConfig } from '../../test/support/adapters.factories';
+import { SecretsModule } from '../common/secrets/secrets.module';
 import { ConfigModule } from '../config/config.module';
 import { AdapterRegistry } from './adapter.registry';
 import { AdaptersModule } from './adapters.module';
@@ -56,7 +57,13 @@ const TABLE = [
   },
 ];
 
-@Module({ imports: [ConfigModule.forRoot(adapterConfig()), AdaptersModule] })
+@Module({
+  imports: [
+    ConfigModule.forRoot(adapterConfig({ SECRETS_KEY: 'ab'.repeat(32) })),
+    SecretsModule,
+    AdaptersModule,
+  ],
+})
 class AdaptersTestModule {}
 
 describe('AdapterRegistry', () => {

@@ -2,6 +2,7 @@ import { Global, Module, Type } from '@nestjs/common';
 import { OutboundModule } from '../common/net/outbound.module';
 import { ADAPTER_SECRET_NAMES } from '../common/logging/logging.module';
 import { Adapter } from './adapter';
+import { AdapterDataCipher } from './adapter-data.cipher';
 import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
 import { BenchmarkAdapter } from './benchmark/benchmark.adapter';
 import { GammuAdapter } from './gammu/gammu.adapter';
@@ -13,7 +14,7 @@ import { TestAdapter } from './test/test.adapter';
 import { TwilioAdapter } from './twilio/twilio.adapter';
 
 /** Every adapter: adding a provider is its folder and one line here. */
-const ADAPTERS: Array<Type<Adapter>> = [
+export const ADAPTERS: Array<Type<Adapter>> = [
   TestAdapter,
   BenchmarkAdapter,
   TwilioAdapter,
@@ -35,12 +36,13 @@ const ADAPTERS: Array<Type<Adapter>> = [
       useFactory: (...adapters: Adapter[]) => adapters,
     },
     AdapterRegistry,
+    AdapterDataCipher,
     {
       provide: ADAPTER_SECRET_NAMES,
       inject: [AdapterRegistry],
       useFactory: (registry: AdapterRegistry) => registry.secretFieldNames(),
     },
   ],
-  exports: [AdapterRegistry, ADAPTER_SECRET_NAMES],
+  exports: [AdapterRegistry, AdapterDataCipher, ADAPTER_SECRET_NAMES],
 })
 export class AdaptersModule {}

@@ -8,10 +8,10 @@ import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
 import { Setting } from '../users/entities/setting.entity';
 
-/** A sent message a receipt names, with the adapter data of the phone that sent it. */
+/** A sent message a receipt names, with the phone that sent it (null once deleted). */
 export interface ReceiptTarget {
   status: SendedStatus;
-  adapterData: string | null;
+  phone: CallbackPhone | null;
 }
 
 export type CallbackPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
@@ -51,6 +51,9 @@ export class CallbacksRepository {
     const row = await this.dataSource
       .createQueryBuilder()
       .select('s.status', 'status')
+      .addSelect('p.id', 'phone_id')
+      .addSelect('p.id_user', 'phone_user')
+      .addSelect('p.adapter', 'phone_adapter')
       .addSelect('p.adapter_data', 'adapter_data')
       .from(Sended, 's')
       .leftJoin(Phone, 'p', 'p.id = s.id_phone')
@@ -61,8 +64,28 @@ export class CallbacksRepository {
       })
       .orderBy('s.id', 'ASC')
       .limit(1)
-      .getRawOne<{ status: SendedStatus; adapter_data: string | null }>();
-    return row ? { status: row.status, adapterData: row.adapter_data } : null;
+      .getRawOne<{
+        status: SendedStatus;
+        phone_id: number | null;
+        phone_user: number;
+        phone_adapter: string;
+        adapter_data: string | null;
+      }>();
+    if (!row) {
+      return null;
+    }
+    return {
+      status: row.status,
+      phone:
+        row.phone_id === null
+          ? null
+          : {
+              id: Number(row.phone_id),
+              id_user: Number(row.phone_user),
+              adapter: row.phone_adapter,
+              adapter_data: row.adapter_data,
+            },
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   ReportedStatus,
   StatusReport,
 } from '../adapters/adapter';
+import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { AuthenticatedUser } from '../common/http/request';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
@@ -17,7 +18,12 @@ import { SendedStatus } from '../messages/entities/sended.entity';
 import { NewScheduled } from '../scheduled/scheduled.repository';
 import { MAX_TEXT_CHARACTERS } from '../scheduled/scheduled.service';
 import { DEFAULT_SETTINGS, isSettingOn } from '../users/settings';
-import { CallbacksRepository, NewReceived, StoredReceived } from './callbacks.repository';
+import {
+  CallbackPhone,
+  CallbacksRepository,
+  NewReceived,
+  StoredReceived,
+} from './callbacks.repository';
 
 /** RaspiSMS's adapter `meta_uid`s, which the callback URLs of its users carry (reference §5.2). */
 const RASPISMS_UIDS = new Map<string, string>([
@@ -59,6 +65,7 @@ export class CallbacksService implements InboundSink {
   constructor(
     private readonly repository: CallbacksRepository,
     private readonly adapters: AdapterRegistry,
+    private readonly secrets: AdapterDataCipher,
   ) {}
 
   /** `/callback/status/{adapter}/`: a receipt for one of the caller's sent messages. */
@@ -112,13 +119,10 @@ export class CallbacksService implements InboundSink {
       this.logger.debug(`Reception callback of ${adapter.descriptor.id} ignored: no message.`);
       return;
     }
-    if (
-      adapter.verifyCallback &&
-      !adapter.verifyCallback(request, storedData(phone.adapter_data))
-    ) {
-      this.logger.warn(
-        `Reception callback for phone ${phone.id} ignored: its signature does not match.`,
-      );
+    const verify = adapter.verifyCallback?.bind(adapter);
+    const problem = verify && this.signatureProblem(phone, (data) => verify(request, data));
+    if (problem) {
+      this.logger.warn(`Reception callback for phone ${phone.id} ignored: ${problem}.`);
       return;
     }
     await this.store(user.id, user.settings, phone.id, sms);
@@ -143,6 +147,21 @@ export class CallbacksService implements InboundSink {
     await this.store(phone.id_user, settings, phone.id, sms);
   }
 
+  /**
+   * Why a provider's signature is not accepted, checked with the data of the phone it concerns
+   * (none when the phone is gone); null when it is.
+   */
+  private signatureProblem(
+    phone: CallbackPhone | null,
+    verify: (data: AdapterData) => boolean,
+  ): string | null {
+    const opened = phone ? this.secrets.open(phone) : { data: {}, unreadable: [] };
+    if (opened.unreadable.length > 0) {
+      return `its signature cannot be checked: ${unreadableClause(opened.unreadable)}`;
+    }
+    return verify(opened.data) ? null : 'its signature does not match';
+  }
+
   private adapterNamed(name: string): Adapter | undefined {
     const id = RASPISMS_UIDS.get(name);
     return this.adapters.find(name) ?? (id === undefined ? undefined : this.adapters.find(id));
@@ -164,8 +183,9 @@ export class CallbacksService implements InboundSink {
       );
       return;
     }
-    if (verify && !verify(storedData(target.adapterData))) {
-      this.logger.warn(`Receipt for message ${report.uid} ignored: its signature does not match.`);
+    const problem = verify && this.signatureProblem(target.phone, verify);
+    if (problem) {
+      this.logger.warn(`Receipt for message ${report.uid} ignored: ${problem}.`);
       return;
     }
     const from = APPLIES_FROM[report.status];
@@ -262,24 +282,6 @@ function describeStop(stored: StoredReceived): string {
 
 function describeAdapter(name: string, adapter: Adapter | undefined): string {
   return adapter ? `${adapter.descriptor.id}, which has none,` : `unknown adapter "${name}"`;
-}
-
-/** A phone's stored adapter data; anything but a JSON object is none. */
-function storedData(json: string | null): AdapterData {
-  try {
-    const data: unknown = JSON.parse(json ?? '{}');
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-      return {};
-    }
-    return Object.fromEntries(
-      Object.entries(data).map(([name, value]) => [
-        name,
-        typeof value === 'string' ? value : JSON.stringify(value),
-      ]),
-    );
-  } catch {
-    return {};
-  }
 }
 
 /** `text` in pieces of at most `size` code points; an empty text is one empty piece. */

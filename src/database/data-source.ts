@@ -1,13 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSource, DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
+import { SecretCipher } from '../common/secrets/secret-cipher';
 import { DatabaseConfig } from '../config/configuration';
 import { ENTITIES } from './entities';
 import { InitialSchema1732230000000 } from './migrations/1732230000000-InitialSchema';
 import { DispatchWorkers1763800000000 } from './migrations/1763800000000-DispatchWorkers';
+import { EncryptAdapterSecrets1764000000000 } from './migrations/1764000000000-EncryptAdapterSecrets';
+import { bindSecretCipher, checkSecretsKey } from './secrets-key.check';
 import { serializeTransactions } from './sqlite-serializer';
 
-export const MIGRATIONS = [InitialSchema1732230000000, DispatchWorkers1763800000000];
+export const MIGRATIONS = [
+  InitialSchema1732230000000,
+  DispatchWorkers1763800000000,
+  EncryptAdapterSecrets1764000000000,
+];
 
 export function dataSourceOptions(
   database: DatabaseConfig,
@@ -50,15 +57,20 @@ export function dataSourceOptions(
   };
 }
 
-/** Creates (for SQLite, also the folder of the file) and initialises a data source. */
+/**
+ * Creates (for SQLite, also the folder of the file) and initialises a data source, with the
+ * cipher of the secrets it stores: its migrations encrypt with it, `migrate` checks it.
+ */
 export async function openDataSource(
   database: DatabaseConfig,
+  secrets: SecretCipher,
   logger?: TypeOrmLogger,
 ): Promise<DataSource> {
   if (database.type === 'sqlite') {
     mkdirSync(dirname(database.path), { recursive: true });
   }
   const dataSource = new DataSource(dataSourceOptions(database, logger));
+  bindSecretCipher(dataSource, secrets);
   await dataSource.initialize();
   if (database.type === 'sqlite') {
     serializeTransactions(dataSource);
@@ -72,11 +84,12 @@ const MIGRATION_LOCK_TIMEOUT_SECONDS = 120;
 /**
  * Runs pending migrations. On MySQL several processes may boot together: the first takes a
  * named lock and migrates, the others wait for it and then find nothing left to run.
- * Returns the names of the migrations applied by this call.
+ * Returns the names of the migrations applied by this call. Throws a `SecretsKeyError`, before
+ * any migration, when the data source's secrets key is not the database's.
  */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   if (dataSource.options.type !== 'mysql') {
-    return (await dataSource.runMigrations()).map((migration) => migration.name);
+    return migrateWithKey(dataSource);
   }
   const lockHolder = dataSource.createQueryRunner();
   try {
@@ -91,11 +104,18 @@ export async function migrate(dataSource: DataSource): Promise<string[]> {
       );
     }
     try {
-      return (await dataSource.runMigrations()).map((migration) => migration.name);
+      return await migrateWithKey(dataSource);
     } finally {
       await lockHolder.query('SELECT RELEASE_LOCK(?)', [MIGRATION_LOCK]);
     }
   } finally {
     await lockHolder.release();
   }
+}
+
+async function migrateWithKey(dataSource: DataSource): Promise<string[]> {
+  await checkSecretsKey(dataSource, false);
+  const applied = (await dataSource.runMigrations()).map((migration) => migration.name);
+  await checkSecretsKey(dataSource, true);
+  return applied;
 }

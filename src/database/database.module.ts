@@ -1,5 +1,6 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { SecretCipher } from '../common/secrets/secret-cipher';
 import { AppConfig } from '../config/configuration';
 import { migrate, openDataSource } from './data-source';
 
@@ -12,10 +13,16 @@ import { migrate, openDataSource } from './data-source';
   providers: [
     {
       provide: DataSource,
-      inject: [AppConfig],
-      useFactory: async (config: AppConfig): Promise<DataSource> => {
-        const dataSource = await openDataSource(config.database);
-        const applied = await migrate(dataSource);
+      inject: [AppConfig, SecretCipher],
+      useFactory: async (config: AppConfig, secrets: SecretCipher): Promise<DataSource> => {
+        const dataSource = await openDataSource(config.database, secrets);
+        let applied: string[];
+        try {
+          applied = await migrate(dataSource);
+        } catch (error) {
+          await dataSource.destroy();
+          throw error;
+        }
         if (applied.length > 0) {
           new Logger(DatabaseModule.name).log(`Applied migrations: ${applied.join(', ')}`);
         }

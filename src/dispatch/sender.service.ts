@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { setImmediate } from 'node:timers/promises';
 import { EntityManager } from 'typeorm';
 import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
+import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
@@ -22,6 +23,8 @@ interface Claimed {
   row: OutboxRow;
   phone: PhoneRow;
   adapter: Adapter;
+  /** The phone's adapter data, decrypted. */
+  data: AdapterData;
 }
 
 /** A row that will not be sent, and why. */
@@ -87,6 +90,7 @@ export class SenderService {
   constructor(
     private readonly repository: DispatchRepository,
     private readonly adapters: AdapterRegistry,
+    private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
   ) {}
 
@@ -188,6 +192,7 @@ export class SenderService {
       }
     }
     const remaining = await this.remainingVolumes(manager, phones, settings, now);
+    const opened = new Map<number, OpenedData>();
 
     for (const row of rows) {
       const userId = Number(row.id_user);
@@ -232,8 +237,14 @@ export class SenderService {
         refused.push({ row, phone, reason: UNAVAILABLE.limit_reached });
         continue;
       }
+      const data = opened.get(phone.id) ?? this.secrets.open(phone);
+      opened.set(phone.id, data);
+      if (data.unreadable.length > 0) {
+        refused.push({ row, phone, reason: unreadableReason(data) });
+        continue;
+      }
       remaining.set(phone.id, left - 1);
-      claimed.push({ row, phone, adapter });
+      claimed.push({ row, phone, adapter, data: data.data });
     }
   }
 
@@ -308,7 +319,7 @@ export class SenderService {
   }
 
   private async sendOne(claimed: Claimed, medias: ReadonlyMap<number, string>): Promise<Outcome> {
-    const { row, phone, adapter } = claimed;
+    const { row, phone, adapter, data } = claimed;
     const links = (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).flatMap((id) => {
       const path = medias.get(id);
       return path ? [{ path, mimetype: null, url: this.mediaUrl(path) }] : [];
@@ -331,7 +342,7 @@ export class SenderService {
     }
     let result: SendResult;
     try {
-      result = await adapter.send(parseData(phone.adapter_data), {
+      result = await adapter.send(data, {
         destination: row.destination,
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
@@ -499,12 +510,13 @@ function noPhoneReason(row: OutboxRow): string {
     : 'No phone to send it: the user has no phone.';
 }
 
-function parseData(json: string | null): AdapterData {
-  if (!json) {
-    return {};
-  }
-  const value: unknown = JSON.parse(json);
-  return value !== null && typeof value === 'object' ? (value as AdapterData) : {};
+/** Why a phone whose stored credentials do not decrypt does not send. */
+function unreadableReason(opened: OpenedData): string {
+  const clause = unreadableClause(opened.unreadable);
+  return (
+    `${clause.charAt(0).toUpperCase()}${clause.slice(1)}: send its adapter_data again with ` +
+    'post_update_phone.'
+  );
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC. */

@@ -8,7 +8,8 @@ import {
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
-import { AdapterData, InboundSink } from '../adapters/adapter';
+import { InboundSink } from '../adapters/adapter';
+import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
@@ -47,6 +48,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly stopping = new AbortController();
   private tasks: Array<Promise<void>> = [];
   private readonly listeners = new Map<string, () => Promise<void>>();
+  /** Phones (as their listener keys) already said not to listen for unreadable credentials. */
+  private readonly unreadable = new Set<string>();
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -54,6 +57,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly sender: SenderService,
     private readonly medias: MediaCollector,
     private readonly adapters: AdapterRegistry,
+    private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
@@ -247,15 +251,29 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         await stop();
       }
     }
+    for (const key of this.unreadable) {
+      if (!wanted.has(key)) {
+        this.unreadable.delete(key);
+      }
+    }
     for (const [key, phone] of wanted) {
       const adapter = this.adapters.find(phone.adapter);
-      if (!this.listeners.has(key) && adapter?.listen) {
-        const data = JSON.parse(phone.adapter_data ?? '{}') as AdapterData;
-        this.listeners.set(
-          key,
-          adapter.listen({ id: phone.id, id_user: Number(phone.id_user), data }, this.sink),
-        );
+      if (this.listeners.has(key) || this.unreadable.has(key) || !adapter?.listen) {
+        continue;
       }
+      const { data, unreadable } = this.secrets.open(phone);
+      if (unreadable.length > 0) {
+        this.unreadable.add(key);
+        this.logger.warn(
+          `Phone ${phone.id} does not listen to its provider: ${unreadableClause(unreadable)}; ` +
+            'its adapter_data must be sent again.',
+        );
+        continue;
+      }
+      this.listeners.set(
+        key,
+        adapter.listen({ id: phone.id, id_user: Number(phone.id_user), data }, this.sink),
+      );
     }
   }
 }

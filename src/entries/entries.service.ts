@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AdapterRegistry } from '../adapters/adapter.registry';
+import { AdapterDataCipher } from '../adapters/adapter-data.cipher';
 import { ApiError } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
@@ -17,7 +17,7 @@ export class EntriesService {
   constructor(
     private readonly entries: EntriesRepository,
     private readonly config: AppConfig,
-    private readonly adapters: AdapterRegistry,
+    private readonly secrets: AdapterDataCipher,
   ) {}
 
   async list(
@@ -87,10 +87,10 @@ export class EntriesService {
         }));
       }
       case 'phone':
-        return rows.map((phone) => this.withoutHiddenData(phone));
+        return rows.map((phone) => this.withVisibleData(phone));
       case 'phone_group': {
         const linked = (await this.entries.phoneGroupPhones(ids)).map(
-          ([owner, phone]): [number, Row] => [owner, this.withoutHiddenData(phone)],
+          ([owner, phone]): [number, Row] => [owner, this.withVisibleData(phone)],
         );
         return attach(rows, { phones: linked }).map(({ phones, ...row }) => ({
           ...row,
@@ -105,12 +105,14 @@ export class EntriesService {
     }
   }
 
-  private withoutHiddenData(phone: Row): Row {
-    if (!this.adapters.hidesData(String(phone.adapter))) {
-      return phone;
-    }
-    const { adapter_data: _hidden, ...visible } = phone;
-    return visible;
+  /** A phone without the secrets of its adapter data, or without it when its adapter hides it. */
+  private withVisibleData(phone: Row): Row {
+    const { adapter_data: stored, ...rest } = phone;
+    const visible = this.secrets.visible({
+      adapter: String(phone.adapter),
+      adapter_data: stored as string | null,
+    });
+    return visible === undefined ? rest : { ...phone, adapter_data: visible };
   }
 
   /** Datetimes in the service time zone, nested records included. */

@@ -163,6 +163,19 @@ export function checkAdapterData(
   return kept;
 }
 
+/**
+ * The column as it will be stored, secret fields encrypted (which makes them longer), must fit
+ * the column as the data sent did.
+ */
+export function checkStoredSize(stored: string): void {
+  if (Buffer.byteLength(stored, 'utf8') > MAX_ADAPTER_DATA_BYTES) {
+    throw ApiError.invalid(
+      `adapter_data must take at most ${MAX_ADAPTER_DATA_BYTES} bytes once its secret fields ` +
+        'are encrypted: shorten them.',
+    );
+  }
+}
+
 /** PHP's truthiness, which RaspiSMS applies to `startpoint` and `volume`. */
 function isPhpTruthy(value: unknown): boolean {
   return !(

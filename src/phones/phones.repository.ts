@@ -7,8 +7,8 @@ import { PhoneLimit } from './entities/phone-limit.entity';
 import { Phone, PhoneStatus } from './entities/phone.entity';
 import { startpointToUtc } from './startpoint';
 
-export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'adapter_data' | 'priority'>;
-export type PhoneChanges = Partial<NewPhone>;
+export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority'>;
+export type PhoneChanges = Partial<NewPhone & Pick<Phone, 'adapter_data'>>;
 export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
 
 /** Phones and their limits. Every query is scoped by the owner's id. */
@@ -37,18 +37,30 @@ export class PhonesRepository {
     return (await query.limit(1).getRawOne()) !== undefined;
   }
 
-  /** Inserts a phone (status `available`) and its limits in one transaction; returns its id. */
-  create(userId: number, phone: NewPhone, limits: readonly LimitWindow[]): Promise<number> {
+  /**
+   * Inserts a phone (status `available`) and its limits in one transaction; returns its id.
+   * Its `adapter_data` is written once its id is known, since the encryption of its secrets is
+   * bound to it.
+   */
+  create(
+    userId: number,
+    phone: NewPhone,
+    adapterData: (phoneId: number) => string,
+    limits: readonly LimitWindow[],
+  ): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const now = nowUtc();
-      const saved = await manager.getRepository(Phone).save(
+      const phones = manager.getRepository(Phone);
+      const saved = await phones.save(
         Object.assign(new Phone(), phone, {
           id_user: userId,
+          adapter_data: null,
           status: 'available',
           created_at: now,
           updated_at: null,
         }),
       );
+      await phones.update({ id: saved.id }, { adapter_data: adapterData(saved.id) });
       await this.insertLimits(manager, saved.id, limits, now);
       return saved.id;
     });

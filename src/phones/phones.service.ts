@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Adapter, AdapterData } from '../adapters/adapter';
+import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
@@ -9,6 +10,7 @@ import { isSettingOn } from '../users/settings';
 import { Phone, PhoneStatus } from './entities/phone.entity';
 import {
   checkAdapterData,
+  checkStoredSize,
   cleanLimits,
   isAbsent,
   parseAdapterData,
@@ -34,6 +36,7 @@ export class PhonesService {
   constructor(
     private readonly phones: PhonesRepository,
     private readonly adapters: AdapterRegistry,
+    private readonly secrets: AdapterDataCipher,
   ) {}
 
   /** post_phone (spec 4.6): the new phone's id. */
@@ -58,7 +61,10 @@ export class PhonesService {
     // Rule 4.
     const adapter = this.findAdapter(adapterName);
     // Rules 5 and 6.
+    const adapterId = adapter.descriptor.id;
     const data = checkAdapterData(adapter.descriptor, sentData, defaultCountry(user));
+    // The encryption's length does not depend on the phone's id, not known yet.
+    checkStoredSize(this.secrets.seal(adapterId, data, { id: 0, id_user: user.id }));
     // Rule 7.
     await this.testAdapter(adapter, data, ErrorCode.CANNOT_CREATE);
     // Rule 8: a name taken by a concurrent request is told as rule 2 tells it; any other
@@ -66,7 +72,8 @@ export class PhonesService {
     try {
       return await this.phones.create(
         user.id,
-        { name, adapter: adapter.descriptor.id, adapter_data: JSON.stringify(data), priority },
+        { name, adapter: adapterId, priority },
+        (id) => this.secrets.seal(adapterId, data, { id, id_user: user.id }),
         limits,
       );
     } catch (error) {
@@ -114,13 +121,15 @@ export class PhonesService {
       const sameAdapter = this.adapters.find(phone.adapter) === adapter;
       const data = checkAdapterData(
         adapter.descriptor,
-        nextData(adapter.descriptor, phone, sentData, sameAdapter),
+        nextData(adapter.descriptor, this.secrets.open(phone), sentData, sameAdapter),
         defaultCountry(user),
       );
+      const stored = this.secrets.seal(adapter.descriptor.id, data, phone);
+      checkStoredSize(stored);
       // Rule 5.
       await this.testAdapter(adapter, data, ErrorCode.CANNOT_UPDATE);
       changes.adapter = adapter.descriptor.id;
-      changes.adapter_data = JSON.stringify(data);
+      changes.adapter_data = stored;
     }
     // Rule 6.
     let updated: boolean;
@@ -176,7 +185,17 @@ export class PhonesService {
     ) {
       status = 'limit_reached';
     } else {
-      status = await this.reportedStatus(phone);
+      const opened = this.secrets.open(phone);
+      if (opened.unreadable.length > 0) {
+        // It cannot send either: the automatic phone choice must pass it by.
+        await this.phones.storeStatus(user.id, phone.id, 'unavailable', false);
+        throw ApiError.refused(
+          ErrorCode.CANNOT_UPDATE,
+          `${unreadableClause(opened.unreadable)}: send its adapter_data again with post_update_phone; ` +
+            'the phone is unavailable until then.',
+        );
+      }
+      status = await this.reportedStatus(phone, opened.data);
     }
     // Rule 5: stored and answered.
     if (!(await this.phones.storeStatus(user.id, phone.id, status, false))) {
@@ -241,14 +260,14 @@ export class PhonesService {
    * What the phone's adapter reports. A phone whose adapter is no longer known, or whose provider
    * cannot be asked, cannot send: it is `unavailable`.
    */
-  private async reportedStatus(phone: Phone): Promise<PhoneStatus> {
+  private async reportedStatus(phone: Phone, data: AdapterData): Promise<PhoneStatus> {
     const adapter = this.adapters.find(phone.adapter);
     if (!adapter) {
       this.logger.warn(`Phone ${phone.id} has the unknown adapter "${phone.adapter}".`);
       return 'unavailable';
     }
     try {
-      return await adapter.checkStatus(storedData(phone));
+      return await adapter.checkStatus(data);
     } catch (error) {
       this.logger.warn(
         { err: error },
@@ -288,42 +307,33 @@ function defaultCountry(user: AuthenticatedUser): string {
   return user.settings.default_phone_country ?? '';
 }
 
-/** A phone's stored adapter data; anything but a JSON object (RaspiSMS stored `[]`) is none. */
-function storedData(phone: Phone): Record<string, string> {
-  try {
-    const data: unknown = JSON.parse(phone.adapter_data ?? '{}');
-    return typeof data === 'object' && data !== null && !Array.isArray(data)
-      ? (data as Record<string, string>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The adapter data an update checks and stores. Sent data replace the stored data, except that,
  * with the same adapter, a required field left out (or blank) keeps its stored value: a client
- * changes one field without sending every secret again. Data not sent keep the stored data.
+ * changes one field without sending every secret again. Data not sent keep the stored data. A
+ * stored secret that no longer decrypts cannot be kept: it must be sent again.
  */
 function nextData(
   descriptor: AdapterDescriptor,
-  phone: Phone,
+  stored: OpenedData,
   sent: Record<string, unknown> | undefined,
   sameAdapter: boolean,
 ): Record<string, unknown> {
-  const stored = storedData(phone);
-  if (sent === undefined) {
-    return stored;
-  }
-  if (!sameAdapter) {
+  if (sent !== undefined && !sameAdapter) {
     return sent;
   }
-  const data = { ...sent };
+  const data: Record<string, unknown> = { ...(sent ?? stored.data) };
   for (const field of descriptor.fields) {
     const value = data[field.name];
     const blank = isAbsent(value) || (typeof value === 'string' && value.trim() === '');
-    if (field.required && blank && stored[field.name] !== undefined) {
-      data[field.name] = stored[field.name];
+    const keep = sent === undefined || field.required;
+    if (blank && keep && stored.unreadable.includes(field.name)) {
+      throw ApiError.missing(
+        `adapter_data[${field.name}] must be sent again: ${unreadableClause([field.name])}.`,
+      );
+    }
+    if (blank && field.required && stored.data[field.name] !== undefined) {
+      data[field.name] = stored.data[field.name];
     }
   }
   return data;

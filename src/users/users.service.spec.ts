@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { describeEachDatabase } from '../../test/support/databases';
 import { hashApiKey } from '../common/auth/api-key';
 import { AppConfig } from '../config/configuration';
+import { secretCipher } from '../common/secrets/secrets-key';
 import { validateEnvironment } from '../config/env.validation';
 import { migrate, openDataSource } from '../database/data-source';
 import { Setting } from './entities/setting.entity';
@@ -22,7 +23,7 @@ describeEachDatabase('UsersService', (database) => {
     const config = new AppConfig(
       validateEnvironment({ DATABASE_URL: database().url, DATA_DIR: database().dataDir }),
     );
-    dataSource = await openDataSource(config.database);
+    dataSource = await openDataSource(config.database, secretCipher(config));
     await migrate(dataSource);
     users = new UsersService(new UsersRepository(dataSource));
   });

@@ -315,7 +315,11 @@ describeEachDatabase('smsgw CLI', (database) => {
       const second = await smsgw(['migrate'], envOf(fresh));
 
       expect(json<{ applied: string[] }>(first)).toEqual({
-        applied: ['InitialSchema1732230000000', 'DispatchWorkers1763800000000'],
+        applied: [
+          'InitialSchema1732230000000',
+          'DispatchWorkers1763800000000',
+          'EncryptAdapterSecrets1764000000000',
+        ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
     });

@@ -398,7 +398,7 @@ describeEachDatabase('get_entries', (database) => {
       expect(rows).toEqual([pick(media, COLUMNS.media)]);
     });
 
-    it('lists phones with adapter_data for test and gammu, and omits it for adapters that hide it or are unknown', async () => {
+    it('lists phones with adapter_data for test and gammu (without its secret pin), and omits it for adapters that hide it or are unknown', async () => {
       const { user, apiKey } = await makeUser(ds);
       const visible = [
         await makePhone(ds, user.id, {
@@ -444,10 +444,13 @@ describeEachDatabase('get_entries', (database) => {
         PHONE_WITHOUT_DATA,
       ]);
       expect(rows).toEqual([
-        ...visible.map((phone) => pick(phone, COLUMNS.phone)),
+        pick(visible[0], COLUMNS.phone),
+        { ...pick(visible[1], COLUMNS.phone), adapter_data: '{"config_file":"/etc/gammurc"}' },
         ...hidden.map((phone) => pick(phone, PHONE_WITHOUT_DATA)),
       ]);
       expect(JSON.stringify(response.body)).not.toContain('secret');
+      expect(JSON.stringify(response.body)).not.toContain('1234');
+      expect(JSON.stringify(response.body)).not.toContain('enc:v1:');
     });
 
     it('lists phone groups with their phones, adapter_data hidden as for phones, and nb_phone', async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { migrate, openDataSource } from '../../src/database/data-source';
-import { testConfig } from '../support/app';
+import { migrate } from '../../src/database/data-source';
+import { openTestDataSource } from '../support/app';
 import {
   FakeOvh,
   FakeServer,
@@ -93,8 +93,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     twilio = await twilioFake();
     const ovh = new FakeOvh(() => ovhServer.url);
     ovhServer = await startFakeServer(ovh.handle);
-    const config = testConfig(database());
-    const ds = await openDataSource(config.database);
+    const ds = await openTestDataSource(database());
     await migrate(ds);
     apiKey = (await makeUser(ds)).apiKey;
     await ds.destroy();

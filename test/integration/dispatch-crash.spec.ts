@@ -2,12 +2,12 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { testConfig } from '../support/app';
+import { openTestDataSource } from '../support/app';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { TestDatabase, createTestDatabase, DATABASE_KINDS } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
-import { openDataSource, migrate } from '../../src/database/data-source';
+import { migrate } from '../../src/database/data-source';
 import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
 
 /*
@@ -137,7 +137,7 @@ async function crashTest(
   const database: TestDatabase = await createTestDatabase(kind);
   const kannel = new FakeKannel();
   await kannel.start();
-  const ds = await openDataSource(testConfig(database).database);
+  const ds = await openTestDataSource(database);
   const running = new Processes(script, {
     DATABASE_URL: database.url,
     DATA_DIR: database.dataDir,

@@ -1,7 +1,7 @@
 import { DataSource, QueryFailedError } from 'typeorm';
 import { DriverSql, InsertTree } from '../../src/common/database/driver-sql';
-import { migrate, openDataSource } from '../../src/database/data-source';
-import { testConfig } from '../support/app';
+import { migrate } from '../../src/database/data-source';
+import { openTestDataSource } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { withQueries } from '../support/instruments';
 
@@ -16,7 +16,7 @@ describeEachDatabase('DriverSql', (database) => {
   let next = 0;
 
   beforeAll(async () => {
-    ds = await openDataSource(testConfig(database()).database);
+    ds = await openTestDataSource(database());
     await migrate(ds);
     sql = DriverSql.for(ds);
     userId = await newUser();

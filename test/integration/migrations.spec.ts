@@ -1,7 +1,12 @@
 import { DataSource } from 'typeorm';
-import { AppConfig, DatabaseConfig } from '../../src/config/configuration';
+import { openFields, parseTextRecord } from '../../src/common/secrets/sealed-fields';
+import { SecretsKeyError, secretCipher } from '../../src/common/secrets/secrets-key';
+import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
 import { MIGRATIONS, migrate, openDataSource } from '../../src/database/data-source';
+import { resetSecretsKey, secretCipherOf } from '../../src/database/secrets-key.check';
+import { adapterDataScope } from '../../src/phones/entities/phone.entity';
+import { makeUser } from '../support/factories';
 import {
   createTestDatabase,
   DATABASE_KINDS,
@@ -35,6 +40,7 @@ const TABLES = [
   'smsstop',
   'outbox',
   'worker',
+  'secrets_key',
 ];
 
 /** The tables behind the nine entry types: listed as `WHERE id_user = ? ORDER BY id`. */
@@ -73,10 +79,12 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
 
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => new migration().name ?? migration.name);
 
-function databaseConfig(database: TestDatabase): DatabaseConfig {
-  return new AppConfig(
-    validateEnvironment({ DATABASE_URL: database.url, DATA_DIR: database.dataDir }),
-  ).database;
+/** The database opened as the app opens it, with the key kept in its DATA_DIR by default. */
+function open(database: TestDatabase, env: Record<string, string> = {}): Promise<DataSource> {
+  const config = new AppConfig(
+    validateEnvironment({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, ...env }),
+  );
+  return openDataSource(config.database, secretCipher(config));
 }
 
 interface IndexShape {
@@ -130,7 +138,7 @@ describeEachDatabase('migrations', (database) => {
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await openDataSource(databaseConfig(database()));
+    dataSource = await open(database());
   });
   afterAll(async () => {
     await dataSource?.destroy();
@@ -209,10 +217,7 @@ describeOnMariaDb('migrations under concurrent boots [mariadb]', () => {
   });
 
   it('lets two processes migrate one fresh database at once, applying each migration once', async () => {
-    dataSources.push(
-      await openDataSource(databaseConfig(database)),
-      await openDataSource(databaseConfig(database)),
-    );
+    dataSources.push(await open(database), await open(database));
 
     const results = await Promise.all(dataSources.map((dataSource) => migrate(dataSource)));
 
@@ -222,3 +227,203 @@ describeOnMariaDb('migrations under concurrent boots [mariadb]', () => {
     expect(await existingTables(dataSources[1])).toEqual([...TABLES, 'migrations']);
   });
 });
+
+describeEachDatabase('the migration encrypting stored credentials', (database) => {
+  const ENCRYPTING = 'EncryptAdapterSecrets1764000000000';
+  /** Phones as an older smsgw stored them, credentials in clear. */
+  const PLAIN: Array<{ adapter: string; adapter_data: string | null; secrets: string[] }> = [
+    {
+      adapter: 'kannel',
+      adapter_data: JSON.stringify({
+        kannel_sendsms_url: 'http://smsbox.test/cgi-bin/sendsms',
+        username: 'smsgw',
+        password: 'kannel-pw-1',
+        from: 'smsgw',
+      }),
+      secrets: ['password'],
+    },
+    {
+      adapter: 'twilio',
+      adapter_data: JSON.stringify({ account_sid: 'AC1', auth_token: 'tw-2', number: '+33611' }),
+      secrets: ['auth_token'],
+    },
+    {
+      adapter: 'ovh_shortcode',
+      adapter_data: JSON.stringify({
+        service_name: 's',
+        app_key: 'ak',
+        app_secret: 'ovh-as-3',
+        consumer_key: 'ovh-ck-4',
+      }),
+      secrets: ['app_secret', 'consumer_key'],
+    },
+    {
+      adapter: 'gammu',
+      adapter_data: JSON.stringify({ config_file: '/etc/gammurc', pin: '5678' }),
+      secrets: ['pin'],
+    },
+    { adapter: 'smpp', adapter_data: JSON.stringify({ host: 'h', port: 2775 }), secrets: [] },
+    { adapter: 'test', adapter_data: '{"delivery":"delivered"}', secrets: [] },
+    { adapter: 'kannel', adapter_data: '[]', secrets: [] },
+    { adapter: 'twilio', adapter_data: null, secrets: [] },
+  ];
+  let dataSource: DataSource;
+  let userId: number;
+
+  beforeAll(async () => {
+    dataSource = await open(database());
+    await migrate(dataSource);
+    await undoUntilUndone(dataSource, ENCRYPTING);
+    userId = (await makeUser(dataSource)).user.id;
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  const phones = async () =>
+    dataSource.query<Array<{ id: number; id_user: number; adapter_data: string | null }>>(
+      'SELECT id, id_user, adapter_data FROM phone ORDER BY id',
+    );
+
+  it('encrypts the secret fields of phones stored before it, and decrypts them in down', async () => {
+    for (const [index, phone] of PLAIN.entries()) {
+      await dataSource.query(
+        'INSERT INTO phone (id_user, name, adapter, adapter_data, priority, status, created_at) ' +
+          "VALUES (?, ?, ?, ?, 0, 'available', '2024-01-01 00:00:00')",
+        [userId, `phone ${index}`, phone.adapter, phone.adapter_data],
+      );
+    }
+    const before = await phones();
+
+    expect(await migrate(dataSource)).toEqual([ENCRYPTING]);
+
+    const cipher = secretCipherOf(dataSource);
+    const after = await phones();
+    for (const [index, phone] of PLAIN.entries()) {
+      const stored = after[index];
+      const plain = parseTextRecord(phone.adapter_data);
+      const encrypted = parseTextRecord(stored.adapter_data);
+      for (const secret of phone.secrets) {
+        expect(encrypted[secret]).toMatch(/^enc:v1:/);
+        expect(stored.adapter_data).not.toContain(plain[secret]);
+      }
+      expect(openFields(cipher, phone.secrets, encrypted, adapterDataScope(stored))).toEqual({
+        values: plain,
+        unreadable: [],
+      });
+      if (phone.secrets.length === 0) {
+        expect(stored.adapter_data).toBe(before[index].adapter_data);
+      }
+    }
+    const fingerprints = await dataSource.query<Array<{ fingerprint: string }>>(
+      'SELECT fingerprint FROM secrets_key',
+    );
+    expect(fingerprints).toEqual([{ fingerprint: cipher.fingerprint }]);
+
+    await dataSource.undoLastMigration({ transaction: 'each' });
+
+    const undone = await phones();
+    expect(undone.map((row) => parseTextRecord(row.adapter_data))).toEqual(
+      before.map((row) => parseTextRecord(row.adapter_data)),
+    );
+    expect(undone.map((row) => row.adapter_data)).not.toContainEqual(
+      expect.stringContaining('enc:v1:'),
+    );
+    const runner = dataSource.createQueryRunner();
+    expect(await runner.hasTable('secrets_key')).toBe(false);
+    await runner.release();
+  });
+
+  it('changes nothing when down meets a value its key cannot decrypt', async () => {
+    await migrate(dataSource);
+    const encrypted = await phones();
+    const other = await open(database(), { SECRETS_KEY: 'cd'.repeat(32) });
+    try {
+      await expect(other.undoLastMigration({ transaction: 'each' })).rejects.toThrow(
+        /^The password of phone \d+ cannot be decrypted with SECRETS_KEY: nothing was changed\.$/,
+      );
+    } finally {
+      await other.destroy();
+    }
+
+    expect(await phones()).toEqual(encrypted);
+  });
+});
+
+describeEachDatabase('the secrets key of a database', (database) => {
+  const OTHER_KEY = { SECRETS_KEY: 'ef'.repeat(32) };
+  const opened: DataSource[] = [];
+  const openWith = async (env: Record<string, string> = {}) => {
+    const dataSource = await open(database(), env);
+    opened.push(dataSource);
+    return dataSource;
+  };
+
+  afterAll(async () => {
+    await Promise.all(opened.map((dataSource) => dataSource.destroy()));
+  });
+
+  it('is the first key that migrates it; another key is then refused, before any migration', async () => {
+    const first = await openWith();
+    await migrate(first);
+    const other = await openWith(OTHER_KEY);
+
+    await expect(migrate(other)).rejects.toThrow(
+      new SecretsKeyError(
+        "SECRETS_KEY is not the key this database's provider credentials were encrypted with: " +
+          'set SECRETS_KEY to that key (restore it from the backup made with the database), ' +
+          "or, if it is lost, run `smsgw secrets reset-key --confirm` and enter the phones' " +
+          'credentials again.',
+      ),
+    );
+    expect(await migrate(first)).toEqual([]);
+  });
+
+  it('names the key file when SECRETS_KEY is unset', async () => {
+    const dataSource = await openWith(OTHER_KEY);
+    await resetSecretsKey(dataSource);
+
+    await expect(migrate(await openWith())).rejects.toThrow(
+      /^The key in .*secrets\.key \(SECRETS_KEY is unset\) is not the key this database's/,
+    );
+  });
+});
+
+const describeRaceOnMariaDb = DATABASE_KINDS.includes('mariadb') ? describe : describe.skip;
+
+describeRaceOnMariaDb('replicas with different keys starting together [mariadb]', () => {
+  let database: TestDatabase;
+  const dataSources: DataSource[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('mariadb');
+  });
+  afterAll(async () => {
+    await Promise.all(dataSources.map((dataSource) => dataSource.destroy()));
+    await database?.drop();
+  });
+
+  it('lets one key in and refuses the other', async () => {
+    dataSources.push(
+      await open(database, { SECRETS_KEY: '01'.repeat(32) }),
+      await open(database, { SECRETS_KEY: '02'.repeat(32) }),
+    );
+
+    const results = await Promise.allSettled(dataSources.map((dataSource) => migrate(dataSource)));
+
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected');
+    expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(SecretsKeyError);
+  });
+});
+
+/** Undoes the latest migrations until `name` is no longer applied. */
+async function undoUntilUndone(dataSource: DataSource, name: string): Promise<void> {
+  const applied = async () =>
+    (await dataSource.query<Array<{ name: string }>>('SELECT name FROM migrations')).map(
+      (row) => row.name,
+    );
+  while ((await applied()).includes(name)) {
+    await dataSource.undoLastMigration({ transaction: 'each' });
+  }
+}

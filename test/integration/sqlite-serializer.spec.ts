@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../support/databases';
-import { migrate, openDataSource } from '../../src/database/data-source';
+import { migrate } from '../../src/database/data-source';
+import { openTestDataSource } from '../support/app';
 
 /*
  * On SQLite one connection serves the whole process: a transaction must not take in the queries
@@ -12,7 +13,7 @@ describe('SQLite transactions beside other callers', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
-    ds = await openDataSource({ type: 'sqlite', path: database.url.slice('sqlite:'.length) });
+    ds = await openTestDataSource(database);
     await migrate(ds);
   });
   afterAll(async () => {

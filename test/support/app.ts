@@ -2,8 +2,10 @@ import { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
+import { secretCipher } from '../../src/common/secrets/secrets-key';
 import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
+import { openDataSource } from '../../src/database/data-source';
 import { TestDatabase } from './databases';
 
 export interface TestApp {
@@ -26,6 +28,18 @@ export function testConfig(database: TestDatabase, env: Record<string, string> =
       ...env,
     }),
   );
+}
+
+/**
+ * The test database opened as the app opens it, with the same secrets key (SECRETS_KEY in `env`,
+ * else the one kept in its DATA_DIR); not migrated.
+ */
+export function openTestDataSource(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+): Promise<DataSource> {
+  const config = testConfig(database, env);
+  return openDataSource(config.database, secretCipher(config));
 }
 
 /** Starts the real application on a free port of 127.0.0.1. */

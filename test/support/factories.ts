@@ -1,5 +1,9 @@
 import { DataSource, ObjectLiteral } from 'typeorm';
+import { AdapterRegistry } from '../../src/adapters/adapter.registry';
+import { ADAPTERS } from '../../src/adapters/adapters.module';
 import { generateApiKey, hashApiKey } from '../../src/common/auth/api-key';
+import { parseTextRecord, sealFields } from '../../src/common/secrets/sealed-fields';
+import { secretCipherOf } from '../../src/database/secrets-key.check';
 import { ConditionalGroup } from '../../src/contacts/entities/conditional-group.entity';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Group, GroupContact } from '../../src/contacts/entities/group.entity';
@@ -13,7 +17,7 @@ import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
 import { PhoneLimit } from '../../src/phones/entities/phone-limit.entity';
-import { Phone } from '../../src/phones/entities/phone.entity';
+import { Phone, adapterDataScope } from '../../src/phones/entities/phone.entity';
 import {
   Scheduled,
   ScheduledConditionalGroup,
@@ -24,6 +28,7 @@ import {
 import { Setting } from '../../src/users/entities/setting.entity';
 import { User } from '../../src/users/entities/user.entity';
 import { DEFAULT_SETTINGS } from '../../src/users/settings';
+import { adapterConfig } from './adapters.factories';
 
 /*
  * Small factories: each inserts one row with sensible defaults, overridable field by field,
@@ -61,8 +66,19 @@ export async function makeUser(
   return { user, apiKey };
 }
 
-export const makePhone = (ds: DataSource, id_user: number, o: Partial<Phone> = {}) =>
-  insert(ds, Phone, {
+/** The real adapters, for the secret fields of their descriptors. */
+const adapters = new AdapterRegistry(ADAPTERS.map((Adapter) => new Adapter(adapterConfig())));
+
+/**
+ * A phone; `adapter_data` is given in clear and stored as the app stores it, its adapter's
+ * secret fields encrypted with the data source's key.
+ */
+export async function makePhone(
+  ds: DataSource,
+  id_user: number,
+  o: Partial<Phone> = {},
+): Promise<Phone> {
+  const phone = await insert(ds, Phone, {
     id_user,
     name: `phone ${next()}`,
     adapter: 'test',
@@ -71,6 +87,16 @@ export const makePhone = (ds: DataSource, id_user: number, o: Partial<Phone> = {
     status: 'available',
     ...o,
   });
+  const secrets = adapters.secretFields(phone.adapter);
+  const data = parseTextRecord(phone.adapter_data);
+  if (secrets.some((field) => field in data)) {
+    phone.adapter_data = JSON.stringify(
+      sealFields(secretCipherOf(ds), secrets, data, adapterDataScope(phone)),
+    );
+    await ds.getRepository(Phone).update({ id: phone.id }, { adapter_data: phone.adapter_data });
+  }
+  return phone;
+}
 
 export const makePhoneLimit = (ds: DataSource, id_phone: number, o: Partial<PhoneLimit> = {}) =>
   insert(ds, PhoneLimit, { id_phone, volume: 10, startpoint: 'today', ...o });

@@ -5,6 +5,7 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { DataSource } from 'typeorm';
 import { migrate, openDataSource } from '../../database/data-source';
+import { secretCipher } from '../secrets/secrets-key';
 import { User } from '../../users/entities/user.entity';
 import { DEFAULT_SETTINGS } from '../../users/settings';
 import { UsersRepository } from '../../users/users.repository';
@@ -74,7 +75,10 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'smsgw-guard-'));
-    dataSource = await openDataSource({ type: 'sqlite', path: join(folder, 'smsgw.sqlite') });
+    dataSource = await openDataSource(
+      { type: 'sqlite', path: join(folder, 'smsgw.sqlite') },
+      secretCipher({ secretsKey: null, dataDir: folder }),
+    );
     await migrate(dataSource);
     repository = new UsersRepository(dataSource);
     users = new UsersService(repository);

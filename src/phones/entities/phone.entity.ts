@@ -18,7 +18,10 @@ export class Phone extends Timestamped {
   @Column({ type: 'varchar', length: 100 })
   adapter!: string;
 
-  /** JSON object string of the adapter's data fields. */
+  /**
+   * JSON object string of the adapter's data fields, those its descriptor flags as secret
+   * encrypted (`enc:v1:…`) within `adapterDataScope` of the phone.
+   */
   @Column({ type: 'text', nullable: true })
   adapter_data!: string | null;
 
@@ -27,4 +30,13 @@ export class Phone extends Timestamped {
 
   @Column({ type: 'varchar', length: 20 })
   status!: PhoneStatus;
+}
+
+/**
+ * What the encryption of a secret field of a phone's `adapter_data` is bound to (with the
+ * field's name): its owner and the phone itself, so that a value copied to another phone, or
+ * another user's, does not decrypt.
+ */
+export function adapterDataScope(phone: Pick<Phone, 'id' | 'id_user'>): string {
+  return `phone/${Number(phone.id_user)}/${Number(phone.id)}/adapter_data`;
 }

@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import { SecretCipher } from '../common/secrets/secret-cipher';
+import { openFields, parseTextRecord, sealFields } from '../common/secrets/sealed-fields';
+import { Phone, adapterDataScope } from '../phones/entities/phone.entity';
+import { AdapterData } from './adapter';
+import { AdapterRegistry } from './adapter.registry';
+
+/** Whose adapter data it is: the phone and its owner, which the encryption is bound to. */
+export type DataOwner = Pick<Phone, 'id' | 'id_user'>;
+
+/** A phone as stored, for what reads its adapter data. */
+export type StoredPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
+
+/** A phone's adapter data as the adapter needs it, and the secret fields that could not be read. */
+export interface OpenedData {
+  data: AdapterData;
+  /** Secret fields whose stored value does not decrypt: they must be entered again. */
+  unreadable: string[];
+}
+
+/**
+ * The one way in and out of `phone.adapter_data`: the fields the adapter's descriptor flags as
+ * secret are stored encrypted, each bound to its field, phone and owner, and never listed.
+ * Everything that reads a phone's data for an adapter (phones, dispatch, callbacks, listeners)
+ * opens it here.
+ */
+@Injectable()
+export class AdapterDataCipher {
+  constructor(
+    private readonly adapters: AdapterRegistry,
+    private readonly cipher: SecretCipher,
+  ) {}
+
+  /** The `adapter_data` column of a phone of `adapter` holding `data`. */
+  seal(adapter: string, data: AdapterData, owner: DataOwner): string {
+    return JSON.stringify(
+      sealFields(this.cipher, this.adapters.secretFields(adapter), data, adapterDataScope(owner)),
+    );
+  }
+
+  /** The phone's data as its adapter needs it. */
+  open(phone: StoredPhone): OpenedData {
+    const { values, unreadable } = openFields(
+      this.cipher,
+      this.adapters.secretFields(phone.adapter),
+      parseTextRecord(phone.adapter_data),
+      adapterDataScope(phone),
+    );
+    return { data: values, unreadable };
+  }
+
+  /**
+   * `adapter_data` as listings show it: nothing (undefined) for adapters that hide their data
+   * or are unknown, else the stored JSON without its secret fields.
+   */
+  visible(phone: Pick<StoredPhone, 'adapter' | 'adapter_data'>): string | null | undefined {
+    if (this.adapters.hidesData(phone.adapter)) {
+      return undefined;
+    }
+    const secrets = this.adapters.secretFields(phone.adapter);
+    if (secrets.length === 0 || phone.adapter_data === null) {
+      return phone.adapter_data;
+    }
+    const data = parseTextRecord(phone.adapter_data);
+    for (const field of secrets) {
+      delete data[field];
+    }
+    return JSON.stringify(data);
+  }
+}
+
+/**
+ * What went wrong with secret fields that could not be read (`OpenedData.unreadable`), as a
+ * clause for the user: "the phone's stored password cannot be decrypted (…)".
+ */
+export function unreadableClause(fields: readonly string[]): string {
+  return (
+    `the phone's stored ${fields.join(' and ')} cannot be decrypted (the server's ` +
+    'secrets key changed, or what is stored was altered)'
+  );
+}
