@@ -12,9 +12,11 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config),
     new EnvelopeExpressAdapter(),
-    { bodyParser: false, bufferLogs: true },
+    // A failure to start rejects, for the caller to tell, rather than Nest's console logger.
+    { bodyParser: false, bufferLogs: true, abortOnError: false, autoFlushLogs: false },
   );
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   app.set('query parser', parseQueryString);
   app.set('x-powered-by', false);
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
+import { SecretsKeyError } from './common/secrets/secrets-key';
 import { AppConfig, loadConfig } from './config/configuration';
 
 async function bootstrap(): Promise<void> {
@@ -15,6 +16,9 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(`smsgw could not start: ${(error as Error).stack ?? String(error)}\n`);
+  // A known configuration problem is one line; anything else comes with its stack.
+  const told =
+    error instanceof SecretsKeyError ? error.message : ((error as Error).stack ?? String(error));
+  process.stderr.write(`smsgw could not start: ${told}\n`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { AdaptersModule } from './adapters/adapters.module';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
+import { SecretsKeyError } from './common/secrets/secrets-key';
 import { ConfigModule } from './config/config.module';
 import { AppConfig, loadConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
@@ -39,8 +40,12 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     bufferLogs: true,
+    // A failure to start is told once, below, rather than by Nest's console logger.
+    abortOnError: false,
+    autoFlushLogs: false,
   });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   app.enableShutdownHooks();
   await app.init();
   if (!app.get(WorkerService).isRunning) {
@@ -51,8 +56,9 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  process.stderr.write(
-    `The smsgw worker could not start: ${(error as Error).stack ?? String(error)}\n`,
-  );
+  // A known configuration problem is one line; anything else comes with its stack.
+  const told =
+    error instanceof SecretsKeyError ? error.message : ((error as Error).stack ?? String(error));
+  process.stderr.write(`The smsgw worker could not start: ${told}\n`);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,39 @@ export interface BuiltApp {
   output(): string;
   /** Stops it (SIGTERM) and resolves once it exited. */
   stop(): Promise<void>;
+}
+
+/** What a process wrote and how it ended. */
+export interface Exited {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a compiled entry point (`main.js`, `worker.js`) with `env` (and PATH only) in `cwd`
+ * until it exits by itself, which a process refusing to start does; killed after 30 s.
+ */
+export function runBuilt(
+  script: string,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Exited> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(DIST, script)],
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+        timeout: 30_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
 }
 
 /** Throws unless `npm run build` (which `npm test` runs) has compiled `dist/`. */
