@@ -49,7 +49,8 @@ const PHONE_FIELDS: Record<string, SchemaObject> = {
     additionalProperties: { type: 'string' },
     description:
       "The adapter's data fields (bracket form `adapter_data[login]=…`, a JSON object, or a " +
-      'JSON object in a string). Other fields are ignored.',
+      'JSON object in a string). Other fields are ignored. Credentials (such as `password`, ' +
+      '`auth_token`) are stored encrypted and never listed.',
   },
   priority: {
     type: 'integer',
