@@ -18,8 +18,9 @@ import { waitFor } from '../support/instruments';
  * captured: provider credentials and API keys travel through every source a POST reads (query
  * string, urlencoded form, JSON, multipart) and the X-Api-Key header, under odd parameter names
  * too, into requests that succeed and requests that fail (bad adapter data, a provider refusing
- * them, an unreachable provider); messages are dispatched through the providers and their
- * receipts come back. Afterwards no secret value appears in the output, raw or encoded.
+ * them, an unreachable provider, a failure of the server logged with its error); messages are
+ * dispatched through the providers and their receipts come back. Afterwards no secret value
+ * appears in the output, raw or encoded.
  */
 
 const KANNEL_PASSWORD = 'kannel-Pw+/=é7c1';
@@ -35,6 +36,7 @@ const GAMMU_PIN = '93716482';
 const GENERIC_SECRET = 'generic-secret-6a1f';
 const NESTED_SECRET = 'nested-secret-9e2c';
 const FOREIGN_KEY = 'f0f0f0f0e1e1e1e1d2d2d2d2c3c3c3c3';
+const FAILING_PASSWORD = 'failing-pw-4d7a';
 const NUMBER = '+33612345678';
 
 /** The forms a value may take in a log line: as is, percent-encoded, form-encoded, JSON. */
@@ -295,12 +297,33 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     kannelPassword = 'changed-on-the-provider';
     expect((await post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe('unavailable');
 
+    // A failure of the server's own (its limits table is gone), logged with its error.
+    const ds = await openTestDataSource(database());
+    await ds.query('DROP TABLE phone_limit');
+    await ds.destroy();
+    kannelPassword = FAILING_PASSWORD;
+    expect(
+      (
+        await request(app.url)
+          .post('/api/phone/')
+          .query({
+            api_key: apiKey,
+            name: 'k500',
+            adapter: 'kannel',
+            ...bracketed(kannelData(FAILING_PASSWORD)),
+            'limits[0][volume]': '1',
+            'limits[0][startpoint]': 'today',
+          })
+      ).status,
+    ).toBe(500);
+
     await app.stop();
     output = app.output();
 
     // The capture holds the request lines, with the secrets masked.
     expect(output).toContain('"url":"/api/phone/?');
     expect(output).toContain('[Redacted]');
+    expect(output).toMatch(/"level":50.*phone_limit/);
     const secrets = [
       apiKey,
       FOREIGN_KEY,
@@ -317,6 +340,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       GAMMU_PIN,
       GENERIC_SECRET,
       NESTED_SECRET,
+      FAILING_PASSWORD,
     ];
     const lines = output.split('\n');
     const leaks = secrets.flatMap((secret) =>
