@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
-import { EnvironmentVariables, validateEnvironment } from './env.validation';
 import { EnvironmentVariables, parseSecretsKey, validateEnvironment } from './env.validation';
 
 export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
