@@ -3,7 +3,6 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
-import { parseQueryString } from './common/params/query-string';
 import { AppConfig } from './config/configuration';
 import { setUpOpenApi } from './openapi';
 
@@ -17,7 +16,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   );
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  app.set('query parser', parseQueryString);
+  // The query string is parsed by the body parsers, with each request's parameter budget.
+  app.set('query parser', false);
   app.set('x-powered-by', false);
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.
   app.set('etag', false);

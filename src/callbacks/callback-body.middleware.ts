@@ -1,7 +1,7 @@
 import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, RequestHandler, Response } from 'express';
 import { AppConfig } from '../config/configuration';
-import { CallbackHttpRequest, readCallbackBody } from './callback-request';
+import { CallbackHttpRequest, readCallbackBody, readCallbackQuery } from './callback-request';
 
 /**
  * Reads a callback's body whatever its type, up to MAX_BODY_BYTES: adapters need its text
@@ -19,6 +19,14 @@ export class CallbackBodyMiddleware implements NestMiddleware {
   }
 
   use(request: CallbackHttpRequest, response: Response, next: NextFunction): void {
+    // Express's query parser is off (the API's body parser reads queries with their budget);
+    // the API-key guard reads `api_key` from here.
+    Object.defineProperty(request, 'query', {
+      value: readCallbackQuery(request.originalUrl),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     this.raw(request, response, (error?: unknown) => {
       if ((error as { type?: string } | undefined)?.type === 'entity.too.large') {
         response.status(413).end();

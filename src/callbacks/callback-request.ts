@@ -1,6 +1,8 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { CallbackRequest } from '../adapters/adapter';
+import { Params } from '../common/params/parse';
+import { paramsFromPairs, queryStringOf } from '../common/params/query-string';
 
 /** A callback's body as its middleware read it: the text, and its fields when it has any. */
 export interface CallbackBody {
@@ -35,6 +37,20 @@ export function toCallbackRequest(
     form: request.callbackBody?.form ?? {},
     rawBody: request.callbackBody?.rawBody ?? '',
   };
+}
+
+/**
+ * A callback's query string with the API's bracket rules, for the API-key guard. Providers are
+ * not told about malformed input (they get no envelope): escapes that are not UTF-8 become
+ * U+FFFD, as the adapters read them, and a query the rules refuse (brackets nested too deep)
+ * counts as no query, so no key. The header size limit bounds its length.
+ */
+export function readCallbackQuery(url: string): Params {
+  try {
+    return paramsFromPairs(new URLSearchParams(queryStringOf(url)));
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -121,7 +137,11 @@ function multipartFields(buffer: Buffer, contentType: string): Promise<Record<st
     parser.on('field', (name, value) => {
       form[name] = value;
     });
-    parser.on('file', (_name, stream) => stream.resume());
+    parser.on('file', (_name, stream) => {
+      // A body cut short inside a file is reported on the file's stream.
+      stream.on('error', () => undefined);
+      stream.resume();
+    });
     parser.on('close', () => resolve(form));
     parser.on('error', () => resolve({}));
     parser.end(buffer);

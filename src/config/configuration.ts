@@ -26,6 +26,8 @@ export class AppConfig {
     fileBytes: number;
     csvBytes: number;
     csvRows: number;
+    /** Parameters of one request: query string and form fields together. */
+    params: number;
   };
   /** Where the real providers' APIs are, so that tests can point them at local fakes. */
   readonly providers: {
@@ -75,6 +77,7 @@ export class AppConfig {
       fileBytes: env.MAX_FILE_BYTES,
       csvBytes: env.MAX_CSV_BYTES,
       csvRows: env.MAX_CSV_ROWS,
+      params: env.MAX_PARAMS,
     };
     this.providers = {
       twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),

@@ -68,6 +68,11 @@ export class EnvironmentVariables {
   @Min(1)
   MAX_CSV_ROWS = 200_000;
 
+  @IsInt()
+  @Min(10)
+  @Max(1_000_000)
+  MAX_PARAMS = 20_000;
+
   @Matches(HTTP_URL, { message: 'TWILIO_API_URL must be an absolute http(s) URL' })
   TWILIO_API_URL = 'https://api.twilio.com';
 
@@ -155,6 +160,7 @@ const INTEGER_VARIABLES = new Set([
   'MAX_FILE_BYTES',
   'MAX_CSV_BYTES',
   'MAX_CSV_ROWS',
+  'MAX_PARAMS',
   'PROVIDER_TIMEOUT_MS',
   'PROVIDER_POLL_INTERVAL_MS',
   'DISPATCH_POLL_MS',

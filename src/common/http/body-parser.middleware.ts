@@ -5,7 +5,13 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppConfig } from '../../config/configuration';
 import { ApiError, ErrorCode } from '../errors/api-error';
-import { parseQueryString } from '../params/query-string';
+import { Params } from '../params/parse';
+import {
+  ParamBudget,
+  paramsFromPairs,
+  parseQueryString,
+  queryStringOf,
+} from '../params/query-string';
 import { MultipartLimits, parseMultipart } from './multipart';
 import { ApiRequest } from './request';
 
@@ -13,9 +19,10 @@ import { ApiRequest } from './request';
 const MAX_FILES = 11;
 
 /**
- * Parses request bodies before authentication (the API key may be a form field, DECISIONS §3):
- * urlencoded and multipart with PHP bracket syntax, JSON, and uploads to a temporary folder
- * under DATA_DIR that is emptied when the response ends. Size overflows are HTTP 413.
+ * Parses the query string and the body before authentication (the API key may be a form field,
+ * DECISIONS §2-3): urlencoded and multipart with PHP bracket syntax, JSON, and uploads to a
+ * temporary folder under DATA_DIR that is emptied when the response ends. Size overflows are
+ * HTTP 413.
  */
 @Injectable()
 export class BodyParserMiddleware implements NestMiddleware {
@@ -23,6 +30,7 @@ export class BodyParserMiddleware implements NestMiddleware {
   private readonly urlencoded: RequestHandler;
   private readonly uploadDir: string;
   private readonly multipartLimits: MultipartLimits;
+  private readonly maxParams: number;
 
   constructor(config: AppConfig) {
     const limits = config.limits;
@@ -40,38 +48,64 @@ export class BodyParserMiddleware implements NestMiddleware {
       largeFileFields: new Set(['numbers_csv']),
       files: MAX_FILES,
     };
+    this.maxParams = limits.params;
   }
 
   use(request: ApiRequest, response: Response, next: NextFunction): void {
-    // Express 5 parses the query string again at every read of `request.query`, and both the
-    // guard and the parameters read it: it is parsed once here and kept on the request.
+    const budget = new ParamBudget(this.maxParams);
+    // Parsed here, once, with the request's budget: Express's own query parser is off.
+    let query: Params;
+    try {
+      query = parseQueryString(queryStringOf(request.originalUrl), budget);
+    } catch (error) {
+      next(error);
+      return;
+    }
     Object.defineProperty(request, 'query', {
-      value: request.query,
+      value: query,
       writable: true,
       enumerable: true,
       configurable: true,
     });
+    const done = (error?: unknown) => next(error);
     const type = request.headers['content-type'] ?? '';
     if (type.startsWith('multipart/form-data')) {
-      // Only multipart bodies bring files.
-      response.on('close', () => void removeUploads(request));
-      parseMultipart(request, this.uploadDir, this.multipartLimits).then((fields) => {
-        request.body = parseQueryString(fields);
-        next();
-      }, next);
+      const parsing = parseMultipart(request, this.uploadDir, this.multipartLimits, budget);
+      // Only multipart bodies bring files. They are removed once the parser let go of them
+      // all: a file removed while still being written would be created again.
+      response.on('close', () => {
+        void parsing.catch(() => undefined).then(() => removeUploads(request));
+      });
+      void parsing.then((fields) => {
+        try {
+          request.body = paramsFromPairs(fields);
+        } catch (error) {
+          done(error);
+          return;
+        }
+        done();
+      }, done);
     } else if (type.startsWith('application/x-www-form-urlencoded')) {
       this.urlencoded(request, response, (error?: unknown) => {
         if (error) {
-          next(bodyError(error));
+          done(bodyError(error));
           return;
         }
-        request.body = parseQueryString(typeof request.body === 'string' ? request.body : '');
-        next();
+        try {
+          request.body = parseQueryString(
+            typeof request.body === 'string' ? request.body : '',
+            budget,
+          );
+        } catch (parseError) {
+          done(parseError);
+          return;
+        }
+        done();
       });
     } else if (/^application\/([\w.+-]+\+)?json/.test(type)) {
       this.json(request, response, (error?: unknown) => {
         if (error) {
-          next(bodyError(error));
+          done(bodyError(error));
           return;
         }
         const body: unknown = request.body;
@@ -79,13 +113,13 @@ export class BodyParserMiddleware implements NestMiddleware {
           body !== undefined &&
           (typeof body !== 'object' || body === null || Array.isArray(body))
         ) {
-          next(ApiError.invalid('the JSON body must be an object of parameters.'));
+          done(ApiError.invalid('the JSON body must be an object of parameters.'));
           return;
         }
-        next();
+        done();
       });
     } else {
-      next();
+      done();
     }
   }
 }

@@ -2,7 +2,9 @@ import busboy from 'busboy';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, WriteStream } from 'node:fs';
 import { extname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { ApiError, ErrorCode } from '../errors/api-error';
+import { ParamBudget, tooManyParams } from '../params/query-string';
 import { ApiRequest, UploadedFile } from './request';
 
 export interface MultipartLimits {
@@ -20,22 +22,45 @@ export function fieldBase(fieldname: string): string {
   return fieldname.replace(/\[.*$/, '');
 }
 
+function malformed(reason: string): ApiError {
+  return ApiError.invalid(`the multipart body is malformed: ${reason}`);
+}
+
+/** Busboy's errors, in words that tell the caller what to fix. */
+function fromParserError(error: Error): ApiError {
+  switch (error.message) {
+    case 'Unexpected end of form':
+    case 'Unexpected end of file':
+      return malformed('it ends before its closing boundary.');
+    case 'Malformed part header':
+      return malformed('the headers of a part are not valid, or longer than 16 KiB.');
+    default:
+      return malformed('it does not follow the multipart/form-data format.');
+  }
+}
+
 /**
  * Streams a multipart body: files go to `uploadDir` under random names (never the client's
- * name as a path), text fields are returned as a urlencoded string so that they are read with
- * exactly the bracket rules of urlencoded bodies. Every limit is enforced while reading, so an
- * oversized body is refused before it is held in memory or on disk.
+ * name as a path), text fields are returned as `[name, value]` pairs, for the bracket rules of
+ * urlencoded bodies. Every limit is enforced while reading, so an oversized body is refused
+ * before it is held in memory or on disk; text fields draw on the request's `budget`.
  * The files written are listed on `request.files` as soon as they start, for clean-up.
+ *
+ * The promise settles once every file written is closed, on success and on every failure (a
+ * malformed or truncated body, a limit, a disk error, the client going away), so the caller's
+ * clean-up finds each file on disk and no write can recreate a file after it was removed. No
+ * error of the parser or of its streams is left without a listener: one would end the process.
  */
 export function parseMultipart(
   request: ApiRequest,
   uploadDir: string,
   limits: MultipartLimits,
-): Promise<string> {
+  budget: ParamBudget,
+): Promise<Array<[string, string]>> {
   return new Promise((resolve, reject) => {
     const files: UploadedFile[] = [];
     request.files = files;
-    const pairs: string[] = [];
+    const fields: Array<[string, string]> = [];
     let fieldBytes = 0;
     let pendingWrites = 0;
     let parserClosed = false;
@@ -48,20 +73,21 @@ export function parseMultipart(
         defParamCharset: 'utf8',
         limits: {
           fieldSize: limits.fieldBytes,
-          fieldNameSize: 200,
+          fields: budget.remaining,
           files: limits.files,
+          // Busboy signals this limit when it is reached, the others when they are exceeded.
+          parts: budget.remaining + limits.files + 1,
           fileSize: Math.max(limits.fileBytes, limits.largeFileBytes),
         },
       });
     } catch {
-      reject(ApiError.invalid('the multipart body is malformed (no boundary).'));
+      reject(malformed('its Content-Type has no boundary.'));
       return;
     }
 
+    const inputs: Readable[] = [];
     const outputs: WriteStream[] = [];
     let failure: Error | undefined;
-    // Settles once every file written so far is closed: the caller's clean-up then finds each
-    // file on disk, and no write can recreate a file after it was removed.
     const settleWhenWritten = () => {
       if (settled || pendingWrites > 0 || (!failure && !parserClosed)) {
         return;
@@ -70,7 +96,8 @@ export function parseMultipart(
       if (failure) {
         reject(failure);
       } else {
-        resolve(pairs.join('&'));
+        budget.take(fields.length);
+        resolve(fields);
       }
     };
     const fail = (error: Error) => {
@@ -81,77 +108,114 @@ export function parseMultipart(
       request.unpipe(parser);
       // Read the rest of the body away so that the error response can be delivered.
       request.resume();
+      for (const input of inputs) {
+        input.resume();
+      }
       for (const output of outputs) {
         output.destroy();
       }
       settleWhenWritten();
     };
-
-    parser.on('field', (name, value, info) => {
-      if (failure) {
-        return;
-      }
-      fieldBytes += name.length + value.length;
-      if (info.valueTruncated) {
-        fail(
-          ApiError.tooLarge(
-            ErrorCode.INVALID_PARAMETER,
-            `${fieldBase(name)} : the value is too large.`,
-          ),
-        );
-      } else if (fieldBytes > limits.fieldBytes) {
-        fail(ApiError.tooLarge(ErrorCode.INVALID_PARAMETER, 'the form fields are too large.'));
-      } else {
-        pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-      }
-    });
-
-    parser.on('file', (name, stream, info) => {
-      if (failure) {
-        stream.resume();
-        return;
-      }
-      const base = fieldBase(name);
-      const limit = limits.largeFileFields.has(base) ? limits.largeFileBytes : limits.fileBytes;
-      const file: UploadedFile = {
-        fieldname: name,
-        originalname: info.filename ?? '',
-        mimetype: info.mimeType,
-        path: join(uploadDir, randomBytes(16).toString('hex') + safeExtension(info.filename)),
-        size: 0,
-      };
-      files.push(file);
-      const output = createWriteStream(file.path);
-      outputs.push(output);
-      pendingWrites += 1;
-      output.on('close', () => {
-        pendingWrites -= 1;
-        settleWhenWritten();
-      });
-      // A disk that refuses the file is the server's failure, not the caller's: a 500.
-      output.on('error', fail);
-      const tooLarge = () => {
-        stream.unpipe(output);
-        output.destroy();
-        stream.resume();
-        fail(
-          ApiError.tooLarge(
-            ErrorCode.CANNOT_UPLOAD_FILE,
-            `${base} : the file is larger than ${limit} bytes.`,
-          ),
-        );
-      };
-      stream.on('data', (chunk: Buffer) => {
-        file.size += chunk.length;
-        if (file.size > limit) {
-          tooLarge();
+    /** An event handler that turns anything it throws into the request's failure. */
+    const guarded =
+      <A extends unknown[]>(handler: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          handler(...args);
+        } catch (error) {
+          fail(error as Error);
         }
-      });
-      // Busboy stops a file at its own (largest) limit without passing the excess on.
-      stream.on('limit', tooLarge);
-      stream.pipe(output);
-    });
+      };
 
+    parser.on(
+      'field',
+      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+        if (failure) {
+          return;
+        }
+        if (!name) {
+          fail(malformed('a part has no field name (name="…" in its Content-Disposition).'));
+          return;
+        }
+        fieldBytes += name.length + value.length;
+        if (info.valueTruncated) {
+          fail(
+            ApiError.tooLarge(
+              ErrorCode.INVALID_PARAMETER,
+              `${fieldBase(name)} : the value is too large.`,
+            ),
+          );
+        } else if (fieldBytes > limits.fieldBytes) {
+          fail(ApiError.tooLarge(ErrorCode.INVALID_PARAMETER, 'the form fields are too large.'));
+        } else {
+          fields.push([name, value]);
+        }
+      }),
+    );
+
+    parser.on(
+      'file',
+      guarded((name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
+        // Busboy reports a body cut short inside a file on the file's own stream.
+        stream.on('error', (error) => fail(fromParserError(error)));
+        inputs.push(stream);
+        if (failure) {
+          stream.resume();
+          return;
+        }
+        if (!name) {
+          stream.resume();
+          fail(malformed('a part has no field name (name="…" in its Content-Disposition).'));
+          return;
+        }
+        const base = fieldBase(name);
+        const limit = limits.largeFileFields.has(base) ? limits.largeFileBytes : limits.fileBytes;
+        const file: UploadedFile = {
+          fieldname: name,
+          originalname: info.filename ?? '',
+          mimetype: info.mimeType,
+          path: join(uploadDir, randomBytes(16).toString('hex') + safeExtension(info.filename)),
+          size: 0,
+        };
+        files.push(file);
+        const output = createWriteStream(file.path);
+        outputs.push(output);
+        pendingWrites += 1;
+        output.on('close', () => {
+          pendingWrites -= 1;
+          settleWhenWritten();
+        });
+        // A disk that refuses the file is the server's failure, not the caller's: a 500.
+        output.on('error', fail);
+        const tooLarge = () => {
+          stream.unpipe(output);
+          output.destroy();
+          stream.resume();
+          fail(
+            ApiError.tooLarge(
+              ErrorCode.CANNOT_UPLOAD_FILE,
+              `${base} : the file is larger than ${limit} bytes.`,
+            ),
+          );
+        };
+        stream.on(
+          'data',
+          guarded((chunk: Buffer) => {
+            file.size += chunk.length;
+            if (file.size > limit) {
+              tooLarge();
+            }
+          }),
+        );
+        // Busboy stops a file at its own (largest) limit without passing the excess on.
+        stream.on('limit', guarded(tooLarge));
+        stream.pipe(output);
+      }),
+    );
+
+    const tooMany = () => fail(tooManyParams(budget.limit));
+    parser.on('fieldsLimit', tooMany);
+    parser.on('partsLimit', tooMany);
     parser.on('filesLimit', () =>
       fail(
         ApiError.tooLarge(
@@ -160,10 +224,16 @@ export function parseMultipart(
         ),
       ),
     );
-    parser.on('error', () => fail(ApiError.invalid('the multipart body is malformed.')));
+    parser.on('error', (error: Error) => fail(fromParserError(error)));
     parser.on('close', () => {
       parserClosed = true;
       settleWhenWritten();
+    });
+    // A client that goes away mid-body sends no end: without this, its files would stay open.
+    request.on('close', () => {
+      if (!request.complete) {
+        fail(malformed('the client closed the connection before the end of the body.'));
+      }
     });
 
     request.pipe(parser);

@@ -1,6 +1,8 @@
 import { ApiError, ErrorCode, httpStatusOf } from '../errors/api-error';
 import { asList, parseBoolean, parseId, parseIdList, parseOptionalString } from './parse';
-import { parseQueryString } from './query-string';
+import { ParamBudget, parseQueryString as parseWithBudget } from './query-string';
+
+const parseQueryString = (source: string) => parseWithBudget(source, new ParamBudget(1000));
 
 /** The ApiError thrown by `run`, or a failure when nothing is thrown. */
 function thrown(run: () => unknown): ApiError {
