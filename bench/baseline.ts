@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { createPool } from 'mysql2/promise';
-import { parse } from 'qs';
+import { ParamBudget, parseQueryString } from '../src/common/params/query-string';
 
 /**
  * The baseline of the throughput figures: a bare node:http server doing what an accepted
@@ -20,8 +20,10 @@ export async function startBaseline(
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const query = parse((request.url ?? '').split('?')[1] ?? '');
-      const body = parse(Buffer.concat(chunks).toString());
+      // The API's own parser, with the same budget: parsing costs the same on both sides.
+      const budget = new ParamBudget(20_000);
+      const query = parseQueryString((request.url ?? '').split('?')[1] ?? '', budget);
+      const body = parseQueryString(Buffer.concat(chunks).toString(), budget);
       const params = { ...query, ...body } as Record<string, string | string[] | undefined>;
       const key = typeof params.api_key === 'string' ? params.api_key : '';
       const hash = createHash('sha256').update(key).digest('hex');
