@@ -2,7 +2,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { CallbackRequest } from '../adapters/adapter';
 import { Params } from '../common/params/parse';
-import { paramsFromPairs, queryStringOf } from '../common/params/query-string';
+import { MAX_BRACKET_DEPTH, paramsFromPairs, queryStringOf } from '../common/params/query-string';
 
 /** A callback's body as its middleware read it: the text, and its fields when it has any. */
 export interface CallbackBody {
@@ -97,7 +97,11 @@ function decode(buffer: Buffer, charset: string): string {
   }
 }
 
-/** A JSON object's values as strings; nested values named as a form would name them, `a[b]`. */
+/**
+ * A JSON object's values as strings; nested values named as a form would name them, `a[b]`,
+ * down to the bracket depth the API reads (deeper ones are left out, so that no nesting can
+ * exhaust the stack).
+ */
 function flattenJson(text: string): Record<string, string> {
   let value: unknown;
   try {
@@ -106,18 +110,22 @@ function flattenJson(text: string): Record<string, string> {
     return {};
   }
   const form: Record<string, string> = {};
-  const visit = (name: string, item: unknown) => {
+  // JSON may hold lone surrogates (`"\ud800"`), which adapters cannot encode: they become U+FFFD.
+  const visit = (name: string, item: unknown, depth: number) => {
     if (item !== null && typeof item === 'object') {
-      for (const [key, nested] of Object.entries(item)) {
-        visit(`${name}[${key}]`, nested);
+      if (depth < MAX_BRACKET_DEPTH) {
+        for (const [key, nested] of Object.entries(item)) {
+          visit(`${name}[${key}]`, nested, depth + 1);
+        }
       }
     } else {
-      form[name] = item === null ? '' : typeof item === 'string' ? item : JSON.stringify(item);
+      const text = item === null ? '' : typeof item === 'string' ? item : JSON.stringify(item);
+      form[name.toWellFormed()] = text.toWellFormed();
     }
   };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [key, item] of Object.entries(value)) {
-      visit(key, item);
+      visit(key, item, 0);
     }
   }
   return form;

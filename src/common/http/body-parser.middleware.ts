@@ -5,6 +5,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppConfig } from '../../config/configuration';
 import { ApiError, ErrorCode } from '../errors/api-error';
+import { checkParams } from '../params/check-params';
 import { Params } from '../params/parse';
 import {
   ParamBudget,
@@ -22,7 +23,7 @@ const MAX_FILES = 11;
  * Parses the query string and the body before authentication (the API key may be a form field,
  * DECISIONS §2-3): urlencoded and multipart with PHP bracket syntax, JSON, and uploads to a
  * temporary folder under DATA_DIR that is emptied when the response ends. Size overflows are
- * HTTP 413.
+ * HTTP 413; every parameter is then checked (`checkParams`) before any service sees it.
  */
 @Injectable()
 export class BodyParserMiddleware implements NestMiddleware {
@@ -57,6 +58,7 @@ export class BodyParserMiddleware implements NestMiddleware {
     let query: Params;
     try {
       query = parseQueryString(queryStringOf(request.originalUrl), budget);
+      checkParams(query);
     } catch (error) {
       next(error);
       return;
@@ -67,7 +69,22 @@ export class BodyParserMiddleware implements NestMiddleware {
       enumerable: true,
       configurable: true,
     });
-    const done = (error?: unknown) => next(error);
+    const done = (error?: unknown) => {
+      if (error) {
+        next(error);
+        return;
+      }
+      const body: unknown = request.body;
+      try {
+        if (typeof body === 'object' && body !== null) {
+          checkParams(body as Params);
+        }
+      } catch (checkError) {
+        next(checkError);
+        return;
+      }
+      next();
+    };
     const type = request.headers['content-type'] ?? '';
     if (type.startsWith('multipart/form-data')) {
       const parsing = parseMultipart(request, this.uploadDir, this.multipartLimits, budget);
