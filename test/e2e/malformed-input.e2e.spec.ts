@@ -11,7 +11,7 @@ import { makePhone, makeUser } from '../support/factories';
 /*
  * Input that is well-formed HTTP but not well-formed parameters, over real HTTP against the real
  * app: text that is not Unicode, escapes that are not UTF-8, nesting past the bracket syntax,
- * and more parameters than MAX_PARAMS. Each is INVALID_PARAMETER
+ * more parameters than MAX_PARAMS, and paths Express cannot decode. Each is INVALID_PARAMETER
  * naming the parameter (never a 500), and nothing is written. Provider callbacks get no
  * envelope but must not fail on the same input either.
  */
@@ -266,6 +266,24 @@ describeEachDatabase('malformed parameters', (database) => {
 
       expect(response.status).toBe(200);
     });
+  });
+
+  describe('paths Express cannot decode', () => {
+    it.each([['/api/phone/%zz/'], ['/api/phone/%E0%A4%A/'], ['/api/list/%FF/']])(
+      'answers %s with 400 error 2 in our words, naming the segment',
+      async (path) => {
+        const response = await request(t.url).post(path).query({ api_key: apiKey });
+        const segment = path.split('/').find((part) => part.includes('%'));
+
+        expectInvalid(
+          response,
+          400,
+          `the path segment "${segment}" is not valid: each % must start an escape (two hex ` +
+            'digits) of UTF-8 text.',
+        );
+        expect(response.body.message).not.toMatch(/Failed to decode/);
+      },
+    );
   });
 
   describe('provider callbacks on the same input: an answer, never a 500', () => {

@@ -17,7 +17,12 @@ function answer(exception: unknown, headersSent = false): { status?: number; bod
       return this;
     },
   };
-  const request = { id: 'req-42', method: 'GET', path: '/api/list/phone/' };
+  const request = {
+    id: 'req-42',
+    method: 'GET',
+    path: '/api/list/phone/',
+    originalUrl: '/api/list/phone/?x=1',
+  };
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
   } as unknown as ArgumentsHost;
@@ -55,11 +60,14 @@ describe('ApiExceptionFilter', () => {
     expect(body?.message).toContain('GET /api/list/phone/');
   });
 
-  it('answers another framework client error as 400 INVALID_PARAMETER', () => {
-    const { status, body } = answer(new BadRequestException('bad'));
+  it('answers another framework client error as 400 INVALID_PARAMETER, in our words', () => {
+    const { status, body } = answer(new BadRequestException('Express says bad'));
 
     expect(status).toBe(400);
     expect(body?.error).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(body?.message).toBe(
+      'You have specified an invalid parameter : the request could not be read (HTTP 400).',
+    );
   });
 
   it.each(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY'])(

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiError, ErrorCode, httpStatusOf } from '../errors/api-error';
+import { displayName } from '../params/query-string';
 import { errorEnvelope } from './envelope';
 import { ApiRequest } from './request';
 
@@ -26,8 +27,9 @@ const UNAVAILABLE_CODES = new Set([
 
 /**
  * The one place where failures become responses: an `ApiError` becomes its envelope and status;
- * a framework error (unknown route, bad method) its nearest API error; anything else a 500 or 503
- * whose message carries the request id and nothing internal, while the log keeps the whole error.
+ * a framework error (unknown route, bad method, a path that does not decode) its nearest API
+ * error, in our words; anything else a 500 or 503 whose message carries the request id and
+ * nothing internal, while the log keeps the whole error.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -58,7 +60,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
         );
       }
       if (status < 500) {
-        return new ApiError(ErrorCode.INVALID_PARAMETER, exception.message);
+        // Express's text ("Failed to decode param …") is not ours to show: say what is wrong.
+        const segment = undecodableSegment(request.originalUrl);
+        return ApiError.invalid(
+          segment === undefined
+            ? `the request could not be read (HTTP ${status}).`
+            : `the path segment "${displayName(segment)}" is not valid: each % must start an ` +
+                'escape (two hex digits) of UTF-8 text.',
+        );
       }
     }
     const requestId = String(request.id ?? 'none');
@@ -80,4 +89,17 @@ export class ApiExceptionFilter implements ExceptionFilter {
       `Request id: ${requestId}; the server log holds the details.`,
     );
   }
+}
+
+/** The first segment of the URL's path that does not decode, as the router decodes them. */
+function undecodableSegment(url: string): string | undefined {
+  const end = url.indexOf('?');
+  return (end < 0 ? url : url.slice(0, end)).split('/').find((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });
 }
