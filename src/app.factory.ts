@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
+import { answerMalformedRequests } from './common/http/malformed-requests';
 import { AppConfig } from './config/configuration';
 import { setUpOpenApi } from './openapi';
 
@@ -16,6 +17,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   );
   app.useLogger(app.get(Logger));
   app.flushLogs();
+  answerMalformedRequests(app);
   // The query string is parsed by the body parsers, with each request's parameter budget.
   app.set('query parser', false);
   app.set('x-powered-by', false);
