@@ -159,6 +159,29 @@ describe('parseNumbersCsv', () => {
     );
   });
 
+  it.each([
+    ['a number', '0,firstname\n"+33612345678,John\n', 2],
+    ['a later column', 'n,a\n+33612345678,x\n+33612345679,"y\n+33612345670,z\n', 3],
+    ['the header', '"n,a\n+33612345678,x\n', 1],
+    ['a last line without a line end', 'n,a\n+33612345678,"x', 2],
+    ['a value whose quotes are doubled', 'n,a\n+33612345678,"say ""hi""\n', 2],
+  ])(
+    'refuses a quote that is never closed, in %s, naming the line where it opens',
+    async (_case, csv, line) => {
+      await expectInvalid(
+        parse(csv),
+        `csv : line ${line} opens a quoted value that is never closed (a " is missing).`,
+      );
+    },
+  );
+
+  it('refuses an unclosed quote whatever the chunks the file arrives in', async () => {
+    await expectInvalid(
+      parse(['n,a\n+3361234', '5678,"x\n+336', '12345679,y\n']),
+      'csv : line 2 opens a quoted value that is never closed (a " is missing).',
+    );
+  });
+
   it('reads CRLF line ends', async () => {
     await expect(parse('n,a\r\n+33612345678,x\r\n+33612345679,y\r\n')).resolves.toEqual([
       { number: '+33612345678', data: '{"a":"x"}' },

@@ -25,6 +25,7 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 export const MAX_DATA_BYTES = 65_535;
 
 const ROW_TOO_LONG = 'Row exceeds the maximum size';
+const UNCLOSED_QUOTE = 'Unclosed quote';
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
@@ -35,8 +36,8 @@ const QUOTE = 0x22;
  * headers, stripped of every non-word character, name the template data. Line numbers count the
  * header as line 1, one per CSV record. Differences from RaspiSMS, which answered them with a 500
  * or an error on a blank line: blank lines (and lines of separators only) are skipped, a line
- * longer than the header is refused with its number, a UTF-8 BOM is ignored, and the number is
- * always the first column even when a later header repeats its name.
+ * longer than the header is refused with its number, so is a quote never closed, a UTF-8 BOM is
+ * ignored, and the number is always the first column even when a later header repeats its name.
  * Throws ApiError: INVALID_PARAMETER `csv : …`, or 413 CANNOT_UPLOAD_FILE past `maxRows`.
  */
 export async function parseNumbersCsv(
@@ -78,16 +79,37 @@ export async function parseNumbersCsv(
   });
 
   const parser = csvParser({ headers: false, maxRowBytes: maxLineBytes });
+  const state = (parser as unknown as { state: { lineNumber: number; quoted: boolean } }).state;
+  // csv-parser ends a file that is still inside quotes as if they closed there, reading the
+  // rest of the file as one value (where a number could still be found): refused instead.
+  const flush = parser._flush?.bind(parser);
+  parser._flush = (done: TransformCallback) => {
+    if (state.quoted) {
+      done(new Error(UNCLOSED_QUOTE));
+    } else if (flush) {
+      flush(done);
+    } else {
+      done();
+    }
+  };
   try {
     await pipeline(input, new BackslashEscapes(), parser, collect);
   } catch (error) {
     if (error instanceof ApiError) {
       throw error;
     }
+    if (error instanceof Error && error.message === UNCLOSED_QUOTE) {
+      // Every line before the quote was read: the next one holds it.
+      throw ApiError.invalid(
+        `csv : line ${state.lineNumber + 1} opens a quoted value that is never closed ` +
+          '(a " is missing).',
+      );
+    }
     if (error instanceof Error && error.message === ROW_TOO_LONG) {
       // Rows the parser had read ahead are dropped with the error: only its own count is right.
-      const parsed = (parser as unknown as { state: { lineNumber: number } }).state.lineNumber;
-      throw ApiError.invalid(`csv : line ${parsed + 1} is longer than ${maxLineBytes} bytes.`);
+      throw ApiError.invalid(
+        `csv : line ${state.lineNumber + 1} is longer than ${maxLineBytes} bytes.`,
+      );
     }
     throw ApiError.invalid('csv : the file could not be read.');
   }

@@ -286,6 +286,29 @@ describeEachDatabase('malformed parameters', (database) => {
     );
   });
 
+  describe('numbers_csv', () => {
+    it('refuses a quote that is never closed with 400 naming its line, and creates nothing', async () => {
+      const { body, contentType } = curlMultipart([
+        { name: 'text', value: 'Hello' },
+        { name: 'numbers_csv', value: '0,firstname\n"+33612345678,John\n', filename: 'n.csv' },
+      ]);
+
+      const response = await request(t.url)
+        .post('/api/scheduled/')
+        .query({ api_key: apiKey })
+        .set('Content-Type', contentType)
+        .send(body);
+
+      expectInvalid(
+        response,
+        400,
+        'csv : line 2 opens a quoted value that is never closed (a " is missing).',
+      );
+      const listed = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+      expect(listed.body.response).toEqual([]);
+    });
+  });
+
   describe('provider callbacks on the same input: an answer, never a 500', () => {
     const reception = (phoneId: number) =>
       request(t.url).post(`/callback/reception/test/${phoneId}/`).query({ api_key: apiKey });
