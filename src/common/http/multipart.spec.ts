@@ -203,6 +203,18 @@ describe('parseMultipart', () => {
     );
   });
 
+  it('refuses a field in a charset it cannot decode with 400, naming the field', async () => {
+    const answer = await raw(
+      '--X\r\nContent-Disposition: form-data; name="text"\r\n' +
+        'Content-Type: text/plain; charset=nope\r\n\r\nv\r\n--X--\r\n',
+    );
+
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).message).toContain(
+      'the multipart body is malformed: the charset of the field text is not supported; send UTF-8.',
+    );
+  });
+
   it('refuses part headers over 16 KiB with 400', async () => {
     const answer = await raw(
       `--X\r\nContent-Disposition: form-data; name="text"\r\nX-Pad: ${'a'.repeat(17 * 1024)}\r\n\r\nv\r\n--X--\r\n`,

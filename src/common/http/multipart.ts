@@ -129,12 +129,19 @@ export function parseMultipart(
 
     parser.on(
       'field',
-      guarded((name: string | undefined, value: string, info: busboy.FieldInfo) => {
+      guarded((name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
         if (failure) {
           return;
         }
         if (!name) {
           fail(malformed('a part has no field name (name="…" in its Content-Disposition).'));
+          return;
+        }
+        // Busboy gives no text for a part in a charset it cannot decode.
+        if (typeof value !== 'string') {
+          fail(
+            malformed(`the charset of the field ${fieldBase(name)} is not supported; send UTF-8.`),
+          );
           return;
         }
         fieldBytes += name.length + value.length;
