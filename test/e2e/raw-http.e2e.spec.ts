@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { createTestDatabase, TestDatabase } from '../support/databases';
+import { exchange, RawAnswer } from '../support/raw-http';
 
 /*
  * What Node's HTTP layer refuses before the app runs, sent byte for byte on raw sockets to the
@@ -9,47 +10,6 @@ import { createTestDatabase, TestDatabase } from '../support/databases';
  * with `Connection: close`, and the server then closes the connection. (No database is
  * involved, so this runs on SQLite only.)
  */
-
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** Whether the server closed the connection (the client never does here). */
-  closedByServer: boolean;
-}
-
-/** Writes `bytes` and reads until the server closes the connection (5 s at most). */
-function exchange(url: string, bytes: string | Buffer): Promise<RawAnswer> {
-  const { port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let closedByServer = false;
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
-    const timer = setTimeout(() => socket.destroy(), 5000);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', () => {
-      closedByServer = true;
-    });
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('latin1');
-      const split = text.indexOf('\r\n\r\n');
-      const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0),
-        headers,
-        body: Buffer.from(text.slice(split + 4), 'latin1').toString('utf8'),
-        closedByServer,
-      });
-    });
-  });
-}
 
 /** A complete envelope answer with `status`, error 2 and a message of ours, then a close. */
 function expectEnvelope(answer: RawAnswer, status: number, detail: RegExp): void {
