@@ -158,6 +158,12 @@ describe('parseQueryString (DECISIONS §2: PHP bracket syntax everywhere)', () =
     expect(parseQueryString('a[5]=x&a[]=y&a[2]=z')).toEqual({ a: ['z', 'x', 'y'] });
   });
 
+  it('finds an index again in any order, and keeps the list in index order', () => {
+    expect(parseQueryString('a[2][x]=1&a[0][y]=2&a[2][z]=3&a[1]=4&a[0][w]=5&a[]=6&a[1]=7')).toEqual(
+      { a: [{ y: '2', w: '5' }, ['4', '7'], { x: '1', z: '3' }, '6'] },
+    );
+  });
+
   it('makes a map of a bag mixing indexes and names', () => {
     expect(parseQueryString('a[0]=x&a[k]=y')).toEqual({ a: { 0: 'x', k: 'y' } });
   });

@@ -131,29 +131,70 @@ type Slot = string | Repeated | Bag;
 
 /**
  * The keys given under one name, list indexes apart, as they decide whether it is a list.
- * `named` is already the map it becomes (null-prototype objects are costly to make: one each).
+ * `slots` holds what the indexes hold, in the order they came. While they are exactly 0, 1, 2…
+ * (appends, the usual lists) nothing else is kept; otherwise `indexes` lists them, and
+ * `positions` finds one, made the first time it is needed. With tens of thousands of bags in a
+ * body, each object less is time the garbage collector does not take from other clients.
+ * `named` is already the map the bag becomes.
  */
 class Bag {
-  indexed: Map<number, Slot> | null = null;
+  slots: Slot[] | null = null;
+  /** Null while the indexes are 0, 1, 2… in that order. */
+  indexes: number[] | null = null;
+  /** Whether `indexes` ascends, as it does unless an index came after a larger one. */
+  ascending = true;
+  positions: Map<number, number> | null = null;
   named: Record<string, Slot> | null = null;
   /** PHP's next index for `[]`: one past the largest index so far. */
   next = 0;
 
   get(key: string | number): Slot | undefined {
-    return typeof key === 'number' ? this.indexed?.get(key) : this.named?.[key];
+    if (typeof key === 'string') {
+      return this.named?.[key];
+    }
+    const position = this.positionOf(key);
+    return position === undefined ? undefined : this.slots?.[position];
   }
 
   set(key: string | number, slot: Slot): void {
-    if (typeof key === 'number') {
-      this.indexed ??= new Map();
-      this.indexed.set(key, slot);
-      if (key >= this.next) {
-        this.next = key + 1;
-      }
-    } else {
+    if (typeof key === 'string') {
       this.named ??= Object.create(NOTHING) as Record<string, Slot>;
       this.named[key] = slot;
+      return;
     }
+    const slots = (this.slots ??= []);
+    const position = this.positionOf(key);
+    if (position !== undefined) {
+      slots[position] = slot;
+      return;
+    }
+    if (this.indexes === null && key !== slots.length) {
+      this.indexes = slots.map((_slot, index) => index);
+    }
+    if (this.indexes !== null) {
+      this.ascending &&= key >= this.next;
+      this.positions?.set(key, this.indexes.length);
+      this.indexes.push(key);
+    }
+    slots.push(slot);
+    this.next = Math.max(this.next, key + 1);
+  }
+
+  private positionOf(index: number): number | undefined {
+    if (this.slots === null || index >= this.next) {
+      return undefined;
+    }
+    if (this.indexes === null) {
+      return index;
+    }
+    const last = this.indexes.length - 1;
+    if (this.indexes[last] === index) {
+      return last;
+    }
+    if (this.positions === null) {
+      this.positions = new Map(this.indexes.map((known, position) => [known, position]));
+    }
+    return this.positions.get(index);
   }
 }
 
@@ -228,6 +269,7 @@ export class ParamsBuilder {
     put(bag, key, value);
   }
 
+  /** The parameters; once only, as the bags are turned into them in place. */
   build(): Params {
     return toMap(this.root);
   }
@@ -280,29 +322,26 @@ function toMap(bag: Bag): Params {
     map[key] = toValue(map[key] as Slot);
   }
   // Index keys come first in any object, whatever the order of insertion.
-  bag.indexed?.forEach((slot, index) => {
-    map[index] = toValue(slot);
+  bag.slots?.forEach((slot, position) => {
+    map[bag.indexes?.[position] ?? position] = toValue(slot);
   });
   return map;
 }
 
+/** The bag as a list in index order: its `slots`, turned into the result in place if in order. */
 function toList(bag: Bag): unknown[] {
-  const indexed = bag.indexed ?? new Map<number, Slot>();
-  let previous = -1;
-  let ordered = true;
-  indexed.forEach((_slot, index) => {
-    ordered &&= index > previous;
-    previous = index;
-  });
-  const list: unknown[] = [];
-  if (ordered) {
-    indexed.forEach((slot) => list.push(toValue(slot)));
-  } else {
-    for (const index of [...indexed.keys()].sort((a, b) => a - b)) {
-      list.push(toValue(indexed.get(index) as Slot));
+  const slots: unknown[] = bag.slots ?? [];
+  const indexes = bag.indexes;
+  if (indexes === null || bag.ascending) {
+    for (let position = 0; position < slots.length; position += 1) {
+      slots[position] = toValue(slots[position] as Slot);
     }
+    return slots;
   }
-  return list;
+  return indexes
+    .map((index, position) => ({ index, position }))
+    .sort((a, b) => a.index - b.index)
+    .map(({ position }) => toValue(slots[position] as Slot));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
