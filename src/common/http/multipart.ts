@@ -93,8 +93,11 @@ export function parseMultipart(
         return;
       }
       settled = true;
+      // Never a throw here: this runs in stream event handlers, where one would end the process.
       if (failure) {
         reject(failure);
+      } else if (fields.length > budget.remaining) {
+        reject(tooManyParams(budget.limit));
       } else {
         budget.take(fields.length);
         resolve(fields);
