@@ -20,8 +20,8 @@ import { ApiRequest } from './request';
 const MAX_FILES = 11;
 
 /**
- * Parses the query string and the body before authentication (the API key may be a form field,
- * DECISIONS §2-3): urlencoded and multipart with PHP bracket syntax, JSON, and uploads to a
+ * Parses the query string and the body before authentication (the API key may be a form
+ * field): urlencoded and multipart with PHP bracket syntax, JSON, and uploads to a
  * temporary folder under DATA_DIR that is emptied when the response ends. Size overflows are
  * HTTP 413; every parameter is then checked (`checkParams`) before any service sees it.
  */
