@@ -4,9 +4,8 @@ import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { openDataSource } from '../../src/database/data-source';
 import { closedPort } from '../support/adapters.factories';
-import { testConfig } from '../support/app';
+import { openTestDataSource } from '../support/app';
 import { curlMultipart } from '../support/curl';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -149,7 +148,7 @@ describeEachDatabase('hostile clients against the compiled server', (database) =
 
   beforeAll(async () => {
     server = await ServerProcess.start(database());
-    ds = await openDataSource(testConfig(database()).database);
+    ds = await openTestDataSource(database());
     ({ apiKey } = await makeUser(ds));
   });
   afterAll(async () => {
