@@ -249,6 +249,16 @@ describe('parseMultipart', () => {
     expect((await raw(junk)).status).toBe(413);
   });
 
+  it('refuses with 413 a body larger than its parts may be, data of skipped parts included', async () => {
+    const skipped =
+      '--X\r\nX-Nothing: here\r\n\r\n' + 'v'.repeat(2 * 1024 * 1024) + '\r\n--X--\r\n';
+
+    const answer = await raw(skipped);
+
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).message).toContain('the multipart body is larger than');
+  });
+
   it('closes the files of a client that goes away mid-file, and settles', async () => {
     const opened = () =>
       readdirSync('/proc/self/fd').filter((fd) => {

@@ -17,6 +17,24 @@ export interface MultipartLimits {
   files: number;
 }
 
+/** Room for part headers and boundaries: 64 parts with headers at busboy's 16 KiB limit. */
+const MULTIPART_FRAMING_BYTES = 1024 * 1024;
+
+/**
+ * The most bytes a multipart body may take: its fields, one large file, the other files at the
+ * file limit, and their framing. Busboy skips the data of a part that is neither a field nor a
+ * file without counting it against any limit, so without this bound a client could stream such
+ * data until the server's request timeout.
+ */
+export function maxMultipartBytes(limits: MultipartLimits): number {
+  return (
+    limits.fieldBytes +
+    limits.largeFileBytes +
+    limits.files * limits.fileBytes +
+    MULTIPART_FRAMING_BYTES
+  );
+}
+
 /** `medias[]`, `medias[2]` and `medias` all name the `medias` parameter. */
 export function fieldBase(fieldname: string): string {
   return fieldname.replace(/\[.*$/, '');
@@ -238,6 +256,24 @@ export function parseMultipart(
     parser.on('close', () => {
       parserClosed = true;
       settleWhenWritten();
+    });
+    const maxBytes = maxMultipartBytes(limits);
+    const tooLargeBody = () =>
+      fail(
+        ApiError.tooLarge(
+          ErrorCode.INVALID_PARAMETER,
+          `the multipart body is larger than ${maxBytes} bytes.`,
+        ),
+      );
+    if (Number(request.headers['content-length'] ?? 0) > maxBytes) {
+      tooLargeBody();
+    }
+    let bodyBytes = 0;
+    request.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > maxBytes) {
+        tooLargeBody();
+      }
     });
     // A client that goes away mid-body sends no end: without this, its files would stay open.
     request.on('close', () => {
