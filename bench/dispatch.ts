@@ -19,14 +19,23 @@ import { BenchDatabase, createBenchDatabase } from './database';
  * inserts the same `sended` rows raw (multi-row INSERTs of one batch each), measured in the same
  * run; and the peak resident memory of the dispatching processes per campaign size.
  *
+ * Each setup runs with a templated text (`Hello {{ contact.firstname }}`, rendered per recipient)
+ * and with a plain one (no Twig delimiters: not rendered at all).
+ *
  * Runs the built processes: `npm run build` first. BENCH_MYSQL_URL (default
- * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 20000,100000,300000).
+ * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 20000,100000,300000),
+ * BENCH_TEXTS (default template,plain), BENCH_ENGINES (default SQLite,MariaDB).
  */
 
 const DIST = join(__dirname, '..', 'dist');
 const MYSQL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const SIZES = (process.env.BENCH_RECIPIENTS ?? '20000,100000,300000').split(',').map(Number);
 const BATCH = 500;
+const TEXTS: Readonly<Record<string, string>> = {
+  template: 'Hello {{ contact.firstname }}',
+  plain: 'Hello Ada',
+};
+const TEXT_KINDS = (process.env.BENCH_TEXTS ?? 'template,plain').split(',');
 const STAMP = '2020-01-01 00:00:00';
 /** The campaign waits until the workers are up: their boot is not part of the rate. */
 const NOT_YET = '2999-01-01 00:00:00';
@@ -52,8 +61,8 @@ function configFor(database: BenchDatabase): AppConfig {
 const insertedId = (result: unknown): number =>
   typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
 
-/** A user with one benchmark phone and one message to `recipients` numbers, due. */
-async function seedCampaign(ds: DataSource, recipients: number): Promise<void> {
+/** A user with one benchmark phone and one message of `text` to `recipients` numbers, due. */
+async function seedCampaign(ds: DataSource, recipients: number, text: string): Promise<void> {
   const user = insertedId(
     await ds.query(
       "INSERT INTO user (email, api_key_hash, admin, status, created_at) VALUES ('bench@example.test', ?, 0, 'active', ?)",
@@ -68,8 +77,8 @@ async function seedCampaign(ds: DataSource, recipients: number): Promise<void> {
   );
   const scheduled = insertedId(
     await ds.query(
-      "INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, 'Hello {{ contact.firstname }}', 0, 0, ?, ?)",
-      [user, NOT_YET, phone, STAMP],
+      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
+      [user, NOT_YET, text, phone, STAMP],
     ),
   );
   for (let start = 0; start < recipients; start += BATCH) {
@@ -100,6 +109,7 @@ async function dispatchRun(
   setup: string,
   target: string,
   recipients: number,
+  text: string,
   script: string,
   processes: number,
   env: Record<string, string>,
@@ -110,7 +120,7 @@ async function dispatchRun(
   const children: ChildProcess[] = [];
   try {
     await migrate(ds);
-    await seedCampaign(ds, recipients);
+    await seedCampaign(ds, recipients, text);
     for (let i = 0; i < processes; i++) {
       children.push(
         spawn(process.execPath, [join(DIST, script)], {
@@ -256,6 +266,10 @@ async function rawInsertRate(target: string, recipients: number, style: RawStyle
 }
 
 async function main(): Promise<void> {
+  const unknown = TEXT_KINDS.filter((kind) => TEXTS[kind] === undefined);
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_TEXTS: unknown ${unknown.join(', ')} (template, plain)`);
+  }
   process.stdout.write(
     `bench:dispatch on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n\n`,
   );
@@ -278,30 +292,34 @@ async function main(): Promise<void> {
       const multiRow = await rawInsertRate(target, recipients, 'multi-row');
       const rowByRow = await rawInsertRate(target, recipients, 'row by row');
       for (const [name, script, processes, env] of setups) {
-        const run = await dispatchRun(
-          `${engine} ${name}`,
-          target,
-          recipients,
-          script,
-          processes,
-          env,
-        );
-        rows.push([
-          run.setup,
-          recipients,
-          run.rate.toFixed(0),
-          rowByRow.toFixed(0),
-          (run.rate / rowByRow).toFixed(2),
-          multiRow.toFixed(0),
-          (run.rate / multiRow).toFixed(2),
-          run.peakRssMiB.toFixed(0),
-        ]);
+        for (const kind of TEXT_KINDS) {
+          const run = await dispatchRun(
+            `${engine} ${name}`,
+            target,
+            recipients,
+            TEXTS[kind],
+            script,
+            processes,
+            env,
+          );
+          rows.push([
+            run.setup,
+            kind,
+            recipients,
+            run.rate.toFixed(0),
+            rowByRow.toFixed(0),
+            (run.rate / rowByRow).toFixed(2),
+            multiRow.toFixed(0),
+            (run.rate / multiRow).toFixed(2),
+            run.peakRssMiB.toFixed(0),
+          ]);
+        }
       }
     }
   }
   process.stdout.write(
-    '| setup | recipients | recipients/s | raw row-by-row rows/s | ratio | raw multi-row rows/s | ratio | peak RSS MiB |\n' +
-      '|---|---:|---:|---:|---:|---:|---:|---:|\n',
+    '| setup | text | recipients | recipients/s | raw row-by-row rows/s | ratio | raw multi-row rows/s | ratio | peak RSS MiB |\n' +
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|\n',
   );
   for (const row of rows) {
     process.stdout.write(`| ${row.join(' | ')} |\n`);
