@@ -184,6 +184,17 @@ describe('compileCondition', () => {
       const contact = makeContact({ lastname: `${'a'.repeat(40)}!` });
       expect(matches("contact.lastname matches '/^(a+)+$/'", contact)).toBe(false);
     });
+
+    it('stops a pattern after the time it is given', () => {
+      // Backtracks for some 10 to 100 ms: done within 5 s, stopped within 1 ms.
+      const expression = "not (contact.lastname matches '/^(a+)+$/')";
+      const contact = makeContact({ lastname: `${'a'.repeat(22)}!` });
+      const patient = compileCondition(expression, { patternTimeoutMs: 5000 });
+      const hasty = compileCondition(expression, { patternTimeoutMs: 1 });
+
+      expect(patient.matches(contact, METAS)).toBe(true);
+      expect(hasty.matches(contact, METAS)).toBe(false);
+    });
   });
 
   describe('errors exclude the contact', () => {

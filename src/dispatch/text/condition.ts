@@ -30,6 +30,8 @@ export interface ConditionOptions {
   timeZone?: string;
   /** The clock, for tests. */
   now?: () => Date;
+  /** How long a condition with `matches` may take for one contact, in milliseconds. */
+  patternTimeoutMs?: number;
 }
 
 /** Longer conditions are refused: the longest ones users write fit in a line. */
@@ -37,8 +39,9 @@ export const MAX_CONDITION_LENGTH = 1000;
 /** A range (`1..n`) holds at most this many numbers. */
 export const MAX_RANGE_ITEMS = 10_000;
 /**
- * A condition with `matches` is stopped after this long for one contact: a pattern can backtrack
- * for ages on some texts, and only a watchdog interrupts a regular expression.
+ * A condition with `matches` is stopped after this long for one contact, unless the caller gives
+ * another limit: a pattern can backtrack for ages on some texts, and only a watchdog interrupts a
+ * regular expression.
  */
 export const PATTERN_CONDITION_TIMEOUT_MS = 50;
 
@@ -95,12 +98,13 @@ export function compileCondition(
     return toBool(evaluateNode(tree, scope));
   };
   const bounded = usesOperator(tree, 'matches');
+  const timeoutMs = options.patternTimeoutMs ?? PATTERN_CONDITION_TIMEOUT_MS;
   return {
     error: null,
     matches(contact, metas) {
       try {
         return bounded
-          ? runWithin(PATTERN_CONDITION_TIMEOUT_MS, () => evaluate(contact, metas))
+          ? runWithin(timeoutMs, () => evaluate(contact, metas))
           : evaluate(contact, metas);
       } catch {
         // A PHP error, the watchdog, or anything else (a stack overflow on absurd data): the

@@ -410,6 +410,21 @@ describe('compileTemplate', () => {
         'The template takes longer than 100 ms to render.',
       );
     });
+
+    it('stops a render after the time it is given', () => {
+      // Backtracks for some 10 to 100 ms: done within 5 s, stopped within 1 ms.
+      const source = "{{ contact.lastname matches '/^(a+)+$/' ? 'y' : 'n' }}";
+      const variables = makeVariables({ lastname: `${'a'.repeat(22)}!` });
+
+      expect(compileTemplate(source, { timeLimitMs: 5000 }).render(variables)).toEqual({
+        ok: true,
+        text: 'n',
+      });
+      expect(compileTemplate(source, { timeLimitMs: 1 }).render(variables)).toEqual({
+        ok: false,
+        reason: 'The template takes longer than 1 ms to render.',
+      });
+    });
   });
 
   describe('templates that do not compile', () => {

@@ -1,3 +1,4 @@
+import { renderTooSlow } from './recipient-text';
 import { compileSandboxed, SandboxedTemplate, TemplateProblem } from './twig-sandbox';
 import { TimeLimitExceeded } from './time-limit';
 
@@ -20,8 +21,13 @@ export interface CompiledTemplate {
  * characters, which are at most 2000 UTF-16 code units.
  */
 export const MAX_TEMPLATE_LENGTH = 4_000;
-/** A render that takes longer is stopped. */
+/** A render that takes longer is stopped, unless the caller gives another limit. */
 export const RENDER_TIME_LIMIT_MS = 100;
+
+export interface TemplateOptions {
+  /** How long one render may take, in milliseconds. */
+  timeLimitMs?: number;
+}
 
 /**
  * Compiles a message text as a Twig template, as RaspiSMS renders it when the user's setting
@@ -34,7 +40,8 @@ export const RENDER_TIME_LIMIT_MS = 100;
  * twig-sandbox.ts): allowed tags, filters and functions only, no method calls, no prototypes, no
  * file system, and a bounded render.
  */
-export function compileTemplate(source: string): CompiledTemplate {
+export function compileTemplate(source: string, options: TemplateOptions = {}): CompiledTemplate {
+  const timeLimitMs = options.timeLimitMs ?? RENDER_TIME_LIMIT_MS;
   if (source.length > MAX_TEMPLATE_LENGTH) {
     return failing(
       `The template does not compile: it is longer than ${MAX_TEMPLATE_LENGTH} characters.`,
@@ -61,9 +68,9 @@ export function compileTemplate(source: string): CompiledTemplate {
         };
       }
       try {
-        return { ok: true, text: template.render(context, RENDER_TIME_LIMIT_MS) };
+        return { ok: true, text: template.render(context, timeLimitMs) };
       } catch (error) {
-        return { ok: false, reason: renderFailure(error) };
+        return { ok: false, reason: renderFailure(error, timeLimitMs) };
       }
     },
   };
@@ -81,9 +88,9 @@ function jsonCopy(value: unknown): unknown {
   return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown);
 }
 
-function renderFailure(error: unknown): string {
+function renderFailure(error: unknown, timeLimitMs: number): string {
   if (error instanceof TimeLimitExceeded) {
-    return `The template takes longer than ${RENDER_TIME_LIMIT_MS} ms to render.`;
+    return renderTooSlow(timeLimitMs);
   }
   if (error instanceof TemplateProblem && error.message.startsWith('The template')) {
     return `${error.message}.`;
