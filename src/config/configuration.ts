@@ -60,6 +60,15 @@ export class AppConfig {
   readonly gammuConfigDir: string | null;
   /** Which addresses the destinations users give (provider URLs, SMSC hosts) may reach. */
   readonly outbound: OutboundSettings;
+  /** Template rendering and condition evaluation, which run in a pool of worker threads. */
+  readonly text: {
+    /** Most threads of the pool. */
+    threads: number;
+    /** How long one recipient's render may take. */
+    templateTimeoutMs: number;
+    /** How long a condition with `matches` may take for one contact. */
+    conditionTimeoutMs: number;
+  };
 
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
@@ -97,6 +106,11 @@ export class AppConfig {
     this.outbound = {
       blockPrivate: env.OUTBOUND_BLOCK_PRIVATE,
       allow: parseOutboundAllow(env.OUTBOUND_ALLOW).allow,
+    };
+    this.text = {
+      threads: env.TEXT_THREADS,
+      templateTimeoutMs: env.TEMPLATE_TIMEOUT_MS,
+      conditionTimeoutMs: env.CONDITION_TIMEOUT_MS,
     };
   }
 }

@@ -44,6 +44,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MEDIA_GRACE_HOURS: 24,
       OUTBOUND_BLOCK_PRIVATE: false,
       OUTBOUND_ALLOW: '',
+      TEXT_THREADS: 1,
+      TEMPLATE_TIMEOUT_MS: 100,
+      CONDITION_TIMEOUT_MS: 50,
     });
     expect(env.PUBLIC_URL).toBeUndefined();
     expect(env.GAMMU_CONFIG_DIR).toBeUndefined();
@@ -83,6 +86,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MEDIA_GRACE_HOURS: '2',
       OUTBOUND_BLOCK_PRIVATE: 'true',
       OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
+      TEXT_THREADS: '2',
+      TEMPLATE_TIMEOUT_MS: '20',
+      CONDITION_TIMEOUT_MS: '10',
     });
 
     expect({ ...env }).toEqual({
@@ -112,6 +118,9 @@ describe('validateEnvironment (DECISIONS §10)', () => {
       MEDIA_GRACE_HOURS: 2,
       OUTBOUND_BLOCK_PRIVATE: true,
       OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
+      TEXT_THREADS: 2,
+      TEMPLATE_TIMEOUT_MS: 20,
+      CONDITION_TIMEOUT_MS: 10,
     });
   });
 
@@ -191,6 +200,12 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     ['OUTBOUND_ALLOW', 'http://smsc.internal/'],
     ['OUTBOUND_ALLOW', '10.0.0.0/8/8'],
     ['OUTBOUND_ALLOW', '10.0.0.0/x'],
+    ['TEXT_THREADS', '0'],
+    ['TEXT_THREADS', '9'],
+    ['TEMPLATE_TIMEOUT_MS', '0'],
+    ['TEMPLATE_TIMEOUT_MS', '10001'],
+    ['CONDITION_TIMEOUT_MS', '0'],
+    ['CONDITION_TIMEOUT_MS', 'fast'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 

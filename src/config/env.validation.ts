@@ -119,6 +119,21 @@ export class EnvironmentVariables {
   @Max(8760)
   MEDIA_GRACE_HOURS = 24;
 
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  TEXT_THREADS = 1;
+
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  TEMPLATE_TIMEOUT_MS = 100;
+
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  CONDITION_TIMEOUT_MS = 50;
+
   /** Unset: gammu phones are refused, so that users cannot point gammu at the server's files. */
   @IsOptional()
   @IsString()
@@ -169,6 +184,9 @@ const INTEGER_VARIABLES = new Set([
   'DISPATCH_RETRY_BASE_MS',
   'WORKER_TIMEOUT_MS',
   'MEDIA_GRACE_HOURS',
+  'TEXT_THREADS',
+  'TEMPLATE_TIMEOUT_MS',
+  'CONDITION_TIMEOUT_MS',
 ]);
 
 const BOOLEAN_VALUES: ReadonlyMap<string, boolean> = new Map([
