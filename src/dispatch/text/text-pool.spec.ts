@@ -36,8 +36,14 @@ class SpinningPool extends TextPool {
     'test',
     'fixtures',
     'text-threads',
-    'spinning.worker.js',
+    'spinning.worker.ts',
   );
+}
+
+/** A pool whose threads cannot load their code. */
+class BrokenPool extends TextPool {
+  protected override readonly threadFile = join(__dirname, 'no-such.worker.js');
+  protected override readonly startTimeoutMs = 500;
 }
 
 describe('TextPool', () => {
@@ -107,6 +113,17 @@ describe('TextPool', () => {
         errors: [null, null, expect.stringMatching(/^The condition does not parse: .+\.$/)],
         matched: [[], [0], [1]],
       });
+    });
+  });
+
+  describe('when its threads cannot start', () => {
+    const pool = new BrokenPool(configWith({}));
+    afterAll(() => pool.onApplicationShutdown());
+
+    it('gives the task up rather than leave it waiting', async () => {
+      await expect(pool.render(['-'], [item('a')])).rejects.toThrow(
+        'No text thread started the task within 500 ms: the log says why.',
+      );
     });
   });
 

@@ -27,6 +27,12 @@ const IDLE_TIMEOUT_MS = 30_000;
  */
 const TASK_GRACE_MS = 1_000;
 
+/**
+ * A task no thread has started by then is given up: a thread that cannot load its code reports
+ * it on the pool, but leaves the task waiting.
+ */
+const START_TIMEOUT_MS = 60_000;
+
 /** The task ran past its deadline and its thread was stopped. */
 export class TaskDeadlineExceeded extends Error {}
 
@@ -48,6 +54,7 @@ export class TextPool implements OnApplicationShutdown {
   private piscina: Piscina | null = null;
   /** The code the threads run. */
   protected readonly threadFile: string = WORKER_FILE;
+  protected readonly startTimeoutMs: number = START_TIMEOUT_MS;
 
   constructor(private readonly config: AppConfig) {}
 
@@ -112,9 +119,9 @@ export class TextPool implements OnApplicationShutdown {
         maxThreads: this.config.text.threads,
         idleTimeout: IDLE_TIMEOUT_MS,
       });
-      // A thread that dies between tasks is replaced at the next one; the pool must not throw.
+      // Without a listener the pool would throw this out of the process.
       this.piscina.on('error', (error: unknown) => {
-        this.logger.error({ err: error }, 'A text thread failed outside of any task.');
+        this.logger.error({ err: error }, 'A text thread failed; the next task starts another.');
       });
     }
     return this.piscina;
@@ -170,21 +177,26 @@ export class TextPool implements OnApplicationShutdown {
   private async run<R>(task: Task<TextTask>, deadlineMs: number, signal?: AbortSignal): Promise<R> {
     const { port1: started, port2: startedPort } = new MessageChannel();
     const deadline = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
+    const unstarted = new AbortController();
+    let timer = setTimeout(() => unstarted.abort(), this.startTimeoutMs);
     started.once('message', () => {
+      clearTimeout(timer);
       timer = setTimeout(() => deadline.abort(), deadlineMs);
     });
+    const signals = [deadline.signal, unstarted.signal, ...(signal ? [signal] : [])];
     try {
       return (await this.pool.run(
         { ...task, started: startedPort },
-        {
-          transferList: [startedPort],
-          signal: signal ? AbortSignal.any([deadline.signal, signal]) : deadline.signal,
-        },
+        { transferList: [startedPort], signal: AbortSignal.any(signals) },
       )) as R;
     } catch (error) {
       if (deadline.signal.aborted) {
         throw new TaskDeadlineExceeded(`The text task ran past its ${deadlineMs} ms deadline.`);
+      }
+      if (unstarted.signal.aborted) {
+        throw new Error(
+          `No text thread started the task within ${this.startTimeoutMs} ms: the log says why.`,
+        );
       }
       throw error;
     } finally {
