@@ -8,12 +8,14 @@ import { InitialSchema1732230000000 } from './migrations/1732230000000-InitialSc
 import { DispatchWorkers1763800000000 } from './migrations/1763800000000-DispatchWorkers';
 import { EncryptAdapterSecrets1764000000000 } from './migrations/1764000000000-EncryptAdapterSecrets';
 import { bindSecretCipher, checkSecretsKey } from './secrets-key.check';
+import { OutboxRenderInput1764100000000 } from './migrations/1764100000000-OutboxRenderInput';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
   InitialSchema1732230000000,
   DispatchWorkers1763800000000,
   EncryptAdapterSecrets1764000000000,
+  OutboxRenderInput1764100000000,
 ];
 
 export function dataSourceOptions(

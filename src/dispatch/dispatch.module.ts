@@ -5,7 +5,9 @@ import { MediaModule } from '../media/media.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
+import { RenderingService } from './rendering.service';
 import { SenderService } from './sender.service';
+import { TextPool } from './text/text-pool';
 import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 
 /** The dispatch worker: due messages to providers to `sended` entries (DECISIONS §8). */
@@ -19,8 +21,10 @@ export class DispatchModule {
       providers: [
         DispatchRepository,
         ExpansionService,
+        RenderingService,
         SenderService,
         MediaCollector,
+        TextPool,
         WorkerService,
         { provide: START_WORKER, useValue: startWorker },
         // What listening adapters push (SMPP receipts, polled messages) is stored as callbacks are.

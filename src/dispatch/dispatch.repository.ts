@@ -41,10 +41,25 @@ export interface NewOutboxRow {
   mms: number;
   tag: string | null;
   media_ids: string | null;
-  /** `queued`, or `rejected` when the recipient cannot be sent at all (`error` says why). */
-  state: 'queued' | 'rejected';
+  /**
+   * `queued`; `unrendered` when `text` is a template still to render with `render_input`; or
+   * `rejected` when the recipient cannot be sent at all (`error` says why).
+   */
+  state: 'queued' | 'unrendered' | 'rejected';
   error: string | null;
+  render_input: string | null;
 }
+
+/** A row whose text is a template, as the render reads it. */
+export interface UnrenderedRow {
+  id: number;
+  text: string;
+  media_ids: string | null;
+  render_input: string | null;
+}
+
+/** A render's outcome for one row: its text, or why it has none. */
+export type RenderedRow = { id: number } & ({ text: string } | { reason: string });
 
 /** An outbox row as the sender claims it. */
 export interface OutboxRow {
@@ -114,6 +129,7 @@ const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
   'media_ids',
   'state',
   'error',
+  'render_input',
 ];
 
 const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
@@ -225,6 +241,17 @@ export class DispatchRepository {
     return rows[0] ?? null;
   }
 
+  /** Locks the scheduled message `id` if it is still due and its user active, unless another worker holds it. */
+  async lockDue(manager: EntityManager, id: number, now: string): Promise<DueScheduled | null> {
+    const rows = await manager.query<DueScheduled[]>(
+      'SELECT s.id, s.id_user, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group ' +
+        "FROM scheduled s WHERE s.id = ? AND s.at <= ? AND EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active')" +
+        this.skipLocked,
+      [id, now],
+    );
+    return rows[0] ?? null;
+  }
+
   async settingsOf(manager: EntityManager, userId: number): Promise<Record<string, string>> {
     const rows = await manager.query<Array<{ name: string; value: string | null }>>(
       'SELECT name, value FROM setting WHERE id_user = ?',
@@ -314,6 +341,22 @@ export class DispatchRepository {
     );
   }
 
+  /** Of the user's contacts `ids`, those that still exist, in id order. */
+  contactsByIds(
+    manager: EntityManager,
+    userId: number,
+    ids: readonly number[],
+  ): Promise<ContactRecipient[]> {
+    if (ids.length === 0) {
+      return Promise.resolve([]);
+    }
+    return manager.query<ContactRecipient[]>(
+      'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
+        `WHERE id_user = ? AND id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
+      [userId, ...ids],
+    );
+  }
+
   async mediaIdsOf(manager: EntityManager, scheduledId: number): Promise<number[]> {
     const rows = await manager.query<Array<{ id_media: number }>>(
       'SELECT id_media FROM media_scheduled WHERE id_scheduled = ? ORDER BY id',
@@ -343,6 +386,87 @@ export class DispatchRepository {
   /** The scheduled message goes once dispatched; its links go with it (foreign keys). */
   async deleteScheduled(manager: EntityManager, scheduledId: number): Promise<void> {
     await manager.query('DELETE FROM scheduled WHERE id = ?', [scheduledId]);
+  }
+
+  // Rendering
+
+  /**
+   * Up to `limit` rows whose text is still a template, oldest first, outside any transaction. On
+   * MySQL they are first leased to `workerId` (`claimed_by`), so that workers render different
+   * rows; a lease of a worker that stopped is free again once the sweep forgets the worker.
+   * Two renders of a row are harmless: only the first one stored counts (`storeRendered`).
+   */
+  async leaseUnrendered(workerId: string, limit: number): Promise<UnrenderedRow[]> {
+    const columns = 'id, text, media_ids, render_input';
+    if (!this.mysql) {
+      return this.dataSource.query<UnrenderedRow[]>(
+        `SELECT ${columns} FROM outbox WHERE state = 'unrendered' ` +
+          'ORDER BY next_attempt_at, id LIMIT ?',
+        [limit],
+      );
+    }
+    const free =
+      "state = 'unrendered' AND (claimed_by IS NULL OR claimed_by = ? OR " +
+      'NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = outbox.claimed_by))';
+    // Read without locks, as lockReady does: a locking scan would wait for the rows of a
+    // campaign another worker is still expanding.
+    const candidates = await this.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM outbox WHERE ${free} ORDER BY next_attempt_at, id LIMIT ?`,
+      [workerId, limit],
+    );
+    if (candidates.length === 0) {
+      return [];
+    }
+    const ids = candidates.map((candidate) => candidate.id);
+    const placeholders = ids.map(() => '?').join(', ');
+    await this.dataSource.query(
+      `UPDATE outbox SET claimed_by = ? WHERE id IN (${placeholders}) AND ${free}`,
+      [workerId, ...ids, workerId],
+    );
+    return this.dataSource.query<UnrenderedRow[]>(
+      `SELECT ${columns} FROM outbox WHERE id IN (${placeholders}) ` +
+        "AND state = 'unrendered' AND claimed_by = ? ORDER BY next_attempt_at, id",
+      [...ids, workerId],
+    );
+  }
+
+  /**
+   * Stores renders in one statement, joined by id to a table of the values (a CASE per column
+   * would cost rows × rows comparisons): each row becomes `queued` with its text, or `rejected`
+   * with the reason. Rows already rendered (by another worker) are left as they are.
+   */
+  async storeRendered(rows: readonly RenderedRow[], now: string): Promise<void> {
+    if (rows.length === 0) {
+      return;
+    }
+    const values = rows.flatMap((row) =>
+      'text' in row ? [row.id, 'queued', row.text, null] : [row.id, 'rejected', null, row.reason],
+    );
+    // MySQL wants the columns it sets qualified, SQLite refuses them.
+    const set = (target: string) =>
+      `${target}state = v.state, ${target}text = COALESCE(v.text, o.text), ` +
+      `${target}error = v.error, ${target}render_input = NULL, ${target}claimed_by = NULL, ` +
+      `${target}updated_at = ?`;
+    if (this.mysql) {
+      await this.dataSource.query(
+        'UPDATE outbox o JOIN (' +
+          rows
+            .map((_, index) =>
+              index === 0
+                ? 'SELECT ? AS id, ? AS state, ? AS text, ? AS error'
+                : 'SELECT ?, ?, ?, ?',
+            )
+            .join(' UNION ALL ') +
+          `) v ON v.id = o.id SET ${set('o.')} WHERE o.state = 'unrendered'`,
+        [...values, now],
+      );
+      return;
+    }
+    await this.dataSource.query(
+      `WITH v (id, state, text, error) AS (VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
+        `UPDATE outbox AS o SET ${set('')} FROM v WHERE o.id = v.id AND o.state = 'unrendered'`,
+      [...values, now],
+    );
   }
 
   // Sending

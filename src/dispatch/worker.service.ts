@@ -16,6 +16,7 @@ import { AppConfig } from '../config/configuration';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
+import { RenderingService } from './rendering.service';
 import { SenderService, UNKNOWN_OUTCOME, sended, utcString } from './sender.service';
 
 /** Where listening adapters report receipts and inbound messages (the callbacks service). */
@@ -27,7 +28,7 @@ export const START_WORKER = Symbol('START_WORKER');
 /** Due messages expanded per loop turn before a batch is sent, so neither starves the other. */
 const EXPANSIONS_PER_TURN = 4;
 
-/** Batches sent per loop turn before due messages are looked for again. */
+/** Pages rendered, and batches sent, per loop turn before due messages are looked for again. */
 const BATCHES_PER_TURN = 20;
 
 /** How often unused medias are looked for: removals come within this of the grace period's end. */
@@ -54,6 +55,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     private readonly repository: DispatchRepository,
     private readonly expansion: ExpansionService,
+    private readonly rendering: RenderingService,
     private readonly sender: SenderService,
     private readonly medias: MediaCollector,
     private readonly adapters: AdapterRegistry,
@@ -140,11 +142,17 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** One turn: expand what is due, then send a batch. True when there was work. */
+  /** One turn: expand what is due, render templated texts, then send. True when there was work. */
   private async dispatch(): Promise<boolean> {
     let worked = false;
     for (let turn = 0; turn < EXPANSIONS_PER_TURN && this.running; turn++) {
-      if (!(await this.expansion.expandNext())) {
+      if (!(await this.expansion.expandNext(this.stopping.signal))) {
+        break;
+      }
+      worked = true;
+    }
+    for (let page = 0; page < BATCHES_PER_TURN && this.running; page++) {
+      if ((await this.rendering.renderNext(this.id, this.stopping.signal)) === 0) {
         break;
       }
       worked = true;

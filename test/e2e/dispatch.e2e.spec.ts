@@ -249,6 +249,32 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     expect(kept).toMatchObject({ text: 'Ça coûte 5 € – “ok”', encoding: 'UCS-2', segments: 1 });
   });
 
+  it('fails, saying why, a text that transliteration to the GSM alphabet lengthens past 1000 characters', async () => {
+    const { user, apiKey } = await makeUser(ds, { settings: { force_gsm_alphabet: '1' } });
+    await makePhone(ds, user.id);
+
+    // Each œ becomes oe.
+    await schedule(apiKey, { text: 'œ'.repeat(600), numbers: ['+33612345678'] });
+    await schedule(apiKey, {
+      text: '{% for i in 1..600 %}œ{% endfor %}',
+      numbers: ['+33612345679'],
+    });
+    const entries = await dispatched(apiKey, 2);
+
+    expect(entries.map((entry) => [entry.destination, entry.status, entry.error]).sort()).toEqual([
+      [
+        '+33612345678',
+        'failed',
+        'The text is longer than 1000 characters once transliterated to the GSM alphabet.',
+      ],
+      [
+        '+33612345679',
+        'failed',
+        'The rendered text is longer than 1000 characters once transliterated to the GSM alphabet.',
+      ],
+    ]);
+  });
+
   it('sends through the named phone, or among the phone group, highest priority first when priorities apply', async () => {
     const { user, apiKey } = await makeUser(ds, { settings: { phone_priority: '1' } });
     const low = await makePhone(ds, user.id, { priority: 1 });

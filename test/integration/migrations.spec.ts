@@ -75,6 +75,8 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['outbox', ['originating_scheduled', 'destination'], true],
   // A phone's limit check counts its sends in flight.
   ['outbox', ['via_phone', 'state'], false],
+  // Claims, and renders of templated texts, take the oldest rows of a state.
+  ['outbox', ['state', 'next_attempt_at'], false],
 ];
 
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => new migration().name ?? migration.name);

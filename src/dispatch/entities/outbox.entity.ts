@@ -1,8 +1,11 @@
 import { Column, Entity } from 'typeorm';
 import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
 
-/** `rejected`: cannot be sent at all (`error` says why), recorded as a failed entry. */
-export type OutboxState = 'queued' | 'rejected' | 'sending';
+/**
+ * `unrendered`: its text is a template not rendered yet; `queued`: ready to send; `rejected`:
+ * cannot be sent at all (`error` says why), recorded as a failed entry; `sending`: claimed.
+ */
+export type OutboxState = 'unrendered' | 'queued' | 'rejected' | 'sending';
 
 /** One recipient of a dispatched message, waiting for (or in) its send. */
 @Entity('outbox')
@@ -62,4 +65,8 @@ export class Outbox extends Timestamped {
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** What an `unrendered` row's render needs (JSON): the recipient's data and metas, GSM or not. */
+  @Column({ type: 'text', nullable: true })
+  render_input!: string | null;
 }
