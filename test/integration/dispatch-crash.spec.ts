@@ -18,7 +18,23 @@ import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
  */
 
 const DIST = join(__dirname, '..', '..', 'dist');
-const CAMPAIGN_TEXT = 'Crash test';
+
+/** A campaign's text, and what each recipient receives. */
+interface Campaign {
+  text: string;
+  receives(destination: string): string;
+}
+
+const PLAIN: Campaign = { text: 'Crash test', receives: () => 'Crash test' };
+
+/** Rendered per recipient, for a few milliseconds each: kills land mid-render too. */
+const TEMPLATED: Campaign = {
+  text: '{% for i in 1..300 %}{% endfor %}Crash test for {{ contact_metas.number }}',
+  receives: (destination) => `Crash test for ${destination}`,
+};
+
+/** Templates render within this, however loaded the machine: none fails for being slow. */
+const GENEROUS_RENDERS = { TEMPLATE_TIMEOUT_MS: '10000' };
 
 /** Kannel's sendsms: counts each `to`, answers 202 as Kannel does. */
 class FakeKannel {
@@ -48,11 +64,12 @@ async function scheduleCampaign(
   phoneId: number,
   recipients: readonly string[],
   perMessage: number,
+  text: string,
 ): Promise<void> {
   for (let start = 0; start < recipients.length; start += perMessage) {
     const result: unknown = await ds.query(
       'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
-      [userId, '2020-01-01 00:00:00', CAMPAIGN_TEXT, phoneId, '2020-01-01 00:00:00'],
+      [userId, '2020-01-01 00:00:00', text, phoneId, '2020-01-01 00:00:00'],
     );
     const scheduledId =
       typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
@@ -125,6 +142,20 @@ async function killAtRandom(running: Processes, done: () => Promise<boolean>): P
   expect(kills).toBeGreaterThan(0);
 }
 
+/** Kills once while templated texts wait for their render, then at random moments. */
+async function killWhileRendering(
+  running: Processes,
+  done: () => Promise<boolean>,
+  count: Count,
+): Promise<void> {
+  await waitFor(
+    async () => (await count("SELECT COUNT(*) AS n FROM outbox WHERE state = 'unrendered'")) > 0,
+    'recipients waiting for their render',
+  );
+  await running.killOneAndRestart();
+  await killAtRandom(running, done);
+}
+
 async function crashTest(
   kind: 'sqlite' | 'mariadb',
   script: string,
@@ -133,6 +164,7 @@ async function crashTest(
   extraEnv: Record<string, string>,
   disrupt: (running: Processes, done: () => Promise<boolean>, count: Count) => Promise<void>,
   afterwards: (count: Count) => Promise<void> = () => Promise.resolve(),
+  campaign: Campaign = PLAIN,
 ): Promise<void> {
   const database: TestDatabase = await createTestDatabase(kind);
   const kannel = new FakeKannel();
@@ -160,7 +192,7 @@ async function crashTest(
       }),
     });
     const all = numbers(recipients);
-    await scheduleCampaign(ds, user.id, phone.id, all, 1000);
+    await scheduleCampaign(ds, user.id, phone.id, all, 1000, campaign.text);
 
     for (let i = 0; i < processes; i++) {
       running.start();
@@ -174,8 +206,8 @@ async function crashTest(
     await waitFor(done, `${recipients} sent entries`, 150_000);
 
     const entries = await ds.query<
-      Array<{ destination: string; status: string; error: string | null }>
-    >('SELECT destination, status, error FROM sended ORDER BY id');
+      Array<{ destination: string; status: string; error: string | null; text: string }>
+    >('SELECT destination, status, error, text FROM sended ORDER BY id');
     const perDestination = new Map<string, number>();
     for (const entry of entries) {
       perDestination.set(entry.destination, (perDestination.get(entry.destination) ?? 0) + 1);
@@ -185,6 +217,10 @@ async function crashTest(
     expect([...perDestination.values()].every((n) => n === 1)).toBe(true);
     expect([...kannel.received.values()].every((n) => n === 1)).toBe(true);
     for (const entry of entries) {
+      expect({ destination: entry.destination, text: entry.text }).toEqual({
+        destination: entry.destination,
+        text: campaign.receives(entry.destination),
+      });
       if (entry.error === UNKNOWN_OUTCOME) {
         expect(entry.status).toBe('unknown');
       } else {
@@ -241,10 +277,39 @@ describe('dispatch under SIGKILL: never lost, never twice', () => {
     );
   });
 
+  it('inline worker on SQLite, killed and restarted while it renders a templated text', async () => {
+    await crashTest(
+      'sqlite',
+      'main.js',
+      1,
+      5_000,
+      { ...INLINE, ...GENEROUS_RENDERS },
+      killWhileRendering,
+      undefined,
+      TEMPLATED,
+    );
+  });
+
   (DATABASE_KINDS.includes('mariadb') ? it : it.skip)(
     'three worker processes on MariaDB, one killed at random moments, 20,000 recipients',
     async () => {
       await crashTest('mariadb', 'worker.js', 3, 20_000, {}, killAtRandom);
+    },
+  );
+
+  (DATABASE_KINDS.includes('mariadb') ? it : it.skip)(
+    'three worker processes on MariaDB sharing the renders of a templated text, one killed at random moments',
+    async () => {
+      await crashTest(
+        'mariadb',
+        'worker.js',
+        3,
+        6_000,
+        GENEROUS_RENDERS,
+        killWhileRendering,
+        undefined,
+        TEMPLATED,
+      );
     },
   );
 });
