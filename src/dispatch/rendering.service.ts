@@ -5,7 +5,10 @@ import { DispatchRepository, RenderedRow } from './dispatch.repository';
 import { TextPool } from './text/text-pool';
 import type { RenderItem } from './text/text.worker';
 
-/** What a row's render reads when its `render_input` is missing: no data, no metas. */
+/**
+ * The expansion always writes `render_input` for the rows it queues unrendered; a row without
+ * one (written by other means) renders with no data rather than stay in the queue for ever.
+ */
 const NO_INPUT = JSON.stringify({ data: null, metas: {}, gsm: false });
 
 /**

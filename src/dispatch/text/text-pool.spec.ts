@@ -116,6 +116,22 @@ describe('TextPool', () => {
     });
   });
 
+  describe('with several threads', () => {
+    const pool = new TextPool(configWith({ TEXT_THREADS: '2' }));
+    afterAll(() => pool.onApplicationShutdown());
+
+    it('shares a page between them and gives the outcomes in order', async () => {
+      const names = Array.from({ length: 25 }, (_, index) => `Contact ${index}`);
+
+      const outcomes = await pool.render(
+        ['Hi {{ contact.name }}'],
+        names.map((name) => item({ name })),
+      );
+
+      expect(outcomes).toEqual(names.map((name) => ({ text: `Hi ${name}` })));
+    });
+  });
+
   describe('when its threads cannot start', () => {
     const pool = new BrokenPool(configWith({}));
     afterAll(() => pool.onApplicationShutdown());

@@ -14,9 +14,7 @@ import type { MatchResult, MatchTask, RenderItem, RenderTask, TextTask } from '.
 const EXTENSION = extname(__filename);
 const WORKER_FILE = join(__dirname, `text.worker${EXTENSION}`);
 const EXEC_ARGV =
-  EXTENSION === '.ts'
-    ? [...process.execArgv, '--require', 'ts-node/register/transpile-only']
-    : undefined;
+  EXTENSION === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : undefined;
 
 /** A thread left idle this long exits; the next task starts one again. */
 const IDLE_TIMEOUT_MS = 30_000;
