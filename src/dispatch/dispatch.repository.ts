@@ -113,7 +113,7 @@ export interface NewSended {
   encoding: string;
 }
 
-/** Candidates read per row wanted when claiming on MySQL (see `lockReady`). */
+/** Candidates read per row wanted when claiming or leasing on MySQL (see `lockReady`). */
 const CANDIDATES_PER_ROW = 4;
 
 const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
@@ -408,11 +408,12 @@ export class DispatchRepository {
     const free =
       "state = 'unrendered' AND (claimed_by IS NULL OR claimed_by = ? OR " +
       'NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = outbox.claimed_by))';
-    // Read without locks, as lockReady does: a locking scan would wait for the rows of a
-    // campaign another worker is still expanding.
+    // Read without locks, as lockReady does (a locking scan would wait for the rows of a
+    // campaign another worker is still expanding), and more than wanted: other workers may be
+    // leasing some of them right now.
     const candidates = await this.dataSource.query<Array<{ id: number }>>(
       `SELECT id FROM outbox WHERE ${free} ORDER BY next_attempt_at, id LIMIT ?`,
-      [workerId, limit],
+      [workerId, limit * CANDIDATES_PER_ROW],
     );
     if (candidates.length === 0) {
       return [];
@@ -420,8 +421,9 @@ export class DispatchRepository {
     const ids = candidates.map((candidate) => candidate.id);
     const placeholders = ids.map(() => '?').join(', ');
     await this.dataSource.query(
-      `UPDATE outbox SET claimed_by = ? WHERE id IN (${placeholders}) AND ${free}`,
-      [workerId, ...ids, workerId],
+      `UPDATE outbox SET claimed_by = ? WHERE id IN (${placeholders}) AND ${free} ` +
+        'ORDER BY next_attempt_at, id LIMIT ?',
+      [workerId, ...ids, workerId, limit],
     );
     return this.dataSource.query<UnrenderedRow[]>(
       `SELECT ${columns} FROM outbox WHERE id IN (${placeholders}) ` +
