@@ -142,7 +142,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** One turn: expand what is due, render templated texts, then send. True when there was work. */
+  /** One turn: expand what is due, then render and send. True when there was work. */
   private async dispatch(): Promise<boolean> {
     let worked = false;
     for (let turn = 0; turn < EXPANSIONS_PER_TURN && this.running; turn++) {
@@ -151,17 +151,34 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       }
       worked = true;
     }
+    // Renders run in the text pool's threads: batches already rendered are sent meanwhile.
+    const [rendered, sent] = await Promise.allSettled([
+      this.render(),
+      this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running),
+    ]);
+    for (const outcome of [rendered, sent]) {
+      if (outcome.status === 'rejected') {
+        throw outcome.reason;
+      }
+    }
+    return (
+      worked ||
+      (rendered.status === 'fulfilled' && rendered.value > 0) ||
+      (sent.status === 'fulfilled' && sent.value > 0)
+    );
+  }
+
+  /** Renders up to BATCHES_PER_TURN pages; the number of rows rendered. */
+  private async render(): Promise<number> {
+    let rendered = 0;
     for (let page = 0; page < BATCHES_PER_TURN && this.running; page++) {
-      if ((await this.rendering.renderNext(this.id, this.stopping.signal)) === 0) {
+      const count = await this.rendering.renderNext(this.id, this.stopping.signal);
+      if (count === 0) {
         break;
       }
-      worked = true;
+      rendered += count;
     }
-    const sent = await this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running);
-    if (sent > 0) {
-      worked = true;
-    }
-    return worked;
+    return rendered;
   }
 
   /** Records the sends in flight of dead workers as `unknown`, never sending them again. */
