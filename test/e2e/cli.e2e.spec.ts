@@ -319,6 +319,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'InitialSchema1732230000000',
           'DispatchWorkers1763800000000',
           'EncryptAdapterSecrets1764000000000',
+          'OutboxRenderInput1764100000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
