@@ -26,7 +26,7 @@ interface Recipient extends RecipientInput {
 }
 
 /**
- * Turns due scheduled messages into outbox rows, one per recipient (DECISIONS §8): numbers,
+ * Turns due scheduled messages into outbox rows, one per recipient, in this order: numbers,
  * then contacts, the contacts of groups, the contacts matching conditional groups, each
  * destination once, the STOP list applied. One transaction per message: it locks the message,
  * queues every recipient and deletes the message, so a worker that dies half-way leaves the
@@ -203,7 +203,7 @@ export class ExpansionService {
     return new Map(distinct.map((expression, index) => [expression, matched[index]]));
   }
 
-  /** The message's recipients in DECISIONS §8 order, a page at a time. */
+  /** The message's recipients, numbers first and conditional groups last, a page at a time. */
   private async *recipients(
     manager: EntityManager,
     scheduled: DueScheduled,
