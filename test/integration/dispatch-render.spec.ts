@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { nowUtc } from '../../src/common/time/datetime';
-import { migrate, openDataSource } from '../../src/database/data-source';
+import { migrate } from '../../src/database/data-source';
 import { DispatchRepository } from '../../src/dispatch/dispatch.repository';
-import { testConfig } from '../support/app';
+import { openTestDataSource } from '../support/app';
 import {
   createTestDatabase,
   DATABASE_KINDS,
@@ -26,7 +26,7 @@ function renderFixture(database: () => TestDatabase) {
     scheduledId: 0,
   };
   beforeAll(async () => {
-    fixture.ds = await openDataSource(testConfig(database()).database);
+    fixture.ds = await openTestDataSource(database());
     await migrate(fixture.ds);
     fixture.repository = new DispatchRepository(fixture.ds);
     fixture.userId = (await makeUser(fixture.ds)).user.id;
