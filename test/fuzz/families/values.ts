@@ -1,0 +1,462 @@
+import fc from 'fast-check';
+import { Entry, list, map, str, Value } from '../support/params';
+import { Providers } from '../support/providers';
+import { hostileText, idValue, mostly, phoneNumberText } from '../support/values';
+
+/*
+ * Values of the API's own parameters: the kinds its operations read (ids, dates, booleans,
+ * texts, recipients, phone fields), with boundaries and hostile values mixed in.
+ */
+
+export const ENTRY_TYPES = [
+  'sended',
+  'received',
+  'scheduled',
+  'contact',
+  'group',
+  'conditional_group',
+  'phone',
+  'phone_group',
+  'media',
+];
+
+export const ADAPTERS = [
+  'test',
+  'benchmark',
+  'twilio',
+  'kannel',
+  'ovh_virtual_number',
+  'ovh_shortcode',
+  'gammu',
+  'smpp',
+];
+
+const ADAPTER_NAMES = [
+  ...ADAPTERS,
+  'adapters\\TestAdapter',
+  'adapters\\TwilioVirtualNumberAdapter',
+  'adapters\\KannelAdapter',
+  'adapters\\OvhSmsVirtualNumberAdapter',
+  'adapters\\OvhSmsShortcodeAdapter',
+  'adapters\\GammuAdapter',
+  'adapters\\BenchmarkAdapter',
+  'TEST',
+  ' test ',
+  'test\u0000',
+  'adapters\\',
+  'adapters\\UnknownAdapter',
+  'test_adapter',
+  '__proto__',
+  'constructor',
+  'toString',
+];
+
+/** Marked so that the fuzz recognises them in logs and answers. */
+export const secretValue: fc.Arbitrary<string> = fc
+  .string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 12, maxLength: 12 })
+  .map((hex) => `SeKrEt${hex}`);
+
+export function isSecret(text: string): boolean {
+  return /^SeKrEt[0-9a-f]{12}$/.test(text);
+}
+
+/** Where a Kannel adapter may connect: only this machine, never a generated host. */
+function localUrl(providers: Providers): fc.Arbitrary<string> {
+  return fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('http', 'https', 'HTTP', 'ftp'),
+          fc.constantFrom('', 'user:pass@', 'SeKrEt00000000000a@'),
+          fc.constantFrom('127.0.0.1', 'localhost', '0.0.0.0'),
+          fc.constantFrom(
+            String(providers.fakePort),
+            String(providers.closedPort),
+            '0',
+            '65536',
+            'abc',
+            '',
+          ),
+          fc.constantFrom(
+            '/cgi-bin/sendsms',
+            '/cgi-bin/sendsms?x=1&to=',
+            '/',
+            '',
+            '/%zz',
+            '/cgi-bin/sendsms#f',
+            '/a b',
+            '/é',
+          ),
+        )
+        .map(
+          ([scheme, user, host, port, path]) =>
+            `${scheme}://${user}${host}${port ? `:${port}` : ''}${path}`,
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'not a url',
+        '://',
+        'http://',
+        'http:///x',
+        '/relative',
+        'mailto:x',
+        'http://%zz/',
+        'javascript:alert(1)',
+      ),
+    },
+  );
+}
+
+/** A data field's value: a secret, a local destination, a number, or any text. */
+type FieldKind = 'text' | 'secret' | 'number' | 'url' | 'host' | 'port' | 'choice';
+
+const FIELDS: Record<string, Array<[string, FieldKind, string[]?]>> = {
+  test: [
+    ['delivery', 'choice', ['delivered', 'failed', 'unknown', 'sent', '']],
+    [
+      'phone_status',
+      'choice',
+      ['available', 'unavailable', 'no_credit', 'limit_reached', 'disabled', ''],
+    ],
+  ],
+  benchmark: [],
+  twilio: [
+    ['account_sid', 'text'],
+    ['auth_token', 'secret'],
+    ['number', 'number'],
+    ['status_change_callback', 'url'],
+  ],
+  kannel: [
+    ['kannel_sendsms_url', 'url'],
+    ['username', 'text'],
+    ['password', 'secret'],
+    ['from', 'text'],
+    ['smsc', 'text'],
+    ['dlr_url', 'url'],
+  ],
+  ovh_virtual_number: [
+    ['service_name', 'text'],
+    ['app_key', 'text'],
+    ['app_secret', 'secret'],
+    ['consumer_key', 'secret'],
+    ['number', 'number'],
+  ],
+  ovh_shortcode: [
+    ['service_name', 'text'],
+    ['app_key', 'text'],
+    ['app_secret', 'secret'],
+    ['consumer_key', 'secret'],
+    ['sender', 'text'],
+  ],
+  gammu: [
+    [
+      'config_file',
+      'choice',
+      [
+        '/nonexistent/gammurc',
+        '',
+        '-h',
+        '--version',
+        '/dev/null',
+        'gammurc;id',
+        '../../etc/passwd',
+      ],
+    ],
+    ['pin', 'choice', ['1234', '12345678', '123', 'abcd', '']],
+  ],
+  smpp: [
+    ['host', 'host'],
+    ['port', 'port'],
+    ['system_id', 'text'],
+    ['password', 'secret'],
+    ['system_type', 'text'],
+    ['source_addr', 'text'],
+  ],
+};
+
+function fieldValue(
+  kind: FieldKind,
+  providers: Providers,
+  choices: string[] = [],
+): fc.Arbitrary<string> {
+  switch (kind) {
+    case 'text':
+      return fc.oneof(
+        { weight: 2, arbitrary: fc.constantFrom('sid123', 'ACabc', 'sms-ab12345-1', 'Sender') },
+        hostileText,
+      );
+    case 'secret':
+      return fc.oneof({ weight: 4, arbitrary: secretValue }, hostileText);
+    case 'number':
+      return phoneNumberText;
+    case 'url':
+      return localUrl(providers);
+    case 'host':
+      return fc.constantFrom('127.0.0.1', 'localhost', '0.0.0.0', '');
+    case 'port':
+      return fc.constantFrom(
+        String(providers.fakePort),
+        String(providers.closedPort),
+        '0',
+        '65536',
+        '-1',
+        'abc',
+        '',
+        ' 1',
+        '1e3',
+        '99999999999',
+      );
+    case 'choice':
+      return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...choices) }, hostileText);
+  }
+}
+
+/** An adapter's data, as an object or a JSON text; fields sometimes missing, stray or reshaped. */
+export function adapterDataFor(adapter: string, providers: Providers): fc.Arbitrary<Value> {
+  const fields = FIELDS[adapter] ?? [];
+  const entries = fc.tuple(
+    ...fields.map(([name, kind, choices]) =>
+      fc.option(
+        fieldValue(kind, providers, choices).map((text): Entry => [name, str(text)]),
+        { freq: 5 },
+      ),
+    ),
+  );
+  const ovh = adapter.startsWith('ovh')
+    ? [
+        fc.constant(
+          Object.entries(providers.ovhData).map(([name, text]): Entry => [name, str(text)]),
+        ),
+      ]
+    : [];
+  return fc
+    .tuple(
+      fc.oneof(
+        entries.map((options) => options.filter((entry): entry is Entry => entry !== null)),
+        ...ovh,
+      ),
+      fc.array(
+        fc.tuple(
+          fc.constantFrom('__proto__', 'constructor', 'extra', 'number', ''),
+          hostileText.map(str),
+        ),
+        { maxLength: 2 },
+      ),
+      fc.constantFrom('object', 'object', 'object', 'json-string', 'reshaped'),
+    )
+    .chain(([kept, stray, form]) => {
+      const data = map([...kept, ...stray]);
+      if (form === 'json-string') {
+        return fc.constant(
+          str(
+            JSON.stringify(
+              Object.fromEntries(
+                [...kept, ...stray].map(([name, value]) => [
+                  name,
+                  value.k === 'str' ? value.v : null,
+                ]),
+              ),
+            ),
+          ),
+        );
+      }
+      if (form === 'reshaped') {
+        return mostly(fc.constant(data));
+      }
+      return fc.constant(data);
+    });
+}
+
+/** The secrets inside a generated value, wherever they are. */
+export function secretsIn(value: Value): string[] {
+  switch (value.k) {
+    case 'str':
+      return isSecret(value.v) ? [value.v] : (value.v.match(/SeKrEt[0-9a-f]{12}/g) ?? []);
+    case 'list':
+      return value.items.flatMap(secretsIn);
+    case 'map':
+      return value.entries.flatMap(([, item]) => secretsIn(item));
+    default:
+      return [];
+  }
+}
+
+const STARTPOINTS = [
+  'today',
+  'yesterday',
+  '-24 hours',
+  'this week midnight',
+  'this month midnight',
+  'first day of this month midnight',
+  'first day of next month',
+  '+1 day',
+  'next year',
+  '@0',
+  'tomorrow noon',
+  'last monday of this month',
+  'garbage',
+  '',
+  '0',
+];
+
+export const limitsValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(
+        fc.tuple(
+          mostly(idValue([1, 10, 100, 0])),
+          mostly(fc.constantFrom(...STARTPOINTS).map(str)),
+        ),
+        { maxLength: 4 },
+      )
+      .map((limits) =>
+        list(
+          limits.map(([volume, startpoint]) =>
+            map([
+              ['volume', volume],
+              ['startpoint', startpoint],
+            ]),
+          ),
+        ),
+      ),
+  },
+  { weight: 1, arbitrary: mostly(fc.constant(list([]))) },
+);
+
+const DATA_TEXTS = [
+  '[]',
+  '{}',
+  '{"firstname":"John"}',
+  '{',
+  'null',
+  '1',
+  '"x"',
+  '[1,2]',
+  '{"a":{"b":{"c":{}}}}',
+  '{"__proto__":{"x":1}}',
+  '',
+  'not json',
+];
+
+export const numbersValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.array(phoneNumberText.map(str), { minLength: 1, maxLength: 4 }).map(list),
+  },
+  { weight: 2, arbitrary: phoneNumberText.map(str) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(
+        fc.tuple(
+          mostly(phoneNumberText.map(str)),
+          fc.option(
+            fc.oneof(
+              fc.constantFrom(...DATA_TEXTS).map(str),
+              fc
+                .dictionary(fc.constantFrom('firstname', 'name', '__proto__', 'a b'), hostileText)
+                .map((data) =>
+                  map(Object.entries(data).map(([name, text]): Entry => [name, str(text)])),
+                ),
+              hostileText.map(str),
+            ),
+          ),
+        ),
+        { minLength: 1, maxLength: 3 },
+      )
+      .map((items) =>
+        list(
+          items.map(([number, data]) =>
+            map(
+              data
+                ? [
+                    ['number', number],
+                    ['data', data],
+                  ]
+                : [['number', number]],
+            ),
+          ),
+        ),
+      ),
+  },
+  { weight: 1, arbitrary: mostly(phoneNumberText.map(str)) },
+);
+
+export function idsValue(pool: readonly number[]): fc.Arbitrary<Value> {
+  return fc.oneof(
+    fc.array(idValue(pool), { maxLength: 3 }).map(list),
+    idValue(pool),
+    fc
+      .array(fc.tuple(fc.constantFrom('0', '1', '5', '99999999999', 'a', '-1'), idValue(pool)), {
+        maxLength: 3,
+      })
+      .map(map),
+  );
+}
+
+export const textValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('Hello', 'Hi {{ contact.firstname }}', '0', 'STOP').map(str),
+  },
+  { weight: 3, arbitrary: hostileText.map(str) },
+);
+
+export const percentValue: fc.Arbitrary<Value> = fc.oneof(
+  fc
+    .constantFrom('0', '50', '100', '100.01', '-1', '0.005', '1e2', '50%', ' 5', '5,5', 'NaN', '')
+    .map(str),
+  hostileText.map(str),
+);
+
+export const likePattern: fc.Arbitrary<Value> = fc.oneof(
+  fc
+    .constantFrom(
+      '%',
+      '_',
+      '\\',
+      '\\%',
+      '%\\',
+      'a%b_c',
+      '[a-z]',
+      "'",
+      '%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%',
+    )
+    .map(str),
+  hostileText.map(str),
+);
+
+export const statusValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(
+        'available',
+        'disabled',
+        'unavailable',
+        'limit_reached',
+        'AVAILABLE',
+        ' disabled',
+        '',
+      )
+      .map(str),
+  },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+export const adapterValue: fc.Arbitrary<Value> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...ADAPTER_NAMES).map(str) },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+export const nameValue: fc.Arbitrary<Value> = fc.oneof(
+  { weight: 3, arbitrary: fc.nat({ max: 1_000_000 }).map((n) => str(`phone ${n}`)) },
+  { weight: 1, arbitrary: fc.constantFrom('fuzz own 1', 'fuzz foreign 1').map(str) },
+  { weight: 3, arbitrary: hostileText.map(str) },
+);
