@@ -80,8 +80,15 @@ describe.each(DATABASE_KINDS)('fuzz [%s]', (kind) => {
       users,
       providers,
     });
-    started.takeOutput();
-    context = { server: started, world, settings, database: kind, dataDir: database.dataDir };
+    await started.sync(settings.requestTimeoutMs);
+    context = {
+      server: started,
+      world,
+      settings,
+      database: kind,
+      dataDir: database.dataDir,
+      healthy: true,
+    };
   }, 300_000);
 
   afterAll(async () => {

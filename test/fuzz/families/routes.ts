@@ -28,20 +28,25 @@ type KeyPick =
   | 'absent'
   | 'empty'
   | 'main'
+  | 'upper'
   | 'other'
   | 'suspended'
   | 'unknown'
   | 'malformed'
+  | 'spaced'
   | 'list'
   | 'map'
   | 'null';
 
 const KEY_OF: Partial<Record<KeyPick, string>> = {
   main: KEYS.main,
+  // Keys are compared case-insensitively, as RaspiSMS does.
+  upper: KEYS.main.toUpperCase(),
   other: KEYS.other,
   suspended: KEYS.suspended,
   unknown: KEYS.unknown,
-  malformed: KEYS.main.toUpperCase(),
+  malformed: `${KEYS.main.slice(0, 31)}g`,
+  spaced: ` ${KEYS.main}`,
   empty: '',
 };
 
@@ -50,10 +55,12 @@ const keyPick = fc.constantFrom<KeyPick>(
   'absent',
   'empty',
   'main',
+  'upper',
   'other',
   'suspended',
   'unknown',
   'malformed',
+  'spaced',
   'list',
   'map',
   'null',
@@ -86,9 +93,10 @@ function presented(pick: KeyPick): string | null {
 
 /** The key the guard uses: query, then form (not for GET), then X-Api-Key (joined when repeated). */
 function keyUsed(value: AuthCase): string | null {
+  // HTTP drops the blanks around a header value; Node joins repeated headers with ", ".
   const headerValues = value.headers
     .filter((pick) => pick !== 'absent')
-    .map((pick) => KEY_OF[pick] ?? '');
+    .map((pick) => (KEY_OF[pick] ?? '').trim());
   const places = [
     presented(value.query === 'null' ? 'empty' : value.query),
     value.method === 'GET' || value.encoding === 'none' ? null : presented(value.form),
@@ -146,8 +154,9 @@ function authRequest(value: AuthCase): HttpCase {
 /** The answer the key must get: 401 without a user, 403 for a suspended one, else the operation's. */
 function authProblems(value: AuthCase, answer: Answer, callback: boolean): string[] {
   const key = keyUsed(value);
+  const user = key?.toLowerCase();
   const expected =
-    key === KEYS.main || key === KEYS.other ? null : key === KEYS.suspended ? 403 : 401;
+    user === KEYS.main || user === KEYS.other ? null : user === KEYS.suspended ? 403 : 401;
   const status = answer.status ?? 0;
   const read = readEnvelope(answer.body);
   const code = 'envelope' in read ? read.envelope.error : undefined;
@@ -247,7 +256,8 @@ const SEGMENTS = [
   'contact',
   'media',
   'callback',
-  '1',
+  // Ids of no entry: a random path must not delete the entries other families use.
+  '999999',
   '0',
   '-1',
   '%zz',

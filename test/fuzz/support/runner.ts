@@ -70,6 +70,8 @@ export interface FuzzContext {
   settings: FuzzSettings;
   database: string;
   dataDir: string;
+  /** False once a case left the server dead or unanswering: it is replaced before the next. */
+  healthy: boolean;
 }
 
 /** The requests of one case, the answers, and what was wrong with them. */
@@ -185,6 +187,7 @@ async function checkServer(context: FuzzContext, probe: Probe, before: Uploads):
     await sleep(DISPATCH_PAUSE_MS);
   }
   const { answered, out, err } = await server.sync(settings.requestTimeoutMs);
+  context.healthy = answered && !server.exited;
   if (server.exited) {
     probe.fail(`the server process ${server.exited}`);
   } else if (!answered) {
@@ -250,10 +253,13 @@ async function settledUploads(server: FuzzServer, before: Uploads): Promise<stri
 /** A dead or hung server is replaced before the next case, so each case starts on a live one. */
 async function ensureServer(context: FuzzContext): Promise<void> {
   const { server, settings } = context;
-  if (server.exited || !(await server.answersControl(settings.requestTimeoutMs))) {
-    await server.restart();
-    server.takeOutput();
+  if (context.healthy && !server.exited) {
+    return;
   }
+  await server.restart();
+  // The new child's start-up lines are not the next case's.
+  await server.sync(settings.requestTimeoutMs);
+  context.healthy = true;
 }
 
 class CaseFailure extends Error {
@@ -276,6 +282,41 @@ export function familySeed(seed: number, name: string): number {
   return hash | 0;
 }
 
+/** Runs one case on a live server and returns its probe, failures included. */
+async function runCase(context: FuzzContext, fuzzCase: FuzzCase): Promise<Probe> {
+  const { server } = context;
+  // The previous case ended with a control request whose log line was awaited: what the server
+  // logs from here on is this case's.
+  await ensureServer(context);
+  const probe = new Probe(context);
+  const before = uploads(server);
+  await fuzzCase.run(probe);
+  await checkServer(context, probe, before);
+  return probe;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * A failure's kind: its problems without what differs between cases of one defect (values,
+ * numbers, the parameter, the server's explanation, the content type).
+ */
+function signature(failures: readonly string[]): string {
+  const kinds = failures.map((failure) =>
+    failure
+      .split('\n')[0]
+      .replace(/^request \d+: /, '')
+      .replace(/"[^"]*"/g, '"…"')
+      .replace(/\([^)]*\)/g, '(…)')
+      .replace(/ in [\w.[\]]+:/, ' in …:')
+      .replace(/served as [^,]+,/, 'served as …,')
+      .replace(/\d+/g, 'N'),
+  );
+  return [...new Set(kinds)].sort().join(' + ');
+}
+
 export async function runFamily(
   context: FuzzContext,
   family: Family,
@@ -283,32 +324,57 @@ export async function runFamily(
 ): Promise<FamilyResult> {
   const { settings } = context;
   const seed = familySeed(settings.seed, family.name);
-  let shrinkingSince: number | null = null;
+  const parameters = { seed, numRuns: runs, path: settings.path ?? undefined };
   let cases = 0;
+  if (settings.survey) {
+    // Every case runs, none shrinks: each kind of failure is reported once, with its first case.
+    const kinds = new Map<string, { count: number; example: string }>();
+    const details = await fc.check(
+      fc.asyncProperty(family.cases(context.world), async (fuzzCase) => {
+        const probe = await runCase(context, fuzzCase);
+        if (probe.failures.length) {
+          const kind = signature(probe.failures);
+          const known = kinds.get(kind);
+          if (known) {
+            known.count += 1;
+          } else {
+            const label = `${family.name}/${kinds.size + 1}`;
+            const example = report(context, family.name, label, seed, String(cases), 0, probe);
+            kinds.set(kind, { count: 1, example });
+          }
+        }
+        cases += 1;
+        return true;
+      }),
+      parameters,
+    );
+    await ensureServer(context);
+    if (details.failed) {
+      return {
+        cases,
+        failure: `${family.name}: the fuzz itself failed: ${describeError(details.errorInstance)}`,
+      };
+    }
+    const found = [...kinds.values()].map(
+      ({ count, example }) => `${count} case(s) like this one:\n${example}`,
+    );
+    return { cases, failure: found.length ? found.join('\n\n') : null };
+  }
+  let shrinkingSince: number | null = null;
   const property = fc.asyncProperty(family.cases(context.world), async (fuzzCase) => {
     if (shrinkingSince !== null && Date.now() - shrinkingSince > settings.shrinkMs) {
       // Out of shrinking time: the smallest failure found so far is the one reported.
       return true;
     }
     cases += 1;
-    await ensureServer(context);
-    // What the server logged before this case is not this case's.
-    await context.server.sync(settings.requestTimeoutMs);
-    const probe = new Probe(context);
-    const before = uploads(context.server);
-    await fuzzCase.run(probe);
-    await checkServer(context, probe, before);
+    const probe = await runCase(context, fuzzCase);
     if (probe.failures.length) {
       shrinkingSince ??= Date.now();
       throw new CaseFailure(probe);
     }
     return true;
   });
-  const details = await fc.check(property, {
-    seed,
-    numRuns: runs,
-    path: settings.path ?? undefined,
-  });
+  const details = await fc.check(property, parameters);
   await ensureServer(context);
   if (!details.failed) {
     return { cases, failure: null };
@@ -317,13 +383,14 @@ export async function runFamily(
   if (!(error instanceof CaseFailure)) {
     return {
       cases,
-      failure: `${family.name}: the fuzz itself failed: ${String((error as Error)?.stack ?? error)}`,
+      failure: `${family.name}: the fuzz itself failed: ${describeError(error)}`,
     };
   }
   return {
     cases,
     failure: report(
       context,
+      family.name,
       family.name,
       seed,
       details.counterexamplePath ?? '',
@@ -346,12 +413,14 @@ function shellQuote(text: string): string {
 function report(
   context: FuzzContext,
   family: string,
+  /** The family, or in a survey the family and the kind of failure. */
+  label: string,
   seed: number,
   path: string,
   shrinks: number,
   probe: Probe,
 ): string {
-  const folder = join(tmpdir(), 'smsgw-fuzz', context.database, family);
+  const folder = join(tmpdir(), 'smsgw-fuzz', context.database, label);
   mkdirSync(folder, { recursive: true });
   const script = [
     '#!/bin/sh',
@@ -361,7 +430,7 @@ function report(
     `cd "$(dirname "$0")"`,
   ];
   const lines = [
-    `[${context.database}] ${family}: ${probe.failures.length} problem(s) with this case (shrunk ${shrinks} times):`,
+    `[${context.database}] ${label}: ${probe.failures.length} problem(s) with this case (shrunk ${shrinks} times):`,
     // Continuation lines are marked: Jest would take lines starting with "at" for its own stack.
     ...probe.failures.map((failure) => `  - ${clip(failure, 2500).replace(/\n/g, '\n    | ')}`),
   ];

@@ -16,6 +16,11 @@ export interface FuzzSettings {
   requestTimeoutMs: number;
   /** How long a family may spend shrinking a failure before it reports the smallest found. */
   shrinkMs: number;
+  /**
+   * Runs every case instead of stopping at a family's first failure, and reports each kind of
+   * failure once, unshrunk: to list all that is wrong rather than the first thing.
+   */
+  survey: boolean;
 }
 
 export const DEFAULT_RUNS = 3000;
@@ -49,5 +54,6 @@ export function readSettings(): FuzzSettings {
     path,
     requestTimeoutMs: integer('FUZZ_REQUEST_TIMEOUT_MS', 30_000, 100),
     shrinkMs: integer('FUZZ_SHRINK_SECONDS', 60, 0) * 1000,
+    survey: ['1', 'true', 'yes'].includes((process.env.FUZZ_SURVEY ?? '').trim().toLowerCase()),
   };
 }
