@@ -509,8 +509,6 @@ export const duplicateKeys: Family = family(
             str(String(phone[0])),
             str(String(world.foreign.phone[0])),
             str('disabled'),
-            str(KEYS.main),
-            str(KEYS.suspended),
             str('2099-01-01 00:00:00'),
             str('1'),
             list([str('a')]),
@@ -528,6 +526,11 @@ export const duplicateKeys: Family = family(
     });
   },
   async (probe, value: DuplicateCase) => {
+    // Keys go only where keys are read: a key put in another parameter is logged as a value.
+    const values =
+      value.name === 'api_key'
+        ? [str(KEYS.main), str(KEYS.suspended), ...value.values]
+        : value.values;
     const query: Entry[] = [];
     const body: Entry[] = [
       ...VALID_SCHEDULED,
@@ -537,7 +540,7 @@ export const duplicateKeys: Family = family(
     ].filter(([name]) => name !== value.name) as Entry[];
     const headers: Array<[string, string]> = [];
     value.places.forEach((place, index) => {
-      const item = value.values[index % value.values.length];
+      const item = values[index % values.length];
       if (place === 'query') {
         query.push([value.name, item]);
       } else if (place === 'header') {
@@ -626,7 +629,11 @@ function scheduledForm(entries: Entry[]): HttpCase {
     method: 'POST',
     path: '/api/scheduled/',
     query: [],
-    body: [...VALID_SCHEDULED, ...entries],
+    // The entries replace the valid ones of the same name: a name given twice is a list.
+    body: [
+      ...VALID_SCHEDULED.filter(([name]) => !entries.some(([other]) => other === name)),
+      ...entries,
+    ],
     encoding: 'form',
     listStyle: 'indexed',
     auth: { query: KEYS.main },
@@ -915,7 +922,8 @@ function textFields(world: World): TextField[] {
       host: '127.0.0.1',
       port: String(providers.closedPort),
       system_id: 'fuzz',
-      password: 'SeKrEt0000000000000d',
+      // SMPP 3.4 passwords have at most 8 characters.
+      password: 'pw345678',
       system_type: 'x',
       source_addr: 'SMSGW',
     },

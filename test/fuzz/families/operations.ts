@@ -61,7 +61,7 @@ const ODD_SEGMENTS = [
   '%ED%A0%80',
   '%FF',
   '%2e%2e',
-  ' ',
+  '%20',
   '+',
   '__proto__',
   'constructor',

@@ -13,6 +13,7 @@ import {
   urlencoded,
   Value,
 } from '../support/params';
+import { segment } from '../support/requests';
 import { family, Family, requestFamily } from '../support/runner';
 import { Answer, HttpCase } from '../support/wire';
 import { hostileText, idText } from '../support/values';
@@ -372,6 +373,20 @@ function callbackValue(world: World): fc.Arbitrary<Value> {
   );
 }
 
+/** A body in the charset its Content-Type declares, as a provider sends it (Kannel: UTF-16BE). */
+function encodeText(text: string, charset: string | null): Buffer {
+  switch (charset?.toLowerCase()) {
+    case 'utf-16le':
+      return Buffer.from(text, 'utf16le');
+    case 'utf-16be':
+      return Buffer.from(text, 'utf16le').swap16();
+    case 'iso-8859-1':
+      return Buffer.from(text, 'latin1');
+    default:
+      return Buffer.from(text, 'utf8');
+  }
+}
+
 export const callbacks: Family = family(
   'callbacks',
   6,
@@ -391,7 +406,7 @@ export const callbacks: Family = family(
           },
         ),
         phone: fc.oneof(
-          idText(idPool(world, 'phone')),
+          idText(idPool(world, 'phone')).map(segment),
           fc.constantFrom('%zz', '-1', 'abc', '99999999999999999999'),
         ),
         keyPlace: fc.record({
@@ -495,11 +510,11 @@ export const callbacks: Family = family(
         break;
       case 'form':
         headers.push(['Content-Type', `application/x-www-form-urlencoded${charset}`]);
-        body = Buffer.from(urlencoded(formPairs(fields, 'push')));
+        body = encodeText(urlencoded(formPairs(fields, 'push')), value.charset);
         break;
       case 'json':
         headers.push(['Content-Type', `application/json${charset}`]);
-        body = Buffer.from(jsonObject(fields));
+        body = encodeText(jsonObject(fields), value.charset);
         break;
       case 'multipart':
         headers.push(['Content-Type', 'multipart/form-data; boundary=fuzzcb']);
@@ -509,9 +524,9 @@ export const callbacks: Family = family(
         break;
       case 'text':
         headers.push(['Content-Type', `text/plain${charset}`]);
-        body = Buffer.from(
+        body = encodeText(
           fields.map(([, item]) => (item.k === 'str' ? item.v : '')).join(' '),
-          value.charset?.toLowerCase() === 'utf-16le' ? 'utf16le' : 'utf8',
+          value.charset,
         );
         break;
       case 'garbage':

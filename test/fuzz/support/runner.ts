@@ -83,10 +83,6 @@ export class Probe {
 
   constructor(private readonly context: FuzzContext) {}
 
-  get world(): World {
-    return this.context.world;
-  }
-
   fail(problem: string): void {
     this.failures.push(problem);
   }
@@ -102,10 +98,11 @@ export class Probe {
         : await sendRaw(server.port, wire, wire.mustAnswer ? settings.requestTimeoutMs : 2000);
     this.exchanges.push({ wire, answer });
     const index = this.exchanges.length;
-    const problems = [
-      ...this.answerProblems(wire, answer, options),
-      ...(options.expect?.(answer) ?? []),
-    ];
+    const problems = this.answerProblems(wire, answer, options);
+    // Without an answer, "no answer" says it all.
+    if (answer.status !== null) {
+      problems.push(...(options.expect?.(answer) ?? []));
+    }
     for (const problem of problems) {
       this.fail(`request ${index}: ${problem}`);
     }
@@ -227,7 +224,7 @@ interface Uploads {
 
 function uploads(server: FuzzServer): Uploads {
   return {
-    fds: new Set(server.openUploads().map((line) => line.replace(/^fd \d+ -> /, ''))),
+    fds: new Set(server.openUploads()),
     files: new Set(server.uploadFiles()),
   };
 }
@@ -312,6 +309,7 @@ function signature(failures: readonly string[]): string {
       .replace(/\([^)]*\)/g, '(…)')
       .replace(/ in [\w.[\]]+:/, ' in …:')
       .replace(/served as [^,]+,/, 'served as …,')
+      .replace(/[0-9a-f]{16,}/g, 'H')
       .replace(/\d+/g, 'N'),
   );
   return [...new Set(kinds)].sort().join(' + ');

@@ -181,7 +181,7 @@ export class FuzzServer {
     return taken;
   }
 
-  /** The files under the upload folder the child holds open (deleted ones included). */
+  /** The files under the upload folder the child holds open (deleted ones marked so by Linux). */
   openUploads(): string[] {
     const pid = this.child?.pid;
     if (!pid || this.exit) {
@@ -199,7 +199,7 @@ export class FuzzServer {
       try {
         const target = readlinkSync(join(folder, descriptor));
         if (target.startsWith(this.uploadDir)) {
-          open.push(`fd ${descriptor} -> ${target}`);
+          open.push(target);
         }
       } catch {
         // Closed while we were reading.

@@ -18,8 +18,9 @@ export interface HttpCase {
 }
 
 /**
- * Bytes written as they are. `answer`: the client half-closes and reads the answer; `hang-up` and
- * `reset` stop after the bytes (with a FIN or an RST), as a client that goes away mid-request.
+ * Bytes written as they are. `answer`: the client reads the answer (half-closing if none comes,
+ * for requests the server still waits bytes for); `hang-up` and `reset` stop after the bytes
+ * (with a FIN or an RST), as a client that goes away mid-request.
  */
 export interface RawCase {
   kind: 'raw';
@@ -118,6 +119,12 @@ export function sendHttp(port: number, wire: HttpCase, timeoutMs: number): Promi
 
 /** How long a raw client that went away keeps its side open before the socket is dropped. */
 const HANG_UP_LINGER_MS = 100;
+/**
+ * How long a raw client waits for its answer before it half-closes: a request the server is
+ * still waiting bytes for then ends, but one still being handled is not cut off (Node drops the
+ * request of a client that half-closes).
+ */
+const RAW_PATIENCE_MS = 5000;
 
 export function sendRaw(port: number, wire: RawCase, timeoutMs: number): Promise<Answer> {
   const started = Date.now();
@@ -157,7 +164,7 @@ export function sendRaw(port: number, wire: RawCase, timeoutMs: number): Promise
     socket.on('connect', () => {
       socket.write(wire.bytes, () => {
         if (wire.ending === 'answer') {
-          socket.end();
+          setTimeout(() => socket.end(), RAW_PATIENCE_MS).unref();
         } else if (wire.ending === 'hang-up') {
           socket.end();
           setTimeout(() => done(false), HANG_UP_LINGER_MS);
