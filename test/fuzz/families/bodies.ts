@@ -934,7 +934,9 @@ function textFields(world: World): TextField[] {
       ['adapter', str(adapter)],
       ['adapter_data', map(Object.entries(data).map(([name, text]): Entry => [name, str(text)]))],
     ];
-    for (const name of ['name', ...Object.keys(data).map((field) => `adapter_data.${field}`)]) {
+    // Not the SMPP host: any text that is not an address is looked up in the DNS, off this machine.
+    const texts = Object.keys(data).filter((field) => !(adapter === 'smpp' && field === 'host'));
+    for (const name of ['name', ...texts.map((field) => `adapter_data.${field}`)]) {
       fields.push({ path: '/api/phone/', body, field: name });
       fields.push({ path: `/api/phone/${phone}/`, body, field: name });
     }
