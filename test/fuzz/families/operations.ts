@@ -27,7 +27,7 @@ import {
   secretsIn,
   statusValue,
   textValue,
-} from './values';
+} from './api-values';
 
 /*
  * One family per operation of the API: every parameter with boundary, random and reshaped
@@ -295,7 +295,7 @@ export const fileParts: fc.Arbitrary<FilePart[]> = fc.array(
   { maxLength: 3 },
 );
 
-/** Every stored id of both users: what an operation's success may have created or removed. */
+/** One generated call of an operation, before it is assembled into a request. */
 interface OperationCase {
   path: string;
   query: Entry[];

@@ -18,7 +18,7 @@ import { family, Family, requestFamily } from '../support/runner';
 import { Answer, HttpCase } from '../support/wire';
 import { hostileText, idText } from '../support/values';
 import { idPool, KEYS, World } from '../support/world';
-import { ADAPTERS } from './values';
+import { ADAPTERS } from './api-values';
 
 /*
  * Authentication in every place a key may travel, paths and methods nobody serves, the provider
