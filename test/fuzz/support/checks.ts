@@ -126,10 +126,13 @@ export function checkEnvelope(answer: Answer, method: string | null, target: str
   return problems;
 }
 
-/** Callbacks answer providers with an empty body: 200, or 401/403 for the key, 413 for size. */
+/**
+ * Callbacks answer providers with an empty body: 200, 401/403 for the key, 413 for size, and
+ * 400/404 for a path that cannot be read (a malformed escape).
+ */
 export function checkCallback(answer: Answer): string[] {
   const problems: string[] = [];
-  if (![200, 401, 403, 413].includes(answer.status ?? 0)) {
+  if (![200, 400, 401, 403, 404, 413].includes(answer.status ?? 0)) {
     problems.push(`a callback answered HTTP ${answer.status}`);
   }
   if (answer.body.length) {

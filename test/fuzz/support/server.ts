@@ -123,7 +123,12 @@ export class FuzzServer {
   }
 
   /** Whether the control request gets its success envelope within `timeoutMs`. */
-  async answersControl(timeoutMs: number, requestId?: string): Promise<boolean> {
+  async answersControl(timeoutMs: number): Promise<boolean> {
+    return (await this.control(timeoutMs)) === null;
+  }
+
+  /** Null when the control request gets its success envelope, else what went wrong. */
+  private async control(timeoutMs: number, requestId?: string): Promise<string | null> {
     const answer = await sendHttp(
       this.port,
       {
@@ -135,23 +140,35 @@ export class FuzzServer {
       },
       timeoutMs,
     );
-    return answer.status === 200 && answer.body.toString('utf8').startsWith('{"error":0,');
+    if (answer.status === 200 && answer.body.toString('utf8').startsWith('{"error":0,')) {
+      return null;
+    }
+    if (answer.timedOut) {
+      return `no answer within ${timeoutMs} ms`;
+    }
+    return answer.error ?? `HTTP ${answer.status}: ${answer.body.toString('utf8').slice(0, 200)}`;
   }
 
   /**
    * Sends a control request and waits for its own log line: every line the server wrote before
-   * it (those of the requests sent earlier) has then arrived. Returns whether it answered, and
-   * the output taken.
+   * it (those of the requests sent earlier) has then arrived. Returns why the control request
+   * failed (null when it did not), and the output taken.
    */
-  async sync(timeoutMs: number): Promise<{ answered: boolean; out: string; err: string }> {
+  async sync(timeoutMs: number): Promise<{ failure: string | null; out: string; err: string }> {
     this.controls += 1;
     const id = `fuzz-control-${this.controls}`;
-    const answered = await this.answersControl(timeoutMs, id);
+    const failure = await this.control(timeoutMs, id);
     const deadline = Date.now() + LOG_WAIT_MS;
-    while (answered && !this.out.includes(`"${id}"`) && Date.now() < deadline && !this.exit) {
+    // Waits for the log line of a control request that was answered, or for the exit of a
+    // child that refused it: a crash is then told as such.
+    while (
+      !this.exit &&
+      Date.now() < deadline &&
+      (failure === null ? !this.out.includes(`"${id}"`) : true)
+    ) {
       await sleep(5);
     }
-    return { answered, ...this.takeOutput() };
+    return { failure, ...this.takeOutput() };
   }
 
   /** Kills a child that is still there (hung) and starts a new one. */
