@@ -57,11 +57,17 @@ interface CsvCase {
   latin1: boolean;
 }
 
+/** Rows the server accepts: a quote left open after them is the only thing wrong. */
+const VALID_ROWS = ['number,firstname', '+33612345678,John', '+14155552671,"Ann, Jr."'];
+
 function csvText(value: CsvCase): Buffer {
-  const lines = [value.header, ...value.rows.map((row) => row.join(','))];
-  // Before a quote left open, no other quote: the file certainly ends inside a quoted value.
-  const clean = value.unterminated === null ? lines : lines.map((line) => line.replace(/"/g, "'"));
-  let text = clean.join(value.eol) + value.eol;
+  const lines =
+    value.unterminated === null
+      ? [value.header, ...value.rows.map((row) => row.join(','))]
+      : VALID_ROWS;
+  // A lone CR ends no line for the CSV reader: the valid rows keep a line ending that does.
+  const eol = value.unterminated !== null && value.eol === '\r' ? '\r\n' : value.eol;
+  let text = lines.join(eol) + eol;
   if (value.unterminated !== null) {
     text += `+33612345678,"${value.unterminated}`;
   }
@@ -87,10 +93,9 @@ export const numbersCsv: Family = family(
       eol: fc.constantFrom('\n', '\r\n', '\r', '\n\n'),
       bom: fc.boolean(),
       // Opened quotes hold no quote of their own: the file must end inside the value.
-      unterminated: fc.option(
-        fc.constantFrom('John', '', 'a,b', 'line\nbreak', 'x'.repeat(70_000)),
-        { freq: 3 },
-      ),
+      unterminated: fc.option(fc.constantFrom('John', '', 'a,b', 'line\nbreak', 'Ann\r\n'), {
+        freq: 3,
+      }),
       latin1: fc.boolean(),
     }),
   async (probe, value: CsvCase) => {
