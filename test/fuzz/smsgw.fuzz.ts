@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, DATABASE_KINDS, TestDatabase } from '../support/databases';
@@ -25,7 +25,7 @@ if (unknown.length) {
     `FUZZ_ONLY names no family: ${unknown.join(', ')}. Families: ${FAMILIES.map(({ name }) => name).join(', ')}.`,
   );
 }
-const selected: Array<Family> = FAMILIES.filter(
+const selected: Family[] = FAMILIES.filter(
   (family) => !settings.only || settings.only.has(family.name),
 );
 const totalWeight = selected.reduce((sum, family) => sum + family.weight, 0);
@@ -33,22 +33,24 @@ const runsOf = (family: Family) =>
   Math.max(1, Math.round((settings.runs * family.weight) / totalWeight));
 const timeoutOf = (family: Family) => runsOf(family) * 5_000 + settings.shrinkMs + 600_000;
 
+/** This run's logs and failures: a folder of its own, as several runs may share the machine. */
+const runFolder = mkdtempSync(join(tmpdir(), 'smsgw-fuzz-'));
+
 process.stdout.write(
   `\nFuzz: seed ${settings.seed} (FUZZ_SEED), ${settings.runs} generated cases per database (FUZZ_RUNS) ` +
     `over ${selected.length} families. Failures print their replay command; artifacts go to ` +
-    `${join(tmpdir(), 'smsgw-fuzz')}.\n`,
+    `${runFolder}.\n`,
 );
 
 describe.each(DATABASE_KINDS)('fuzz [%s]', (kind) => {
-  const artifacts = join(tmpdir(), 'smsgw-fuzz', kind);
+  const artifacts = join(runFolder, kind);
   let database: TestDatabase | undefined;
   let providers: Providers | undefined;
   let server: FuzzServer | undefined;
   let context: FuzzContext;
 
   beforeAll(async () => {
-    rmSync(artifacts, { recursive: true, force: true });
-    mkdirSync(artifacts, { recursive: true });
+    mkdirSync(artifacts);
     database = await createTestDatabase(kind);
     providers = await startProviders();
     const env = {
@@ -87,6 +89,7 @@ describe.each(DATABASE_KINDS)('fuzz [%s]', (kind) => {
       settings,
       database: kind,
       dataDir: database.dataDir,
+      artifacts,
       healthy: true,
     };
   }, 300_000);

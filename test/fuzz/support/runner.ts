@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   checkCallback,
@@ -70,6 +69,8 @@ export interface FuzzContext {
   settings: FuzzSettings;
   database: string;
   dataDir: string;
+  /** Where failures are written for replay. */
+  artifacts: string;
   /** False once a case left the server dead or unanswering: it is replaced before the next. */
   healthy: boolean;
 }
@@ -417,7 +418,7 @@ function report(
   shrinks: number,
   probe: Probe,
 ): string {
-  const folder = join(tmpdir(), 'smsgw-fuzz', context.database, label);
+  const folder = join(context.artifacts, label);
   mkdirSync(folder, { recursive: true });
   const script = [
     '#!/bin/sh',
