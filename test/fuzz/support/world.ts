@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { AppConfig } from '../../../src/config/configuration';
 import { validateEnvironment } from '../../../src/config/env.validation';
+import { secretCipher } from '../../../src/common/secrets/secrets-key';
 import { openDataSource } from '../../../src/database/data-source';
 import {
   makeConditionalGroup,
@@ -203,7 +204,7 @@ export async function seedWorld(options: {
     })) as number,
   );
   const config = new AppConfig(validateEnvironment({ ...options.env, LOG_LEVEL: 'silent' }));
-  const ds = await openDataSource(config.database);
+  const ds = await openDataSource(config.database, secretCipher(config));
   const rest = async (userId: number) => {
     const contacts = [
       await makeContact(ds, userId),
