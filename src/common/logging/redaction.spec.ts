@@ -43,9 +43,25 @@ describe('Redactor.text', () => {
     expect(redactor.text(`username=u&password=${SECRET}`)).toBe(`username=u&password=${REDACTED}`);
   });
 
+  it('masks a query after a path that holds an equals sign', () => {
+    expect(redactor.text(`/api/a;b=c?api_key=${SECRET}`)).toBe(`/api/a;b=c?api_key=${REDACTED}`);
+  });
+
+  it('masks a parameter whose value, percent-encoded, is a URL with user information', () => {
+    expect(
+      redactor.text(`/api/phone?adapter_data%5Bdlr_url%5D=http%3A%2F%2F${SECRET}%40h.test%2Fdlr`),
+    ).toBe(`/api/phone?adapter_data%5Bdlr_url%5D=${REDACTED}`);
+  });
+
+  it('masks the user information of a URL, a token standing for a user name too', () => {
+    expect(redactor.text(`reach https://${SECRET}@h.test/p`)).toBe(
+      `reach https://${REDACTED}@h.test/p`,
+    );
+  });
+
   it('masks the password of credentials written in a URL', () => {
     expect(redactor.text(`Failed to parse URL from https://user:${SECRET}@h.test:8080/p`)).toBe(
-      `Failed to parse URL from https://user:${REDACTED}@h.test:8080/p`,
+      `Failed to parse URL from https://${REDACTED}@h.test:8080/p`,
     );
   });
 
@@ -113,7 +129,7 @@ describe('Redactor.line', () => {
     const line = `{"level":40,"msg":"reach http://h/s?password=${SECRET}","err":{"stack":"at https://u:${SECRET}@h/"},"o":{"pin":"1234"}}\n`;
 
     expect(redactor.line(line)).toBe(
-      `{"level":40,"msg":"reach http://h/s?password=${REDACTED}","err":{"stack":"at https://u:${REDACTED}@h/"},"o":{"pin":"${REDACTED}"}}\n`,
+      `{"level":40,"msg":"reach http://h/s?password=${REDACTED}","err":{"stack":"at https://${REDACTED}@h/"},"o":{"pin":"${REDACTED}"}}\n`,
     );
   });
 

@@ -21,11 +21,17 @@ const MAX_DEPTH = 32;
 /** Percent-decodings undone when reading a name: a query parser decodes once, clients nest. */
 const MAX_DECODINGS = 3;
 
-/** `scheme://user:password@`: the password of credentials written in a URL. */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'<>]*):[^\s/?#@"'<>]*@/gi;
+/**
+ * `scheme://userinfo@`: credentials written in a URL. All of the user information is masked: a
+ * token often stands where a user name would (`https://TOKEN@host/`).
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 
-/** `name=value` of a query string, a form body or a sentence, with what comes before it. */
-const PAIR = /(^|[?&\s])([^\s=&?#"'<>]+)=([^\s&#"'<>]*)/g;
+/**
+ * `name=value` of a query string, a form body or a sentence, with what comes before it. A value
+ * stops at a `?`, so that a path holding `=` (`/api/a;b=c?api_key=…`) cannot swallow the query.
+ */
+const PAIR = /(^|[?&\s])([^\s=&?#"'<>]+)=([^\s&?#"'<>]*)/g;
 
 /** `"name": value` of JSON text held in a string, for a scalar value. */
 const JSON_MEMBER =
@@ -67,11 +73,11 @@ export class Redactor {
   text(text: string): string {
     let masked = text;
     if (masked.includes('@')) {
-      masked = masked.replace(URL_CREDENTIALS, `$1:${REDACTED}@`);
+      masked = masked.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
     }
     if (masked.includes('=')) {
       masked = masked.replace(PAIR, (pair, before: string, name: string, value: string) =>
-        this.isSecretName(name) || this.holdsSecretMember(value)
+        this.isSecretName(name) || this.holdsSecretMember(value) || holdsUrlCredentials(value)
           ? `${before}${name}=${REDACTED}`
           : pair,
       );
@@ -141,11 +147,8 @@ export class Redactor {
    * first only when an escape could spell a name (`api%5Fkey`), not for escaped values (`%2B33`).
    */
   private mayHoldSecret(line: string): boolean {
-    if (line.includes('@')) {
-      URL_CREDENTIALS.lastIndex = 0;
-      if (URL_CREDENTIALS.test(line)) {
-        return true;
-      }
+    if ((line.includes('@') || /%40/i.test(line)) && holdsUrlCredentials(line)) {
+      return true;
     }
     const text = (NAME_ESCAPE.test(line) ? decodeName(line) : line).toLowerCase();
     for (const name of this.names) {
@@ -158,6 +161,12 @@ export class Redactor {
     }
     return false;
   }
+}
+
+/** Whether `text`, percent-decoded, writes credentials in a URL (a parameter's value may). */
+function holdsUrlCredentials(text: string): boolean {
+  URL_CREDENTIALS.lastIndex = 0;
+  return URL_CREDENTIALS.test(/%/.test(text) ? decodeName(text) : text);
 }
 
 /**
