@@ -284,6 +284,16 @@ describeEachDatabase('malformed parameters', (database) => {
         expect(response.body.message).not.toMatch(/Failed to decode/);
       },
     );
+
+    it.each([['/callback/reception/test/%zz/'], ['/callback/status/%zz/'], ['/media/%zz/x.png']])(
+      'answers %s, outside the envelope API, with an empty 404',
+      async (path) => {
+        const response = await request(t.url).get(path).query({ api_key: apiKey });
+
+        expect(response.status).toBe(404);
+        expect(response.text).toBe('');
+      },
+    );
   });
 
   describe('numbers_csv', () => {

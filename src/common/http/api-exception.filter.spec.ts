@@ -1,4 +1,5 @@
 import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
+import { AppConfig } from '../../config/configuration';
 import { ApiError, ErrorCode } from '../errors/api-error';
 import { ApiExceptionFilter } from './api-exception.filter';
 import { Envelope } from './envelope';
@@ -26,7 +27,7 @@ function answer(exception: unknown, headersSent = false): { status?: number; bod
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
   } as unknown as ArgumentsHost;
-  new ApiExceptionFilter().catch(exception, host);
+  new ApiExceptionFilter({ basePath: '' } as AppConfig).catch(exception, host);
   return sent;
 }
 

@@ -7,6 +7,7 @@ import {
   Logger,
 } from '@nestjs/common';
 import type { Response } from 'express';
+import { AppConfig } from '../../config/configuration';
 import { ApiError, ErrorCode, httpStatusOf } from '../errors/api-error';
 import { displayName } from '../params/query-string';
 import { errorEnvelope } from './envelope';
@@ -34,16 +35,40 @@ const UNAVAILABLE_CODES = new Set([
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger(ApiExceptionFilter.name);
+  private readonly apiRoot: string;
+
+  constructor(config: AppConfig) {
+    this.apiRoot = `${config.basePath}/api`;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<ApiRequest>();
     const response = http.getResponse<Response>();
+    if (this.isUndecodableOutsideApi(exception, request)) {
+      // Routes outside the API (provider callbacks, media files) answer without a body: a path
+      // that does not decode names nothing they serve.
+      if (!response.headersSent) {
+        response.status(404).end();
+      }
+      return;
+    }
     const error = this.toApiError(exception, request);
     if (response.headersSent) {
       return;
     }
     response.status(httpStatusOf(error)).json(errorEnvelope(error.code, error.message));
+  }
+
+  private isUndecodableOutsideApi(exception: unknown, request: ApiRequest): boolean {
+    const path = request.path;
+    const inApi = path === this.apiRoot || path.startsWith(`${this.apiRoot}/`);
+    return (
+      !inApi &&
+      exception instanceof HttpException &&
+      exception.getStatus() < 500 &&
+      undecodableSegment(request.originalUrl) !== undefined
+    );
   }
 
   private toApiError(exception: unknown, request: ApiRequest): ApiError {

@@ -8,11 +8,15 @@ import { Answer, WireCase } from './wire';
 
 export const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 
-/** The HTTP statuses each error code may come with (README's table; 431 for oversized headers). */
+/**
+ * The HTTP statuses each error code may come with: the README's table, and for error 2 what it
+ * says of requests Node's parser refuses (408 too late, 417 an unknown Expect, 431 headers too
+ * large).
+ */
 const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
   0: [200, 201],
   1: [401],
-  2: [400, 404, 413, 431],
+  2: [400, 404, 408, 413, 417, 431],
   4: [400],
   8: [422],
   16: [403],
