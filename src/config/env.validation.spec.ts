@@ -239,6 +239,13 @@ describe('validateEnvironment (DECISIONS §10)', () => {
     );
   });
 
+  it('quotes a refused URL without the password it holds', () => {
+    const message = rejection({ DATABASE_URL: 'postgres://smsgw:hunter2@db:5432/smsgw' });
+
+    expect(message).toContain('DATABASE_URL="postgres://smsgw:***@db:5432/smsgw"');
+    expect(message).not.toContain('hunter2');
+  });
+
   it('names every invalid variable together in one message', () => {
     const message = rejection({
       PORT: 'abc',

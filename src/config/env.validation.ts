@@ -205,6 +205,11 @@ function isValidTimeZone(zone: string): boolean {
   }
 }
 
+/** A value as boot errors quote it: a URL's password is not theirs to print (DATABASE_URL). */
+function withoutPassword(value: string | undefined): string | undefined {
+  return value?.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i, '$1***@');
+}
+
 /**
  * Reads the known variables out of `raw`, applies defaults and validates them.
  * Throws one Error whose message names every invalid variable.
@@ -230,7 +235,7 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
   const env = plainToInstance(EnvironmentVariables, input);
   const problems = validateSync(env, { skipMissingProperties: false }).map((error) => {
     const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-    return `${error.property}=${JSON.stringify(raw[error.property])}: ${reason}`;
+    return `${error.property}=${JSON.stringify(withoutPassword(raw[error.property]))}: ${reason}`;
   });
   if (env.SECRETS_KEY !== undefined && parseSecretsKey(env.SECRETS_KEY) === null) {
     problems.push(

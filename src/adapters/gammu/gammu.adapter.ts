@@ -84,7 +84,11 @@ export class GammuAdapter implements Adapter {
     name: 'Gammu',
     description: 'Sends through a GSM modem with the gammu command.',
     fields: [
-      field('config_file', 'Path of the gammu configuration file.', true),
+      field(
+        'config_file',
+        'The gammu configuration file: its name, or its path, in the folder the operator set (GAMMU_CONFIG_DIR).',
+        true,
+      ),
       secretField('pin', 'SIM PIN code.', false),
     ],
     hideData: false,
