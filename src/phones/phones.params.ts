@@ -1,6 +1,7 @@
 import { AdapterData } from '../adapters/adapter';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { ApiError } from '../common/errors/api-error';
+import { checkParsedJson } from '../common/params/check-params';
 import { asList } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { isValidStartpoint } from './startpoint';
@@ -92,6 +93,7 @@ export function parseAdapterData(value: unknown): Record<string, unknown> | unde
     } catch {
       throw ApiError.invalid('adapter_data must be an object, or a JSON object in a string.');
     }
+    checkParsedJson(data, 'adapter_data');
   }
   if (data === undefined || data === null || (Array.isArray(data) && data.length === 0)) {
     return undefined;

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { checkParsedJson } from '../common/params/check-params';
 import { fieldBase } from '../common/http/multipart';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
 import {
@@ -309,11 +310,13 @@ function dataParameter(value: unknown, name: string): string {
   }
   let data: string;
   if (typeof value === 'string') {
-    if (!isJsonOtherThanNull(value)) {
+    const parsed = parseJson(value);
+    if (parsed === undefined || parsed === null) {
       throw ApiError.invalid(
         `${name} must be valid JSON other than null, or left out, got ${shown(value)}.`,
       );
     }
+    checkParsedJson(parsed, name);
     data = value;
   } else {
     data = JSON.stringify(value);
@@ -337,11 +340,12 @@ function isRefusedStatement(error: unknown): boolean {
   );
 }
 
-function isJsonOtherThanNull(value: string): boolean {
+/** The value of JSON text, undefined when it is not JSON. */
+function parseJson(value: string): unknown {
   try {
-    return JSON.parse(value) !== null;
+    return JSON.parse(value) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -19,6 +19,31 @@ export function checkParams(params: Params): void {
   }
 }
 
+/**
+ * Checks JSON that a parameter holds as text (`numbers[0][data]`, `adapter_data` given as a
+ * string), once parsed: its escapes (`\\ud800`) may spell what the parameter itself could not.
+ * Iterative, so that deeply nested JSON cannot exhaust the stack.
+ */
+export function checkParsedJson(value: unknown, name: string): void {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === 'string') {
+      if (!current.isWellFormed()) {
+        throw ApiError.invalid(
+          `${displayName(name)} : the JSON text is not valid Unicode (it holds a lone UTF-16 surrogate).`,
+        );
+      }
+    } else if (Array.isArray(current)) {
+      pending.push(...(current as unknown[]));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        pending.push(key, item);
+      }
+    }
+  }
+}
+
 function checkValue(value: unknown, path: string[]): void {
   if (typeof value === 'string') {
     if (!value.isWellFormed()) {
