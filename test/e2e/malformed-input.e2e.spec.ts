@@ -120,6 +120,29 @@ describeEachDatabase('malformed parameters', (database) => {
       expectInvalid(top, 400, /^text : the text is not valid Unicode/);
     });
 
+    it('refuses one escaped in JSON text that a parameter holds as a string', async () => {
+      const data = await postJson('/api/scheduled/', {
+        text: 'hello',
+        numbers: [{ number: '+33612345678', data: '{"firstname":"x\\ud83dy"}' }],
+      });
+      const adapterData = await postJson('/api/phone/', {
+        name: 'escaped',
+        adapter: 'test',
+        adapter_data: '{"delivery":"\\udc00"}',
+      });
+
+      expectInvalid(
+        data,
+        400,
+        'numbers[0][data] : the JSON text is not valid Unicode (it holds a lone UTF-16 surrogate).',
+      );
+      expectInvalid(
+        adapterData,
+        400,
+        'adapter_data : the JSON text is not valid Unicode (it holds a lone UTF-16 surrogate).',
+      );
+    });
+
     it('refuses one in a JSON key, naming the parameter printably', async () => {
       const response = await postJson('/api/phone/', {
         name: 'lone key',
@@ -269,31 +292,35 @@ describeEachDatabase('malformed parameters', (database) => {
   });
 
   describe('paths Express cannot decode', () => {
-    it.each([['/api/phone/%zz/'], ['/api/phone/%E0%A4%A/'], ['/api/list/%FF/']])(
-      'answers %s with 400 error 2 in our words, naming the segment',
-      async (path) => {
-        const response = await request(t.url).post(path).query({ api_key: apiKey });
-        const segment = path.split('/').find((part) => part.includes('%'));
+    it.each([
+      ['/api/phone/%zz/'],
+      ['/api/phone/%E0%A4%A/'],
+      ['/api/list/%FF/'],
+      ['/API/phone/%zz/'],
+    ])('answers %s with 400 error 2 in our words, naming the segment', async (path) => {
+      const response = await request(t.url).post(path).query({ api_key: apiKey });
+      const segment = path.split('/').find((part) => part.includes('%'));
 
-        expectInvalid(
-          response,
-          400,
-          `the path segment "${segment}" is not valid: each % must start an escape (two hex ` +
-            'digits) of UTF-8 text.',
-        );
-        expect(response.body.message).not.toMatch(/Failed to decode/);
-      },
-    );
+      expectInvalid(
+        response,
+        400,
+        `the path segment "${segment}" is not valid: each % must start an escape (two hex ` +
+          'digits) of UTF-8 text.',
+      );
+      expect(response.body.message).not.toMatch(/Failed to decode/);
+    });
 
-    it.each([['/callback/reception/test/%zz/'], ['/callback/status/%zz/'], ['/media/%zz/x.png']])(
-      'answers %s, outside the envelope API, with an empty 404',
-      async (path) => {
-        const response = await request(t.url).get(path).query({ api_key: apiKey });
+    it.each([
+      ['/callback/reception/test/%zz/'],
+      ['/callback/status/%zz/'],
+      ['/media/%zz/x.png'],
+      ['/%zz/API/'],
+    ])('answers %s, outside the envelope API, with an empty 404', async (path) => {
+      const response = await request(t.url).get(path).query({ api_key: apiKey });
 
-        expect(response.status).toBe(404);
-        expect(response.text).toBe('');
-      },
-    );
+      expect(response.status).toBe(404);
+      expect(response.text).toBe('');
+    });
   });
 
   describe('numbers_csv', () => {

@@ -38,7 +38,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private readonly apiRoot: string;
 
   constructor(config: AppConfig) {
-    this.apiRoot = `${config.basePath}/api`;
+    this.apiRoot = `${config.basePath}/api`.toLowerCase();
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -61,7 +61,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private isUndecodableOutsideApi(exception: unknown, request: ApiRequest): boolean {
-    const path = request.path;
+    // Routing ignores case: `/API/…` reaches the API too.
+    const path = request.path.toLowerCase();
     const inApi = path === this.apiRoot || path.startsWith(`${this.apiRoot}/`);
     return (
       !inApi &&

@@ -100,7 +100,10 @@ function keyUsed(value: AuthCase): string | null {
     .map((pick) => (KEY_OF[pick] ?? '').trim());
   const places = [
     presented(value.query === 'null' ? 'empty' : value.query),
-    value.method === 'GET' || value.encoding === 'none' ? null : presented(value.form),
+    // GET and HEAD read the query string only: a body of theirs carries no key.
+    ['GET', 'HEAD'].includes(value.method) || value.encoding === 'none'
+      ? null
+      : presented(value.form),
     headerValues.length ? headerValues.join(', ') || null : null,
   ];
   return places.find((key) => key !== null) ?? null;

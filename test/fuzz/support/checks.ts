@@ -28,7 +28,7 @@ const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
 };
 
 /** Which documented format a path answers in. */
-export type Surface = 'api' | 'callback' | 'media' | 'docs';
+export type Surface = 'api' | 'callback' | 'media' | 'docs' | 'undecodable';
 
 const CALLBACK_ROUTE = /^\/callback\/(?:status\/[^/]+|reception\/[^/]+\/[^/]+)\/?$/i;
 const MEDIA_ROUTE = /^\/media\/[^/]+\/[^/]+\/?$/i;
@@ -42,6 +42,9 @@ export function pathOnly(target: string): string {
 
 export function surfaceOf(method: string, target: string): Surface {
   const path = pathOnly(target);
+  if (!/^\/api(?:\/|$)/i.test(path) && !decodes(path)) {
+    return 'undecodable';
+  }
   if (CALLBACK_ROUTE.test(path)) {
     return 'callback';
   }
@@ -52,6 +55,27 @@ export function surfaceOf(method: string, target: string): Surface {
     return 'docs';
   }
   return 'api';
+}
+
+/** Whether every segment of a path decodes, as the router decodes them. */
+function decodes(path: string): boolean {
+  return path.split('/').every((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Outside the API, a path that does not decode names nothing: an empty 404. */
+export function checkUndecodable(answer: Answer): string[] {
+  return answer.status === 404 && answer.body.length === 0
+    ? []
+    : [
+        `a path that does not decode, outside /api, answered HTTP ${answer.status} ${preview(answer.body)}`,
+      ];
 }
 
 /** The operations whose success is a creation (HTTP 201). */

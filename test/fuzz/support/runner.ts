@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkCallback,
+  checkUndecodable,
   checkEnvelope,
   checkInternalText,
   checkMedia,
@@ -153,6 +154,9 @@ export class Probe {
         break;
       case 'media':
         problems.push(...checkMedia(wire, answer));
+        break;
+      case 'undecodable':
+        problems.push(...checkUndecodable(answer));
         break;
       case 'docs':
         break;
