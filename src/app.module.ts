@@ -1,10 +1,4 @@
-import {
-  DynamicModule,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  RequestMethod,
-} from '@nestjs/common';
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AdaptersModule } from './adapters/adapters.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
@@ -50,10 +44,9 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    // Provider callbacks read their bodies themselves (CallbackBodyMiddleware).
-    consumer
-      .apply(BodyParserMiddleware)
-      .exclude({ path: 'callback/{*path}', method: RequestMethod.ALL })
-      .forRoutes('{*path}');
+    // The API's parameters: provider callbacks read their bodies themselves
+    // (CallbackBodyMiddleware), media are files. Named by inclusion: Nest's `exclude` matches
+    // decoded paths, which a callback path holding `%0A` escaped.
+    consumer.apply(BodyParserMiddleware).forRoutes('api/{*path}');
   }
 }

@@ -350,6 +350,17 @@ describeEachDatabase('malformed parameters', (database) => {
     const reception = (phoneId: number) =>
       request(t.url).post(`/callback/reception/test/${phoneId}/`).query({ api_key: apiKey });
 
+    it('answers a callback whose path holds an escaped line break without the envelope', async () => {
+      const response = await request(t.url)
+        .delete('/callback/status/%0D%0A/')
+        .query({ api_key: apiKey })
+        .set('Content-Type', 'application/x-www-form-urlencoded; charset=bogus')
+        .send('a=b');
+
+      expect(response.text).toBe('');
+      expect(response.status).toBeLessThan(500);
+    });
+
     it('reads a lone surrogate in a JSON callback as U+FFFD', async () => {
       const phone = await makePhone(ds, userId);
 

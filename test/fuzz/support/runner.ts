@@ -138,7 +138,10 @@ export class Probe {
       problems.push(`HTTP ${answer.status}`);
     }
     const method = wire.kind === 'http' ? wire.method : '';
-    const surface = wire.kind === 'http' ? surfaceOf(wire.method, wire.path) : 'api';
+    // Headers too large are refused by Node's parser before any route: the envelope, whatever
+    // the path (README, "Input limits and malformed requests").
+    const surface =
+      wire.kind === 'http' && answer.status !== 431 ? surfaceOf(wire.method, wire.path) : 'api';
     switch (surface) {
       case 'api':
         problems.push(
