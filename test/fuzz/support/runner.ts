@@ -138,16 +138,26 @@ export class Probe {
       problems.push(`HTTP ${answer.status}`);
     }
     const method = wire.kind === 'http' ? wire.method : '';
+    // A raw HEAD that Node read answers without a body; one it refused gets the envelope.
+    const rawHead =
+      wire.kind === 'raw' && /^HEAD /.test(wire.bytes.toString('latin1')) && !answer.body.length;
     // Headers too large are refused by Node's parser before any route: the envelope, whatever
     // the path (README, "Input limits and malformed requests").
-    const surface =
-      wire.kind === 'http' && answer.status !== 431 ? surfaceOf(wire.method, wire.path) : 'api';
+    // A raw request Node refused is answered with the envelope, whatever its path; one it read
+    // and routed answers as its path does (an empty 404 for a path that does not decode).
+    const line =
+      wire.kind === 'http'
+        ? { method: wire.method, target: wire.path }
+        : answer.body.length
+          ? undefined
+          : /^(?<method>[A-Z]+) +(?<target>\/\S*)/.exec(wire.bytes.toString('latin1'))?.groups;
+    const surface = line && answer.status !== 431 ? surfaceOf(line.method, line.target) : 'api';
     switch (surface) {
       case 'api':
         problems.push(
           ...checkEnvelope(
             answer,
-            wire.kind === 'http' ? method : null,
+            wire.kind === 'http' ? method : rawHead ? 'HEAD' : null,
             wire.kind === 'http' ? wire.path : '',
           ),
         );
