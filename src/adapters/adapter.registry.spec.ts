@@ -52,7 +52,16 @@ const TABLE = [
   {
     id: 'smpp',
     alias: null,
-    fields: ['host*', 'port*', 'system_id*', 'password*!', 'system_type', 'source_addr*'],
+    fields: [
+      'host*',
+      'port*',
+      'system_id*',
+      'password*!',
+      'system_type',
+      'source_addr*',
+      'max_pending_submits',
+      'binds',
+    ],
     hideData: true,
   },
 ];

@@ -1,7 +1,7 @@
 /** The part of the `smpp` package (0.5, untyped) that smsgw and its tests use. */
 declare module 'smpp' {
   import { EventEmitter } from 'node:events';
-  import { LookupFunction, Server as NetServer } from 'node:net';
+  import { LookupFunction, Server as NetServer, Socket } from 'node:net';
 
   export interface PDU {
     command: string;
@@ -16,6 +16,7 @@ declare module 'smpp' {
   type Shortcut = (options?: Record<string, unknown>, callback?: ResponseCallback) => boolean;
 
   export class Session extends EventEmitter {
+    readonly socket: Socket;
     bind_transceiver(options: Record<string, unknown>, callback?: ResponseCallback): boolean;
     unbind(callback?: ResponseCallback): boolean;
     submit_sm: Shortcut;
@@ -36,6 +37,8 @@ declare module 'smpp' {
     auto_enquire_link_period?: number;
     /** Passed on to node:net's `connect`, as every option is. */
     lookup?: LookupFunction;
+    /** node:net's: sets TCP_NODELAY once connected, turning Nagle's algorithm off. */
+    noDelay?: boolean;
   }
 
   export function connect(options: ConnectOptions): Session;

@@ -1,124 +1,16 @@
 import { Logger } from '@nestjs/common';
-import { EventEmitter } from 'node:events';
-import { AddressInfo } from 'node:net';
-import { PDU, Server, Session, createServer, errors } from 'smpp';
+import { performance } from 'node:perf_hooks';
+import { PDU, errors } from 'smpp';
 import {
   RecordingSink,
   adapterDeps,
   closedPort,
   outgoingSms as sms,
 } from '../../../test/support/adapters.factories';
+import { FakeSmsc } from '../../../test/support/fake-smsc';
 import { waitFor } from '../../../test/support/instruments';
 import { ListenedPhone } from '../adapter';
 import { SmppAdapter } from './smpp.adapter';
-
-/**
- * An SMSC from the `smpp` package's own server, on 127.0.0.1: it binds `smsgw`/`secret`,
- * refuses other credentials with the status SMPP defines, answers unbind and enquire_link,
- * accepts each submit_sm with the message id `msg-<n>`, and records every PDU it receives.
- */
-class FakeSmsc {
-  mode: 'normal' | 'silent' | 'hang_up' = 'normal';
-  refuseBindWith: number | null = null;
-  answersEnquireLink = true;
-  answerSubmit: (pdu: PDU, session: Session) => void = (pdu, session) =>
-    session.send(pdu.response({ message_id: `msg-${this.count('submit_sm')}` }));
-  readonly received: PDU[] = [];
-  readonly sessions: Session[] = [];
-  private readonly events = new EventEmitter();
-  readonly server: Server = createServer((session: Session) => {
-    this.sessions.push(session);
-    session.on('error', () => undefined);
-    session.on('pdu', (pdu: PDU) => {
-      this.received.push(pdu);
-      this.events.emit('pdu');
-    });
-    session.on('bind_transceiver', (pdu: PDU) => {
-      if (this.mode === 'silent') {
-        return;
-      }
-      if (this.mode === 'hang_up') {
-        session.close();
-        return;
-      }
-      const status =
-        this.refuseBindWith ??
-        (pdu.system_id !== 'smsgw'
-          ? errors.ESME_RINVSYSID
-          : pdu.password !== 'secret'
-            ? errors.ESME_RINVPASWD
-            : errors.ESME_ROK);
-      session.send(pdu.response({ command_status: status }));
-    });
-    session.on('unbind', (pdu: PDU) => {
-      session.send(pdu.response());
-      session.close();
-    });
-    session.on('enquire_link', (pdu: PDU) => {
-      if (this.answersEnquireLink) {
-        session.send(pdu.response());
-      }
-    });
-    session.on('submit_sm', (pdu: PDU) => this.answerSubmit(pdu, session));
-  });
-
-  /** The requests received, less keep-alives. */
-  get commands(): string[] {
-    return this.received
-      .filter((pdu) => !pdu.isResponse() && pdu.command !== 'enquire_link')
-      .map((pdu) => pdu.command);
-  }
-
-  get binds(): PDU[] {
-    return this.received.filter((pdu) => pdu.command === 'bind_transceiver');
-  }
-
-  count(command: string): number {
-    return this.received.filter((pdu) => pdu.command === command).length;
-  }
-
-  /** The `nth` PDU of `command` received, once it is. */
-  async nth(command: string, nth = 1): Promise<PDU> {
-    for (;;) {
-      const found = this.received.filter((pdu) => pdu.command === command)[nth - 1];
-      if (found) {
-        return found;
-      }
-      await new Promise((resolve) => this.events.once('pdu', resolve));
-    }
-  }
-
-  /** The session of the `nth` bind, once the client has read the answer to it. */
-  async boundSession(nth = 1): Promise<Session> {
-    await this.nth('bind_transceiver', nth);
-    const session = this.sessions[this.sessions.length - 1];
-    await this.roundTrip(session);
-    return session;
-  }
-
-  /** Sends a deliver_sm on `session`; resolves to the client's deliver_sm_resp. */
-  deliver(session: Session, fields: Record<string, unknown>): Promise<PDU> {
-    return new Promise((resolve) => session.deliver_sm(fields, resolve));
-  }
-
-  /** An enquire_link round trip: everything the client sent before answering it has arrived. */
-  roundTrip(session: Session): Promise<PDU> {
-    return new Promise((resolve) => session.enquire_link({}, resolve));
-  }
-
-  /** Listens on 127.0.0.1, or with `'::'` on every local address (where 0.0.0.0 would reach). */
-  async start(host: '127.0.0.1' | '::' = '127.0.0.1'): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, host, resolve));
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  stop(): Promise<void> {
-    for (const session of this.sessions) {
-      session.destroy();
-    }
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** Binds again and sends enquire_link within milliseconds, so that tests need not wait. */
 class QuickSmppAdapter extends SmppAdapter {
@@ -242,6 +134,31 @@ describe('SmppAdapter', () => {
       expect(await adapter.test({ ...data, source_addr: sourceAddr })).toBe(
         'source_addr is required.',
       );
+    });
+
+    it.each([
+      ['max_pending_submits', '0', 'an integer from 1 to 1000'],
+      ['max_pending_submits', '1001', 'an integer from 1 to 1000'],
+      ['max_pending_submits', '2.5', 'an integer from 1 to 1000'],
+      ['max_pending_submits', ' 10', 'an integer from 1 to 1000'],
+      ['binds', '0', 'an integer from 1 to 16'],
+      ['binds', '17', 'an integer from 1 to 16'],
+      ['binds', 'two', 'an integer from 1 to 16'],
+      ['binds', '-1', 'an integer from 1 to 16'],
+    ])('refuses %s %p without connecting', async (name, value, range) => {
+      expect(await adapter.test({ ...data, [name]: value })).toBe(`${name} must be ${range}.`);
+      expect(await adapter.send({ ...data, [name]: value }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: `${name} must be ${range}.`,
+      });
+      expect(smsc.received).toEqual([]);
+    });
+
+    it('checks the credentials with one bind, however many sessions the phone asks for', async () => {
+      expect(await adapter.test({ ...data, binds: '16', max_pending_submits: '1000' })).toBeNull();
+      expect(await adapter.test({ ...data, binds: '', max_pending_submits: '' })).toBeNull();
+
+      expect(smsc.commands).toEqual(['bind_transceiver', 'unbind', 'bind_transceiver', 'unbind']);
     });
   });
 
@@ -715,6 +632,171 @@ describe('SmppAdapter', () => {
         'Phone 7 cannot receive over SMPP: port must be an integer from 1 to 65535.',
       );
       expect(smsc.received).toEqual([]);
+    });
+  });
+
+  describe('at wire speed', () => {
+    const send = (count: number, extra: Record<string, string> = {}, on = adapter) =>
+      Promise.all(
+        Array.from({ length: count }, (_, index) =>
+          on.send(
+            { ...data, ...extra },
+            sms({ destination: `+336${String(index).padStart(8, '0')}` }),
+          ),
+        ),
+      );
+
+    it('keeps 10 messages unanswered per session, and sends 100 in the time of 10 answers', async () => {
+      smsc.noDelay = true;
+      smsc.submitDelayMs = 50;
+      const serialMs = 100 * smsc.submitDelayMs;
+
+      const started = performance.now();
+      const results = await send(100);
+      const elapsed = performance.now() - started;
+
+      expect(results.filter((result) => result.outcome === 'sent')).toHaveLength(100);
+      expect(smsc.maxUnanswered).toBe(10);
+      expect(elapsed).toBeLessThan(0.4 * serialMs);
+      expect(smsc.count('bind_transceiver')).toBe(1);
+    });
+
+    it('never has more unanswered than max_pending_submits, and sends the others in order', async () => {
+      smsc.submitDelayMs = 30;
+
+      const results = await send(20, { max_pending_submits: '3' });
+
+      expect(results.map((result) => result.outcome)).toEqual(Array(20).fill('sent'));
+      expect(smsc.maxUnanswered).toBe(3);
+      expect(
+        smsc.received
+          .filter((pdu) => pdu.command === 'submit_sm')
+          .map((pdu) => Number(pdu.destination_addr) - 33600000000),
+      ).toEqual(Array.from({ length: 20 }, (_, index) => index));
+    });
+
+    it('fails a message still waiting for room at the timeout as never sent', async () => {
+      // One message at a time, each answered in 600 ms: the third waits for room longer
+      // than the timeout of 1 s, while the second is written in time and answered.
+      const patient = new SmppAdapter(...adapterDeps({ PROVIDER_TIMEOUT_MS: '1000' }));
+      smsc.submitDelayMs = 600;
+      try {
+        const results = await send(3, { max_pending_submits: '1' }, patient);
+
+        expect(results).toEqual([
+          { outcome: 'sent', uid: 'msg-1' },
+          { outcome: 'sent', uid: 'msg-2' },
+          {
+            outcome: 'transient',
+            reason: `The SMSC at 127.0.0.1:${data.port} left no room for the message within 1 s: 1 messages were waiting for its answer (max_pending_submits is 1 per session).`,
+          },
+        ]);
+        expect(smsc.count('submit_sm')).toBe(2);
+      } finally {
+        await patient.onApplicationShutdown();
+      }
+    });
+
+    it('fails the messages waiting for room as never sent when it shuts down', async () => {
+      smsc.answerSubmit = () => undefined;
+      const sent = send(2, { max_pending_submits: '1' });
+      await smsc.nth('submit_sm');
+
+      await adapter.onApplicationShutdown();
+
+      expect(await sent).toEqual([
+        {
+          outcome: 'permanent',
+          reason: `The SMSC at 127.0.0.1:${data.port} closed the connection before answering the message: whether it took the message is unknown, so it is not sent again.`,
+        },
+        {
+          outcome: 'transient',
+          reason: `smsgw closed its connection to the SMSC at 127.0.0.1:${data.port} before the message was handed to it.`,
+        },
+      ]);
+      expect(smsc.count('submit_sm')).toBe(1);
+    });
+
+    it('opens as many sessions as binds asks for, and spreads the messages over them', async () => {
+      smsc.submitDelayMs = 20;
+
+      const results = await send(30, { binds: '3' });
+
+      expect(results.filter((result) => result.outcome === 'sent')).toHaveLength(30);
+      expect(smsc.bound).toHaveLength(3);
+      expect(smsc.bound.map((session) => smsc.submitsOn(session))).toEqual([10, 10, 10]);
+      expect(smsc.maxUnanswered).toBeLessThanOrEqual(10);
+    });
+
+    it('binds a dropped session again while the others keep sending', async () => {
+      const threeBinds = { binds: '3' };
+      await send(1, threeBinds, quick);
+      await waitFor(() => Promise.resolve(smsc.bound.length === 3), 'three sessions');
+      smsc.refuseBindWith = errors.ESME_RBINDFAIL;
+
+      smsc.bound[0].destroy();
+      await smsc.nth('bind_transceiver', 5);
+      const before = smsc.count('submit_sm');
+      const meanwhile = await send(20, threeBinds, quick);
+
+      expect(meanwhile.map((result) => result.outcome)).toEqual(Array(20).fill('sent'));
+      expect(smsc.count('submit_sm') - before).toBe(20);
+      expect(smsc.submitsOn(smsc.bound[1]) + smsc.submitsOn(smsc.bound[2])).toBeGreaterThanOrEqual(
+        20,
+      );
+      expect(warnings).toHaveBeenCalledWith(
+        `Session 1 of 3 to the SMSC at 127.0.0.1:${data.port} dropped. Binding session 1 of 3 again in 5 ms.`,
+      );
+
+      smsc.refuseBindWith = null;
+      await waitFor(() => Promise.resolve(smsc.bound.length === 4), 'the session bound again');
+      smsc.submitDelayMs = 20;
+      await send(30, threeBinds, quick);
+
+      expect(smsc.submitsOn(smsc.bound[3])).toBeGreaterThan(0);
+      expect(logs).toHaveBeenCalledWith(
+        `Bound session 1 of 3 to the SMSC at 127.0.0.1:${data.port} again.`,
+      );
+    });
+
+    it('reports what arrives on any of the sessions, and unbinds them all when stopped', async () => {
+      const sink = new RecordingSink();
+      const stop = adapter.listen({ ...phone, data: { ...data, binds: '2' } }, sink);
+      await waitFor(() => Promise.resolve(smsc.bound.length === 2), 'two sessions');
+
+      for (const [index, session] of smsc.bound.entries()) {
+        const answer = await smsc.deliver(session, {
+          source_addr_ton: 1,
+          source_addr: '33687654321',
+          esm_class: 0x04,
+          short_message: `id:msg-${index + 1} stat:DELIVRD`,
+        });
+        expect(answer.command_status).toBe(errors.ESME_ROK);
+      }
+      await stop();
+
+      expect(sink.statuses).toEqual([
+        { uid: 'msg-1', status: 'delivered' },
+        { uid: 'msg-2', status: 'delivered' },
+      ]);
+      expect(smsc.commands).toEqual(['bind_transceiver', 'bind_transceiver', 'unbind', 'unbind']);
+    });
+
+    it('writes each message at once (TCP_NODELAY), not after the TCP ACK of the one before', async () => {
+      // Nagle's algorithm holds a small segment while one sent is unacknowledged, and the SMSC,
+      // with nothing to answer before 50 ms, delays its ACK (40 ms on Linux): the last of a
+      // burst of 10 would arrive about 40 ms after the first.
+      smsc.noDelay = true;
+      smsc.submitDelayMs = 50;
+      const spreads: number[] = [];
+      for (let burst = 0; burst < 5; burst++) {
+        const first = smsc.submitArrivals.length;
+        await send(10);
+        const arrivals = smsc.submitArrivals.slice(first);
+        spreads.push(arrivals[arrivals.length - 1] - arrivals[0]);
+      }
+
+      expect(spreads.sort((a, b) => a - b)[2]).toBeLessThan(15);
     });
   });
 

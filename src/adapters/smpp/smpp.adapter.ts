@@ -18,7 +18,8 @@ import {
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { destinationAddress, messageFields, sourceAddress } from './smpp.codec';
-import { SmppLink, SmppListener, SmppTimings } from './smpp.link';
+import { SmppTimings } from './smpp.bind';
+import { SmppLink, SmppLinkShape, SmppListener } from './smpp.link';
 
 /** SMPP 3.4's C-Octet String sizes, less their terminating NUL. */
 const MAX_LENGTHS: Readonly<Record<string, number>> = {
@@ -28,11 +29,20 @@ const MAX_LENGTHS: Readonly<Record<string, number>> = {
   source_addr: 20,
 };
 
-/** An SMSC, through an SMPP 3.4 transceiver session. */
+/**
+ * The optional counts of the adapter data: their range and their value when not given. Ten
+ * messages unanswered per session is Kannel's default `max-pending-submits`.
+ */
+const COUNTS: Readonly<Record<string, { min: number; max: number; absent: number }>> = {
+  max_pending_submits: { min: 1, max: 1000, absent: 10 },
+  binds: { min: 1, max: 16, absent: 1 },
+};
+
+/** An SMSC, through one or more SMPP 3.4 transceiver sessions. */
 @Injectable()
 export class SmppAdapter implements Adapter, OnApplicationShutdown {
   private readonly logger = new Logger(SmppAdapter.name);
-  /** The open sessions, one per connection data: sends and listeners of a phone share it. */
+  /** The open sessions, one link per connection data: sends and listeners of a phone share it. */
   private readonly links = new Map<string, SmppLink>();
   protected readonly timings: SmppTimings = {
     enquireLinkMs: 30_000,
@@ -52,6 +62,16 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       secretField('password', 'SMPP password.', true),
       field('system_type', 'SMPP system_type, when the SMSC asks for one.', false),
       field('source_addr', 'Source address (number or name) of sent messages.', true),
+      field(
+        'max_pending_submits',
+        'Messages sent and not yet answered by the SMSC, per session, 1 to 1000 (default 10); further messages wait for an answer.',
+        false,
+      ),
+      field(
+        'binds',
+        'Transceiver sessions opened to the SMSC with these credentials, 1 to 16 (default 1); messages are spread over them.',
+        false,
+      ),
     ],
     hideData: true,
   };
@@ -102,8 +122,8 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   }
 
   /**
-   * Binds the phone's session (shared with its sends) and reports what arrives on it; stopping
-   * the last listener of a session unbinds it, and a later send binds a new one.
+   * Binds the phone's sessions (shared with its sends) and reports what arrives on any of them;
+   * stopping the last listener of a link unbinds them, and a later send binds new ones.
    */
   listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
     const invalid = this.invalid(phone.data);
@@ -151,6 +171,11 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
         return `${name} must be at most ${max} characters (SMPP 3.4).`;
       }
     }
+    for (const [name, { min, max }] of Object.entries(COUNTS)) {
+      if (Number.isNaN(count(data, name))) {
+        return `${name} must be an integer from ${min} to ${max}.`;
+      }
+    }
     return null;
   }
 
@@ -161,7 +186,10 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       existing.adopt(data);
       return existing;
     }
-    const link = this.newLink(data);
+    const link = this.newLink(data, {
+      binds: count(data, 'binds'),
+      maxPendingSubmits: count(data, 'max_pending_submits'),
+    });
     this.links.set(key, link);
     return link;
   }
@@ -171,7 +199,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
    * a session of its own that is unbound and closed at once.
    */
   private async bind(data: AdapterData): Promise<string | FieldRefusal | null> {
-    const link = this.newLink(data);
+    const link = this.newLink(data, { binds: 1, maxPendingSubmits: 1 });
     const outcome = await link.bound();
     await link.close();
     if (outcome.ok) {
@@ -181,14 +209,27 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   }
 
   /** The host is the user's: the link connects only where the outbound policy allows. */
-  private newLink(data: AdapterData): SmppLink {
-    return new SmppLink(data, this.config.providers.timeoutMs, this.timings, this.outbound);
+  private newLink(data: AdapterData, shape: SmppLinkShape): SmppLink {
+    return new SmppLink(data, this.config.providers.timeoutMs, this.timings, this.outbound, shape);
   }
+}
+
+/** An optional count of the data, its default when blank, NaN when it is not a valid one. */
+function count(data: AdapterData, name: string): number {
+  const { min, max, absent } = COUNTS[name];
+  const value = data[name] ?? '';
+  if (value.trim() === '') {
+    return absent;
+  }
+  const number = /^\d{1,4}$/.test(value) ? Number(value) : NaN;
+  return number >= min && number <= max ? number : NaN;
 }
 
 /**
  * What makes two phones' sessions the same. The password is left out so that a corrected one
- * is taken by the session for its next bind instead of opening a second session.
+ * is taken by the sessions for their next bind instead of opening more. So are `binds` and
+ * `max_pending_submits`: phones sharing sessions share them as the first one opened them,
+ * since the SMSC grants its binds and windows per account, not per phone.
  */
 function linkKey(data: AdapterData): string {
   return JSON.stringify([

@@ -1,63 +1,77 @@
 import { Logger } from '@nestjs/common';
-import { PDU, Session, connect, errors } from 'smpp';
-import {
-  OutboundPolicy,
-  OutboundRefusal,
-  outboundRefusalOf,
-} from '../../common/net/outbound-policy';
+import { PDU, Session, errors } from 'smpp';
+import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AdapterData, InboundSink, ListenedPhone, SendResult } from '../adapter';
-import { describeNetworkError, formatDuration } from '../provider-http';
-import { CREDENTIAL_STATUSES, readDeliverSm, statusName, submitResult } from './smpp.codec';
-
-const SMPP_VERSION_3_4 = 0x34;
-
-export interface SmppTimings {
-  /** Between two enquire_link, which keep a quiet session through SMSC idle timers and NATs. */
-  enquireLinkMs: number;
-  /** The first wait before binding again after a failure; each failure doubles it up to the max. */
-  retryFirstMs: number;
-  retryMaxMs: number;
-}
-
-/** `refusal` when the outbound policy refused the SMSC's address. */
-export type BindOutcome =
-  | { ok: true; session: Session }
-  | { ok: false; reason: string; permanent: boolean; refusal?: OutboundRefusal };
-
-type Failure = Extract<BindOutcome, { ok: false }>;
+import { formatDuration } from '../provider-http';
+import { BindContext, BindFailure, BindOutcome, SmppBind, SmppTimings } from './smpp.bind';
+import { readDeliverSm } from './smpp.codec';
 
 export interface SmppListener {
   phone: ListenedPhone;
   sink: InboundSink;
 }
 
+/** How many sessions a link opens, and how many messages each may have unanswered at once. */
+export interface SmppLinkShape {
+  binds: number;
+  maxPendingSubmits: number;
+}
+
+/** A send whose submit_sm is not written yet: it waits for a bound session with room. */
+interface QueuedSubmit {
+  fields: Record<string, unknown>;
+  timer: NodeJS.Timeout;
+  resolve: (result: SendResult) => void;
+}
+
+/** Something waiting for a bound session, or for the reason there will be none in time. */
+interface BindWaiter {
+  resolve(outcome: BindOutcome): void;
+}
+
 /**
- * One transceiver session to an SMSC, shared by the sends and the listeners of every phone
- * with the same connection data, bound on demand and, while someone listens, bound again
- * after it drops. A send only ever waits for a bind already under way or due within its
- * timeout: during a long back-off it fails at once with the last reason.
+ * The transceiver sessions to an SMSC, shared by the sends and the listeners of every phone
+ * with the same connection data: `binds` of them with the same credentials, bound on demand
+ * and, while someone listens (or another of them is bound), bound again after they drop.
+ * Each session has at most `maxPendingSubmits` submit_sm written and unanswered, as SMSCs
+ * throttle or refuse beyond the window they grant; the sends beyond wait in one queue, in
+ * order, and each goes to the bound session with the fewest unanswered as soon as one has
+ * room. A send only ever waits for a bind already under way or due within its timeout:
+ * during a long back-off it fails at once with the last reason.
  */
 export class SmppLink {
   private readonly logger = new Logger(SmppLink.name);
-  private state: 'idle' | 'binding' | 'bound' | 'waiting' | 'closed' = 'idle';
-  private session: Session | null = null;
-  private sessionClosed: Promise<void> = Promise.resolve();
-  private lastFailure: Failure | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private retryAt = 0;
-  private retryDelay: number;
-  private readonly waiters = new Set<(outcome: BindOutcome) => void>();
-  /** Settles each submit_sm written and not yet answered. */
-  private readonly unanswered = new Set<(result: SendResult) => void>();
+  private readonly binds: SmppBind[];
+  private closed = false;
+  private lastFailure: BindFailure | null = null;
+  private readonly waiters = new Set<BindWaiter>();
+  private queue: QueuedSubmit[] = [];
+  private pumping = false;
+  /** Where the search for a session with room starts: sends in turn spread over all of them. */
+  private nextBind = 0;
   private readonly listeners = new Set<SmppListener>();
 
   constructor(
     private data: AdapterData,
     private readonly timeoutMs: number,
-    private readonly timings: SmppTimings,
-    private readonly outbound: OutboundPolicy,
+    timings: SmppTimings,
+    outbound: OutboundPolicy,
+    private readonly shape: SmppLinkShape,
   ) {
-    this.retryDelay = timings.retryFirstMs;
+    const context: BindContext = {
+      data: () => this.data,
+      timeoutMs,
+      timings,
+      outbound,
+      settled: (outcome) => this.settled(outcome),
+      freed: () => this.pump(),
+      rebinds: (bind) => this.rebinds(bind),
+      deliver: (session, pdu) => this.deliver(session, pdu),
+    };
+    this.binds = Array.from(
+      { length: shape.binds },
+      (_, index) => new SmppBind(context, { index: index + 1, of: shape.binds }),
+    );
   }
 
   /** Takes the phone's newest data (a corrected password) for the next binds. */
@@ -67,36 +81,35 @@ export class SmppLink {
 
   /** Whether a session is bound with this password. */
   boundWith(password: string): boolean {
-    return this.state === 'bound' && this.data.password === password;
+    return this.binds.some((bind) => bind.boundWith(password));
   }
 
-  /** The bound session, binding one if needed, or why there is none within the timeout. */
+  /** Whether a session is bound, binding any that is not, or why there is none in time. */
   bound(): Promise<BindOutcome> {
-    switch (this.state) {
-      case 'bound':
-        return Promise.resolve({ ok: true, session: this.session as Session });
-      case 'closed':
-        return Promise.resolve(this.closedFailure());
-      case 'waiting':
-        if (this.lastFailure && this.retryAt > Date.now() + this.timeoutMs) {
-          return Promise.resolve(this.lastFailure);
-        }
-        break;
-      case 'idle':
-        this.attempt();
-        break;
-      case 'binding':
-        break;
+    if (this.closed) {
+      return Promise.resolve(this.closedFailure());
+    }
+    // Idle sessions bind for the sends too, one bound already or not: those of a phone that
+    // nobody listens to are not bound again on their own when all dropped together.
+    this.startBinds();
+    if (this.anyBound()) {
+      return Promise.resolve({ ok: true });
+    }
+    const hopeless = this.hopeless(Date.now() + this.timeoutMs);
+    if (hopeless) {
+      return Promise.resolve(hopeless);
     }
     return new Promise((resolve) => {
-      const waiter = (outcome: BindOutcome) => {
-        clearTimeout(timer);
-        this.waiters.delete(waiter);
-        resolve(outcome);
+      const waiter: BindWaiter = {
+        resolve: (outcome) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(outcome);
+        },
       };
       const timer = setTimeout(
         () =>
-          waiter({
+          waiter.resolve({
             ok: false,
             permanent: false,
             reason: `Could not bind to the SMSC at ${this.where} within ${formatDuration(this.timeoutMs)}.`,
@@ -108,51 +121,37 @@ export class SmppLink {
   }
 
   /**
-   * Submits one message. Failing before the submit_sm is written is transient; once written,
-   * the SMSC may have taken the message even if no answer comes back, so a lost connection or
-   * a missing answer is a permanent failure saying so: sending it again could send it twice.
+   * Submits one message. Failing before the submit_sm is written (no session bound in time,
+   * or no room in their windows in time) is transient: the SMSC never saw the message. Once
+   * written, see `SmppBind.submit`.
    */
   async submit(fields: Record<string, unknown>): Promise<SendResult> {
     const bound = await this.bound();
     if (!bound.ok) {
-      return { outcome: bound.permanent ? 'permanent' : 'transient', reason: bound.reason };
+      return failed(bound);
+    }
+    if (this.closed) {
+      return this.closedBeforeWritten();
     }
     return new Promise((resolve) => {
-      let settled = false;
-      const settle = (result: SendResult) => {
-        if (!settled) {
-          settled = true;
-          clearTimeout(timer);
-          this.unanswered.delete(settle);
-          resolve(result);
-        }
+      const queued: QueuedSubmit = {
+        fields,
+        resolve,
+        timer: setTimeout(() => {
+          this.queue = this.queue.filter((other) => other !== queued);
+          resolve(this.anyBound() ? this.noRoom() : failed(this.unbound()));
+        }, this.timeoutMs),
       };
-      const timer = setTimeout(
-        () =>
-          settle(
-            this.unknownOutcome(
-              `did not answer the message within ${formatDuration(this.timeoutMs)}`,
-            ),
-          ),
-        this.timeoutMs,
-      );
-      const written = bound.session.submit_sm(fields, (response) => settle(submitResult(response)));
-      if (written) {
-        this.unanswered.add(settle);
-      } else {
-        settle({
-          outcome: 'transient',
-          reason: `The connection to the SMSC at ${this.where} closed before the message was handed to it.`,
-        });
-      }
+      this.queue.push(queued);
+      this.pump();
     });
   }
 
   /** Reports what the SMSC delivers to `listener` from now on, binding if needed. */
   listen(listener: SmppListener): void {
     this.listeners.add(listener);
-    if (this.state === 'idle') {
-      this.attempt();
+    if (!this.closed) {
+      this.startBinds();
     }
   }
 
@@ -162,47 +161,31 @@ export class SmppLink {
     return this.listeners.size;
   }
 
-  /** Unbinds and closes the session for good; a send still waiting for a bind fails. */
+  /**
+   * Unbinds and closes the sessions for good: a send still waiting for a bind or for room
+   * fails, never sent; one written and unanswered fails as unknown.
+   */
   async close(): Promise<void> {
-    if (this.state === 'closed') {
+    if (this.closed) {
       return;
     }
-    const wasBound = this.state === 'bound';
-    this.state = 'closed';
-    if (this.retryTimer) {
-      clearTimeout(this.retryTimer);
-      this.retryTimer = null;
-    }
+    this.closed = true;
     for (const waiter of [...this.waiters]) {
-      waiter(this.closedFailure());
+      waiter.resolve(this.closedFailure());
     }
-    const session = this.session;
-    const closed = this.sessionClosed;
-    if (!session) {
-      return;
-    }
-    if (wasBound) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(done, this.timeoutMs);
-        void closed.then(done);
-        if (!session.unbind(done)) {
-          done();
-        }
-      });
-    }
-    session.destroy();
-    await closed;
+    this.dropQueue(this.closedBeforeWritten());
+    await Promise.all(this.binds.map((bind) => bind.close()));
   }
 
   private get where(): string {
     return `${this.data.host}:${this.data.port}`;
   }
 
-  private closedFailure(): Failure {
+  private anyBound(): boolean {
+    return this.binds.some((bind) => bind.state === 'bound');
+  }
+
+  private closedFailure(): BindFailure {
     return {
       ok: false,
       permanent: false,
@@ -210,186 +193,133 @@ export class SmppLink {
     };
   }
 
-  private unknownOutcome(what: string): SendResult {
-    return {
-      outcome: 'permanent',
-      reason: `The SMSC at ${this.where} ${what}: whether it took the message is unknown, so it is not sent again.`,
-    };
-  }
-
-  private attempt(): void {
-    this.state = 'binding';
-    const where = this.where;
-    const timeout = formatDuration(this.timeoutMs);
-    // The host is the user's: only an address the outbound policy allows is connected to.
-    const target = this.outbound.target(this.data.host);
-    if (target instanceof OutboundRefusal) {
-      this.session = null;
-      // Later, so that the sends that started this attempt are waiting for its outcome.
-      setImmediate(() => this.attempted(null, this.refused(target)));
-      return;
-    }
-    const session = connect({
-      host: target.host,
-      port: Number(this.data.port),
-      lookup: target.lookup,
-      auto_enquire_link_period: this.timings.enquireLinkMs,
-    });
-    this.session = session;
-    this.sessionClosed = new Promise((resolve) => session.once('close', () => resolve()));
-    let stage: 'connecting' | 'binding' | 'bound' = 'connecting';
-    let errorCode: string | undefined;
-    let refusal: OutboundRefusal | null = null;
-    let enquiriesUnanswered = 0;
-    const fail = (reason: string, permanent = false) => {
-      clearTimeout(timer);
-      session.destroy();
-      this.attempted(session, { ok: false, reason, permanent });
-    };
-    const timer = setTimeout(
-      () =>
-        fail(
-          stage === 'connecting'
-            ? `Could not reach the SMSC at ${where} within ${timeout}.`
-            : `The SMSC at ${where} did not answer the bind within ${timeout}.`,
-        ),
-      this.timeoutMs,
+  /** Why no session is bound: the last failure, or that none could bind in time. */
+  private unbound(): BindFailure {
+    return (
+      this.lastFailure ?? {
+        ok: false,
+        permanent: false,
+        reason: `Could not bind to the SMSC at ${this.where} within ${formatDuration(this.timeoutMs)}.`,
+      }
     );
-
-    // The package reports unreadable PDUs as errors without closing, and then reads no more.
-    session.on('error', (error: NodeJS.ErrnoException) => {
-      errorCode ??= error.code;
-      refusal ??= outboundRefusalOf(error);
-      session.destroy();
-    });
-    session.on('close', () => {
-      if (stage === 'bound') {
-        this.dropped(session);
-      } else if (refusal) {
-        clearTimeout(timer);
-        this.attempted(session, this.refused(refusal));
-      } else if (stage === 'connecting') {
-        fail(`Could not reach the SMSC at ${where} (${describeNetworkError(errorCode)}).`);
-      } else {
-        fail(
-          errorCode
-            ? `The SMSC at ${where} broke the connection (${describeNetworkError(errorCode)}).`
-            : `The SMSC at ${where} closed the connection before answering the bind.`,
-        );
-      }
-    });
-    session.on('connect', () => {
-      stage = 'binding';
-      session.bind_transceiver(
-        {
-          system_id: this.data.system_id,
-          password: this.data.password,
-          system_type: this.data.system_type ?? '',
-          interface_version: SMPP_VERSION_3_4,
-        },
-        (response) => {
-          if (stage !== 'binding') {
-            return;
-          }
-          if (response.command_status !== errors.ESME_ROK) {
-            fail(
-              `The SMSC refused the bind with ${statusName(response.command_status)}: check system_id, password and system_type.`,
-              CREDENTIAL_STATUSES.has(response.command_status),
-            );
-            return;
-          }
-          stage = 'bound';
-          clearTimeout(timer);
-          this.attempted(session, { ok: true, session });
-        },
-      );
-    });
-
-    // A peer that lets a whole enquire_link period pass without a word is gone, even when
-    // TCP has not noticed: drop the session so that it is bound again.
-    session.on('pdu', () => {
-      enquiriesUnanswered = 0;
-    });
-    session.on('send', (pdu: PDU) => {
-      if (pdu.command === 'enquire_link' && enquiriesUnanswered++ > 0) {
-        this.logger.warn(`The SMSC at ${where} stopped answering enquire_link.`);
-        session.destroy();
-      }
-    });
-    session.on('enquire_link', (pdu: PDU) => session.send(pdu.response()));
-    session.on('unbind', (pdu: PDU) => {
-      session.send(pdu.response());
-      session.close();
-    });
-    session.on('unknown', (pdu: PDU) => session.send(pdu.response()));
-    session.on('deliver_sm', (pdu: PDU) => void this.deliver(session, pdu));
   }
 
-  /** A bind the outbound policy refused: it will refuse it again, so the failure is permanent. */
-  private refused(refusal: OutboundRefusal): Failure {
+  private closedBeforeWritten(): SendResult {
     return {
-      ok: false,
-      permanent: true,
-      refusal,
-      reason: `smsgw does not connect to the SMSC at ${this.where}: ${refusal.message}`,
+      outcome: 'transient',
+      reason: `smsgw closed its connection to the SMSC at ${this.where} before the message was handed to it.`,
     };
+  }
+
+  private noRoom(): SendResult {
+    const unanswered = this.binds.reduce((sum, bind) => sum + bind.inFlight, 0);
+    return {
+      outcome: 'transient',
+      reason:
+        `The SMSC at ${this.where} left no room for the message within ${formatDuration(this.timeoutMs)}: ` +
+        `${unanswered} messages were waiting for its answer (max_pending_submits is ${this.shape.maxPendingSubmits} per session).`,
+    };
+  }
+
+  private startBinds(): void {
+    for (const bind of this.binds) {
+      bind.start();
+    }
   }
 
   /**
-   * The end of a bind attempt (with no session when none was opened): hand its outcome to the
-   * waiting sends, retry if listened to.
+   * The last failure when no session is bound and none may be before `deadline` (each is idle
+   * or backing off past it), else null.
    */
-  private attempted(session: Session | null, outcome: BindOutcome): void {
-    if (this.session !== session || this.state !== 'binding') {
+  private hopeless(deadline: number): BindFailure | null {
+    const hopeful = this.binds.some(
+      (bind) =>
+        bind.state === 'bound' ||
+        bind.state === 'binding' ||
+        (bind.state === 'waiting' && bind.retryAt <= deadline),
+    );
+    return hopeful ? null : this.unbound();
+  }
+
+  /** A session binds again on its own while someone listens or another session is up. */
+  private rebinds(bind: SmppBind): boolean {
+    return (
+      this.listeners.size > 0 ||
+      this.binds.some(
+        (other) => other !== bind && (other.state === 'bound' || other.state === 'binding'),
+      )
+    );
+  }
+
+  /**
+   * A session bound, failed to or dropped. A failure fails what waits for a session only when
+   * no other session is bound or binding: those still may take it.
+   */
+  private settled(outcome: BindOutcome): void {
+    if (outcome.ok) {
+      this.lastFailure = null;
+      for (const waiter of [...this.waiters]) {
+        waiter.resolve(outcome);
+      }
+      this.pump();
       return;
     }
-    if (outcome.ok) {
-      if (this.lastFailure) {
-        this.logger.log(`Bound to the SMSC at ${this.where} again.`);
-      }
-      this.state = 'bound';
-      this.lastFailure = null;
-      this.retryDelay = this.timings.retryFirstMs;
-    } else {
-      this.session = null;
-      this.lastFailure = outcome;
-      this.retryLater(outcome.reason);
+    this.lastFailure = outcome;
+    if (this.binds.some((other) => other.state === 'bound' || other.state === 'binding')) {
+      return;
     }
     for (const waiter of [...this.waiters]) {
-      waiter(outcome);
+      waiter.resolve(outcome);
+    }
+    this.dropQueue(failed(outcome));
+  }
+
+  /** Fails every send waiting for room: none was written. */
+  private dropQueue(result: SendResult): void {
+    for (const queued of this.queue.splice(0)) {
+      clearTimeout(queued.timer);
+      queued.resolve(result);
     }
   }
 
-  private dropped(session: Session): void {
-    for (const settle of [...this.unanswered]) {
-      settle(this.unknownOutcome('closed the connection before answering the message'));
-    }
-    if (this.session !== session || this.state === 'closed') {
+  /** Writes the waiting sends, in order, while a bound session has room in its window. */
+  private pump(): void {
+    if (this.pumping || this.closed) {
       return;
     }
-    this.session = null;
-    this.lastFailure = {
-      ok: false,
-      permanent: false,
-      reason: `The session to the SMSC at ${this.where} dropped.`,
-    };
-    this.retryLater(this.lastFailure.reason);
+    this.pumping = true;
+    try {
+      for (let bind = this.roomiest(); bind && this.queue.length > 0; bind = this.roomiest()) {
+        const queued = this.queue[0];
+        const answered = bind.submit(queued.fields);
+        if (answered) {
+          this.queue.shift();
+          clearTimeout(queued.timer);
+          void answered.then(queued.resolve);
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
   }
 
-  private retryLater(reason: string): void {
-    if (this.listeners.size === 0) {
-      this.state = 'idle';
-      return;
+  /** The bound session with the fewest unanswered submits and room for one more, if any. */
+  private roomiest(): SmppBind | null {
+    let best: SmppBind | null = null;
+    for (let step = 0; step < this.binds.length; step++) {
+      const bind = this.binds[(this.nextBind + step) % this.binds.length];
+      if (
+        bind.state === 'bound' &&
+        bind.inFlight < this.shape.maxPendingSubmits &&
+        (!best || bind.inFlight < best.inFlight)
+      ) {
+        best = bind;
+      }
     }
-    const delay = this.retryDelay;
-    this.retryDelay = Math.min(delay * 2, this.timings.retryMaxMs);
-    this.state = 'waiting';
-    this.retryAt = Date.now() + delay;
-    this.logger.warn(`${reason} Binding again in ${formatDuration(delay)}.`);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.attempt();
-    }, delay);
+    if (best) {
+      this.nextBind = (this.binds.indexOf(best) + 1) % this.binds.length;
+    }
+    return best;
   }
 
   /**
@@ -455,4 +385,9 @@ export class SmppLink {
     });
     return status;
   }
+}
+
+/** A bind failure as the outcome of a send that was never written. */
+function failed(failure: BindFailure): SendResult {
+  return { outcome: failure.permanent ? 'permanent' : 'transient', reason: failure.reason };
 }
