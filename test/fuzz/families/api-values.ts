@@ -176,6 +176,8 @@ const FIELDS: Record<string, Array<[string, FieldKind, string[]?]>> = {
     ['password', 'secret'],
     ['system_type', 'text'],
     ['source_addr', 'text'],
+    ['max_pending_submits', 'choice', ['10', '1', '1000', '0', '1001', '2.5', '']],
+    ['binds', 'choice', ['1', '3', '16', '0', '17', '']],
   ],
 };
 
