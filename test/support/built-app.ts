@@ -12,8 +12,8 @@ export interface BuiltApp {
   url: string;
   /** Everything the process wrote so far, stdout and stderr. */
   output(): string;
-  /** Stops it (SIGTERM) and resolves once it exited. */
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM, or `signal`) and resolves once it exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** What a process wrote and how it ended. */
@@ -96,9 +96,9 @@ export async function startBuiltApp(
   return {
     url,
     output,
-    stop: async () => {
+    stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) {
-        child.kill('SIGTERM');
+        child.kill(signal);
       }
       await exited;
     },
