@@ -7,11 +7,13 @@
  *   BENCH_SECONDS=10                                            (duration of each throughput run)
  *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size)
  *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
+ *   BENCH_CONNECTIONS=20                                        (concurrent clients of the throughput runs)
  *
  * For each size it seeds sent messages across users and phones, starts the real app and prints
  * p50/p99 of the read operations. Then it measures requests/s of get_send_sms and post_scheduled
  * under concurrency (autocannon) next to a baseline measured in the same run: a bare node:http
- * handler doing the same key lookup and insert with the same driver.
+ * handler doing the same key lookup and insert with the same driver, each request committed on
+ * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
  */
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
@@ -30,7 +32,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
-const CONNECTIONS = 20;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 /** USER_HZ, the unit of the CPU times in /proc: 100 on x86 and ARM Linux. */
 const CLOCK_TICKS_PER_SECOND = 100;
 const SAMPLES = 200;
