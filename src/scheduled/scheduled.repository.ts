@@ -130,9 +130,10 @@ export class ScheduledRepository {
 
   /**
    * Writes the message, its numbers, its links to contacts, groups and conditional groups, and
-   * its medias with their links, in one transaction: a failure leaves none of them behind.
-   * Returns the new message's id. get_send_sms and post_scheduled sit on this path: the
-   * statements are written here and run on the driver (see DriverSql).
+   * its medias with their links, as one unit (a savepoint in the transaction it shares with
+   * the messages of concurrent requests): a failure leaves none of them behind. Returns the
+   * new message's id once that transaction is committed. get_send_sms and post_scheduled sit
+   * on this path: the statements are written here and run on the driver (see DriverSql).
    */
   async create(message: NewScheduled): Promise<number> {
     return this.sql.insert(this.rowsOf(message));
