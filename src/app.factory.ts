@@ -27,6 +27,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     app.setGlobalPrefix(config.basePath);
   }
   setUpOpenApi(app, config);
-  app.enableShutdownHooks();
+  // Exits rather than re-raising the signal, so that the log lines still pending are written.
+  app.enableShutdownHooks([], { useProcessExit: true });
   return app;
 }

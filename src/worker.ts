@@ -46,7 +46,8 @@ async function bootstrap(): Promise<void> {
   });
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  app.enableShutdownHooks();
+  // Exits rather than re-raising the signal, so that the log lines still pending are written.
+  app.enableShutdownHooks([], { useProcessExit: true });
   await app.init();
   if (!app.get(WorkerService).isRunning) {
     // SQLite already has its worker (it said so in the log): nothing for this process to do.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
-import { stdSerializers } from 'pino';
+import { destination, stdSerializers } from 'pino';
 import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
 import { Redactor } from './redaction';
@@ -81,10 +81,13 @@ export function loggingModule() {
   return LoggerModule.forRootAsync({
     inject: [AppConfig, ADAPTER_SECRET_NAMES],
     useFactory: (config: AppConfig, adapterSecrets: Iterable<string>) => ({
-      pinoHttp: pinoHttpOptions(
-        config.logLevel,
-        new Redactor([...SECRET_NAMES, ...adapterSecrets]),
-      ),
+      pinoHttp: [
+        pinoHttpOptions(config.logLevel, new Redactor([...SECRET_NAMES, ...adapterSecrets])),
+        // Written by libuv's threads, the lines of a busy moment in one write, rather than one
+        // blocking write per line on the event loop. pino writes what is pending when the
+        // process exits, even on a fatal error; only a SIGKILL can lose the last lines.
+        destination({ dest: 1, sync: false }),
+      ],
     }),
   });
 }
