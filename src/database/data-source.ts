@@ -9,6 +9,7 @@ import { DispatchWorkers1763800000000 } from './migrations/1763800000000-Dispatc
 import { EncryptAdapterSecrets1764000000000 } from './migrations/1764000000000-EncryptAdapterSecrets';
 import { bindSecretCipher, checkSecretsKey } from './secrets-key.check';
 import { OutboxRenderInput1764100000000 } from './migrations/1764100000000-OutboxRenderInput';
+import { ScheduledExpansionCursor1764200000000 } from './migrations/1764200000000-ScheduledExpansionCursor';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   DispatchWorkers1763800000000,
   EncryptAdapterSecrets1764000000000,
   OutboxRenderInput1764100000000,
+  ScheduledExpansionCursor1764200000000,
 ];
 
 export function dataSourceOptions(

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { DriverRunner, runOn, select, Sql, write } from '../common/database/driver-runner';
 import { DEFAULT_SETTINGS } from '../users/settings';
 
 /** A scheduled message being dispatched. */
@@ -12,12 +13,28 @@ export interface DueScheduled {
   tag: string | null;
   id_phone: number | null;
   id_phone_group: number | null;
+  /** Where its expansion stands (see ExpansionService): null while nothing is queued. */
+  expansion_phase: string | null;
+  expansion_link: number | null;
+  expansion_after: number | null;
+  /** Whether it has recipients of each kind, and medias (0 or 1). */
+  has_numbers: number;
+  has_contacts: number;
+  has_groups: number;
+  has_conditions: number;
+  has_medias: number;
 }
 
 export interface NumberRecipient {
   id: number;
   number: string;
   data: string | null;
+}
+
+/** A conditional group of a message, by its link, in link order. */
+export interface ConditionLink {
+  link_id: number;
+  expression: string;
 }
 
 export interface ContactRecipient {
@@ -116,6 +133,9 @@ export interface NewSended {
 /** Candidates read per row wanted when claiming or leasing on MySQL (see `lockReady`). */
 const CANDIDATES_PER_ROW = 4;
 
+/** Values per `IN (…)` list and rows per multi-row INSERT: far below SQLite's bound variables. */
+const ROWS_PER_STATEMENT = 500;
+
 const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
   'id_user',
   'originating_scheduled',
@@ -150,18 +170,41 @@ const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
   'encoding',
 ];
 
+/** Which kinds of recipients a message has, and whether it has medias: the expansion reads only those. */
+const HAS = (table: string, name: string) =>
+  `EXISTS (SELECT 1 FROM ${table} x WHERE x.id_scheduled = s.id) AS has_${name}`;
+
+const DUE_COLUMNS = [
+  's.id, s.id_user, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group',
+  's.expansion_phase, s.expansion_link, s.expansion_after',
+  HAS('scheduled_number', 'numbers'),
+  HAS('scheduled_contact', 'contacts'),
+  HAS('scheduled_group', 'groups'),
+  HAS('scheduled_conditional_group', 'conditions'),
+  HAS('media_scheduled', 'medias'),
+].join(', ');
+
+/** `?, ?, …` for `count` values. */
+function marks(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
+
 /**
- * The dispatch's SQL. Written by hand: it runs per batch of hundreds of rows, where the query
- * builder's per-value work would cost more than the database (bench:dispatch). Claims take row
- * locks with SKIP LOCKED on MySQL/MariaDB so that workers never wait for, nor take, each
- * other's rows; SQLite has a single worker and a single writer.
+ * The dispatch's SQL, run on the driver (DriverRunner): it runs per batch of hundreds of rows,
+ * where TypeORM's query runners and query builder would cost more than the database
+ * (bench:dispatch). Statements that belong in a transaction are `Sql` bodies, composed by the
+ * services and run whole by `transaction`. Claims take row locks with SKIP LOCKED on
+ * MySQL/MariaDB so that workers never wait for, nor take, each other's rows; SQLite has a
+ * single worker and a single writer.
  */
 @Injectable()
 export class DispatchRepository {
   readonly mysql: boolean;
+  private readonly sql: DriverRunner;
 
   constructor(readonly dataSource: DataSource) {
     this.mysql = dataSource.options.type === 'mysql';
+    this.sql = DriverRunner.for(dataSource);
   }
 
   /** `FOR UPDATE SKIP LOCKED` where the engine has row locks. */
@@ -169,91 +212,94 @@ export class DispatchRepository {
     return this.mysql ? ' FOR UPDATE SKIP LOCKED' : '';
   }
 
-  /** Runs `work` in a transaction; READ COMMITTED on MySQL so counts see other workers' claims. */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.mysql
-      ? this.dataSource.transaction('READ COMMITTED', work)
-      : this.dataSource.transaction(work);
+  /** Runs `body` in a transaction; READ COMMITTED on MySQL so counts see other workers' claims. */
+  transaction<T>(body: Sql<T>): Promise<T> {
+    return this.sql.transaction(body, true);
   }
 
   // Workers
 
   /** Registers the worker or records that it is alive (again, if a sweep had forgotten it). */
   async heartbeat(workerId: string, now: string): Promise<void> {
-    await this.dataSource.query(
-      'INSERT INTO worker (id, heartbeat_at, created_at) VALUES (?, ?, ?) ' +
-        (this.mysql
-          ? 'ON DUPLICATE KEY UPDATE heartbeat_at = VALUES(heartbeat_at), updated_at = VALUES(heartbeat_at)'
-          : 'ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, updated_at = excluded.heartbeat_at'),
-      [workerId, now, now],
+    await this.sql.run(
+      write(
+        'INSERT INTO worker (id, heartbeat_at, created_at) VALUES (?, ?, ?) ' +
+          (this.mysql
+            ? 'ON DUPLICATE KEY UPDATE heartbeat_at = VALUES(heartbeat_at), updated_at = VALUES(heartbeat_at)'
+            : 'ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, updated_at = excluded.heartbeat_at'),
+        [workerId, now, now],
+      ),
     );
   }
 
   async unregisterWorker(workerId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM worker WHERE id = ?', [workerId]);
+    await this.sql.run(write('DELETE FROM worker WHERE id = ?', [workerId]));
   }
 
   async workers(): Promise<string[]> {
-    const rows = await this.dataSource.query<Array<{ id: string }>>('SELECT id FROM worker');
+    const rows = await this.sql.run(select<{ id: string }>('SELECT id FROM worker'));
     return rows.map((row) => row.id);
   }
 
   async forgetWorkersExcept(workerId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM worker WHERE id <> ?', [workerId]);
+    await this.sql.run(write('DELETE FROM worker WHERE id <> ?', [workerId]));
   }
 
   /** The live worker (heartbeat at or after `since`) that started first. */
   async oldestWorker(since: string): Promise<string | null> {
-    const rows = await this.dataSource.query<Array<{ id: string }>>(
-      'SELECT id FROM worker WHERE heartbeat_at >= ? ORDER BY created_at, id LIMIT 1',
-      [since],
+    const rows = await this.sql.run(
+      select<{ id: string }>(
+        'SELECT id FROM worker WHERE heartbeat_at >= ? ORDER BY created_at, id LIMIT 1',
+        [since],
+      ),
     );
     return rows[0]?.id ?? null;
   }
 
   /** Forgets workers silent since before `before`; their claims are then orphans. */
   async forgetDeadWorkers(before: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM worker WHERE heartbeat_at < ?', [before]);
+    await this.sql.run(write('DELETE FROM worker WHERE heartbeat_at < ?', [before]));
   }
 
   // Expansion
 
   /**
-   * Locks the next due scheduled message of an active user that no other worker holds, oldest
-   * first. The candidates are found without locks, then locked by primary key: a locking read
-   * through the join would lock the user rows too, and the `at` scan every due row.
+   * Locks up to `limit` due scheduled messages of active users that no other worker holds,
+   * oldest first. The candidates are found without locks, then locked by primary key: a locking
+   * read through the join would lock the user rows too, and the `at` scan every due row.
    */
-  async lockNextDue(manager: EntityManager, now: string): Promise<DueScheduled | null> {
-    const candidates = await manager.query<Array<{ id: number }>>(
-      'SELECT s.id FROM scheduled s JOIN user u ON u.id = s.id_user ' +
-        "WHERE s.at <= ? AND u.status = 'active' ORDER BY s.at, s.id LIMIT 16",
-      [now],
-    );
-    if (candidates.length === 0) {
-      return null;
+  *lockDue(now: string, limit: number): Sql<DueScheduled[]> {
+    const due =
+      'FROM scheduled s WHERE s.at <= ? AND ' +
+      "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active') " +
+      'ORDER BY s.at, s.id LIMIT ?';
+    if (!this.mysql) {
+      return yield* select<DueScheduled>(`SELECT ${DUE_COLUMNS} ${due}`, [now, limit]);
     }
-    const rows = await manager.query<DueScheduled[]>(
-      'SELECT id, id_user, text, flash, mms, tag, id_phone, id_phone_group FROM scheduled ' +
-        `WHERE id IN (${candidates.map(() => '?').join(', ')}) ORDER BY at, id LIMIT 1` +
-        this.skipLocked,
-      candidates.map((candidate) => candidate.id),
+    const candidates = yield* select<{ id: number }>(`SELECT s.id ${due}`, [now, limit]);
+    if (candidates.length === 0) {
+      return [];
+    }
+    return yield* select<DueScheduled>(
+      `SELECT ${DUE_COLUMNS} FROM scheduled s WHERE s.id IN (${marks(candidates.length)}) ` +
+        'AND s.at <= ? ORDER BY s.at, s.id FOR UPDATE SKIP LOCKED',
+      [...candidates.map((candidate) => candidate.id), now],
     );
-    return rows[0] ?? null;
   }
 
   /** Locks the scheduled message `id` if it is still due and its user active, unless another worker holds it. */
-  async lockDue(manager: EntityManager, id: number, now: string): Promise<DueScheduled | null> {
-    const rows = await manager.query<DueScheduled[]>(
-      'SELECT s.id, s.id_user, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group ' +
-        "FROM scheduled s WHERE s.id = ? AND s.at <= ? AND EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active')" +
+  *lockDueById(id: number, now: string): Sql<DueScheduled | null> {
+    const rows = yield* select<DueScheduled>(
+      `SELECT ${DUE_COLUMNS} FROM scheduled s WHERE s.id = ? AND s.at <= ? AND ` +
+        "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active')" +
         this.skipLocked,
       [id, now],
     );
     return rows[0] ?? null;
   }
 
-  async settingsOf(manager: EntityManager, userId: number): Promise<Record<string, string>> {
-    const rows = await manager.query<Array<{ name: string; value: string | null }>>(
+  *settingsOf(userId: number): Sql<Record<string, string>> {
+    const rows = yield* select<{ name: string; value: string | null }>(
       'SELECT name, value FROM setting WHERE id_user = ?',
       [userId],
     );
@@ -264,35 +310,47 @@ export class DispatchRepository {
     return settings;
   }
 
-  async stopListOf(manager: EntityManager, userId: number): Promise<Set<string>> {
-    const rows = await manager.query<Array<{ number: string }>>(
-      'SELECT number FROM smsstop WHERE id_user = ?',
-      [userId],
-    );
-    return new Set(rows.map((row) => row.number));
+  /** Of `numbers`, those on the user's STOP list. */
+  *stoppedAmong(userId: number, numbers: readonly string[]): Sql<Set<string>> {
+    const stopped = new Set<string>();
+    for (let start = 0; start < numbers.length; start += ROWS_PER_STATEMENT) {
+      const chunk = numbers.slice(start, start + ROWS_PER_STATEMENT);
+      const rows = yield* select<{ number: string }>(
+        `SELECT number FROM smsstop WHERE id_user = ? AND number IN (${marks(chunk.length)})`,
+        [userId, ...chunk],
+      );
+      rows.forEach((row) => stopped.add(row.number));
+    }
+    return stopped;
   }
 
-  numbersPage(
-    manager: EntityManager,
-    scheduledId: number,
-    afterId: number,
-    limit: number,
-  ): Promise<NumberRecipient[]> {
-    return manager.query<NumberRecipient[]>(
+  numbersPage(scheduledId: number, afterId: number, limit: number): Sql<NumberRecipient[]> {
+    return select<NumberRecipient>(
       'SELECT id, number, data FROM scheduled_number WHERE id_scheduled = ? AND id > ? ' +
         'ORDER BY id LIMIT ?',
       [scheduledId, afterId, limit],
     );
   }
 
+  /** The numbers of several messages, message by message in id order, up to `limit` in all. */
+  numbersOf(
+    scheduledIds: readonly number[],
+    limit: number,
+  ): Sql<Array<NumberRecipient & { id_scheduled: number }>> {
+    return select<NumberRecipient & { id_scheduled: number }>(
+      'SELECT id_scheduled, id, number, data FROM scheduled_number ' +
+        `WHERE id_scheduled IN (${marks(scheduledIds.length)}) ORDER BY id_scheduled, id LIMIT ?`,
+      [...scheduledIds, limit],
+    );
+  }
+
   /** The message's own contacts, in the order they were linked. */
   directContactsPage(
-    manager: EntityManager,
     scheduledId: number,
     afterLinkId: number,
     limit: number,
-  ): Promise<Array<ContactRecipient & { link_id: number }>> {
-    return manager.query<Array<ContactRecipient & { link_id: number }>>(
+  ): Sql<Array<ContactRecipient & { link_id: number }>> {
+    return select<ContactRecipient & { link_id: number }>(
       'SELECT l.id AS link_id, c.id, c.name, c.number, c.data, c.created_at, c.updated_at ' +
         'FROM scheduled_contact l JOIN contact c ON c.id = l.id_contact ' +
         'WHERE l.id_scheduled = ? AND l.id > ? ORDER BY l.id LIMIT ?',
@@ -302,12 +360,11 @@ export class DispatchRepository {
 
   /** The contacts of the message's groups, group by group in link order. */
   groupContactsPage(
-    manager: EntityManager,
     scheduledId: number,
     after: { link: number; member: number },
     limit: number,
-  ): Promise<Array<ContactRecipient & { link_id: number; member_id: number }>> {
-    return manager.query<Array<ContactRecipient & { link_id: number; member_id: number }>>(
+  ): Sql<Array<ContactRecipient & { link_id: number; member_id: number }>> {
+    return select<ContactRecipient & { link_id: number; member_id: number }>(
       'SELECT l.id AS link_id, m.id AS member_id, c.id, c.name, c.number, c.data, ' +
         'c.created_at, c.updated_at ' +
         'FROM scheduled_group l JOIN group_contact m ON m.id_group = l.id_group ' +
@@ -318,47 +375,45 @@ export class DispatchRepository {
     );
   }
 
-  async conditionsOf(manager: EntityManager, scheduledId: number): Promise<string[]> {
-    const rows = await manager.query<Array<{ expression: string | null }>>(
-      'SELECT g.condition AS expression FROM scheduled_conditional_group l ' +
+  *conditionsOf(scheduledId: number): Sql<ConditionLink[]> {
+    const rows = yield* select<{ link_id: number; expression: string | null }>(
+      'SELECT l.id AS link_id, g.condition AS expression FROM scheduled_conditional_group l ' +
         'JOIN conditional_group g ON g.id = l.id_conditional_group ' +
         'WHERE l.id_scheduled = ? ORDER BY l.id',
       [scheduledId],
     );
-    return rows.map((row) => row.expression ?? '');
+    return rows.map((row) => ({ link_id: Number(row.link_id), expression: row.expression ?? '' }));
   }
 
-  userContactsPage(
-    manager: EntityManager,
-    userId: number,
-    afterId: number,
-    limit: number,
-  ): Promise<ContactRecipient[]> {
-    return manager.query<ContactRecipient[]>(
-      'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
-        'WHERE id_user = ? AND id > ? ORDER BY id LIMIT ?',
-      [userId, afterId, limit],
+  /** A page of the user's contacts in id order, outside of any transaction. */
+  userContactsPage(userId: number, afterId: number, limit: number): Promise<ContactRecipient[]> {
+    return this.sql.run(
+      select<ContactRecipient>(
+        'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
+          'WHERE id_user = ? AND id > ? ORDER BY id LIMIT ?',
+        [userId, afterId, limit],
+      ),
     );
   }
 
   /** Of the user's contacts `ids`, those that still exist, in id order. */
-  contactsByIds(
-    manager: EntityManager,
-    userId: number,
-    ids: readonly number[],
-  ): Promise<ContactRecipient[]> {
-    if (ids.length === 0) {
-      return Promise.resolve([]);
+  *contactsByIds(userId: number, ids: readonly number[]): Sql<ContactRecipient[]> {
+    const contacts: ContactRecipient[] = [];
+    for (let start = 0; start < ids.length; start += ROWS_PER_STATEMENT) {
+      const chunk = ids.slice(start, start + ROWS_PER_STATEMENT);
+      contacts.push(
+        ...(yield* select<ContactRecipient>(
+          'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
+            `WHERE id_user = ? AND id IN (${marks(chunk.length)}) ORDER BY id`,
+          [userId, ...chunk],
+        )),
+      );
     }
-    return manager.query<ContactRecipient[]>(
-      'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
-        `WHERE id_user = ? AND id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`,
-      [userId, ...ids],
-    );
+    return contacts;
   }
 
-  async mediaIdsOf(manager: EntityManager, scheduledId: number): Promise<number[]> {
-    const rows = await manager.query<Array<{ id_media: number }>>(
+  *mediaIdsOf(scheduledId: number): Sql<number[]> {
+    const rows = yield* select<{ id_media: number }>(
       'SELECT id_media FROM media_scheduled WHERE id_scheduled = ? ORDER BY id',
       [scheduledId],
     );
@@ -370,22 +425,42 @@ export class DispatchRepository {
    * unique `(originating_scheduled, destination)`: rows come in recipient order, so the first
    * occurrence wins.
    */
-  async queue(manager: EntityManager, rows: readonly NewOutboxRow[], now: string): Promise<void> {
-    if (rows.length === 0) {
-      return;
-    }
+  *queueRows(rows: readonly NewOutboxRow[], now: string): Sql<void> {
     const columns = [...OUTBOX_COLUMNS, 'attempts', 'next_attempt_at', 'created_at'];
-    const placeholders = `(${columns.map(() => '?').join(', ')})`;
-    await manager.query(
-      `${this.mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO outbox (${columns.join(', ')}) ` +
-        `VALUES ${rows.map(() => placeholders).join(', ')}`,
-      rows.flatMap((row) => [...OUTBOX_COLUMNS.map((column) => row[column]), 0, now, now]),
+    const placeholders = `(${marks(columns.length)})`;
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+      yield* write(
+        `${this.mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO outbox (${columns.join(', ')}) ` +
+          `VALUES ${chunk.map(() => placeholders).join(', ')}`,
+        chunk.flatMap((row) => [...OUTBOX_COLUMNS.map((column) => row[column]), 0, now, now]),
+      );
+    }
+  }
+
+  /** `queueRows` in the transaction `manager` holds. */
+  queue(manager: EntityManager, rows: readonly NewOutboxRow[], now: string): Promise<void> {
+    return runOn(manager, this.queueRows(rows, now));
+  }
+
+  /** Records how far the message's expansion went. */
+  *saveCursor(
+    scheduledId: number,
+    cursor: { phase: string; link: number; after: number },
+  ): Sql<void> {
+    yield* write(
+      'UPDATE scheduled SET expansion_phase = ?, expansion_link = ?, expansion_after = ? ' +
+        'WHERE id = ?',
+      [cursor.phase, cursor.link, cursor.after, scheduledId],
     );
   }
 
-  /** The scheduled message goes once dispatched; its links go with it (foreign keys). */
-  async deleteScheduled(manager: EntityManager, scheduledId: number): Promise<void> {
-    await manager.query('DELETE FROM scheduled WHERE id = ?', [scheduledId]);
+  /** The scheduled messages go once dispatched; their links go with them (foreign keys). */
+  *deleteScheduled(scheduledIds: readonly number[]): Sql<void> {
+    for (let start = 0; start < scheduledIds.length; start += ROWS_PER_STATEMENT) {
+      const chunk = scheduledIds.slice(start, start + ROWS_PER_STATEMENT);
+      yield* write(`DELETE FROM scheduled WHERE id IN (${marks(chunk.length)})`, chunk);
+    }
   }
 
   // Rendering
@@ -396,10 +471,14 @@ export class DispatchRepository {
    * rows; a lease of a worker that stopped is free again once the sweep forgets the worker.
    * Two renders of a row are harmless: only the first one stored counts (`storeRendered`).
    */
-  async leaseUnrendered(workerId: string, limit: number): Promise<UnrenderedRow[]> {
+  leaseUnrendered(workerId: string, limit: number): Promise<UnrenderedRow[]> {
+    return this.sql.run(this.lease(workerId, limit));
+  }
+
+  private *lease(workerId: string, limit: number): Sql<UnrenderedRow[]> {
     const columns = 'id, text, media_ids, render_input';
     if (!this.mysql) {
-      return this.dataSource.query<UnrenderedRow[]>(
+      return yield* select<UnrenderedRow>(
         `SELECT ${columns} FROM outbox WHERE state = 'unrendered' ` +
           'ORDER BY next_attempt_at, id LIMIT ?',
         [limit],
@@ -411,7 +490,7 @@ export class DispatchRepository {
     // Read without locks, as lockReady does (a locking scan would wait for the rows of a
     // campaign another worker is still expanding), and more than wanted: other workers may be
     // leasing some of them right now.
-    const candidates = await this.dataSource.query<Array<{ id: number }>>(
+    const candidates = yield* select<{ id: number }>(
       `SELECT id FROM outbox WHERE ${free} ORDER BY next_attempt_at, id LIMIT ?`,
       [workerId, limit * CANDIDATES_PER_ROW],
     );
@@ -419,14 +498,13 @@ export class DispatchRepository {
       return [];
     }
     const ids = candidates.map((candidate) => candidate.id);
-    const placeholders = ids.map(() => '?').join(', ');
-    await this.dataSource.query(
-      `UPDATE outbox SET claimed_by = ? WHERE id IN (${placeholders}) AND ${free} ` +
+    yield* write(
+      `UPDATE outbox SET claimed_by = ? WHERE id IN (${marks(ids.length)}) AND ${free} ` +
         'ORDER BY next_attempt_at, id LIMIT ?',
       [workerId, ...ids, workerId, limit],
     );
-    return this.dataSource.query<UnrenderedRow[]>(
-      `SELECT ${columns} FROM outbox WHERE id IN (${placeholders}) ` +
+    return yield* select<UnrenderedRow>(
+      `SELECT ${columns} FROM outbox WHERE id IN (${marks(ids.length)}) ` +
         "AND state = 'unrendered' AND claimed_by = ? ORDER BY next_attempt_at, id",
       [...ids, workerId],
     );
@@ -450,24 +528,28 @@ export class DispatchRepository {
       `${target}error = v.error, ${target}render_input = NULL, ${target}claimed_by = NULL, ` +
       `${target}updated_at = ?`;
     if (this.mysql) {
-      await this.dataSource.query(
-        'UPDATE outbox o JOIN (' +
-          rows
-            .map((_, index) =>
-              index === 0
-                ? 'SELECT ? AS id, ? AS state, ? AS text, ? AS error'
-                : 'SELECT ?, ?, ?, ?',
-            )
-            .join(' UNION ALL ') +
-          `) v ON v.id = o.id SET ${set('o.')} WHERE o.state = 'unrendered'`,
-        [...values, now],
+      await this.sql.run(
+        write(
+          'UPDATE outbox o JOIN (' +
+            rows
+              .map((_, index) =>
+                index === 0
+                  ? 'SELECT ? AS id, ? AS state, ? AS text, ? AS error'
+                  : 'SELECT ?, ?, ?, ?',
+              )
+              .join(' UNION ALL ') +
+            `) v ON v.id = o.id SET ${set('o.')} WHERE o.state = 'unrendered'`,
+          [...values, now],
+        ),
       );
       return;
     }
-    await this.dataSource.query(
-      `WITH v (id, state, text, error) AS (VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
-        `UPDATE outbox AS o SET ${set('')} FROM v WHERE o.id = v.id AND o.state = 'unrendered'`,
-      [...values, now],
+    await this.sql.run(
+      write(
+        `WITH v (id, state, text, error) AS (VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
+          `UPDATE outbox AS o SET ${set('')} FROM v WHERE o.id = v.id AND o.state = 'unrendered'`,
+        [...values, now],
+      ),
     );
   }
 
@@ -479,12 +561,7 @@ export class DispatchRepository {
    * scan of the `(state, next_attempt_at)` range would step over every row of a campaign another
    * worker is still expanding (uncommitted, so locked), at every poll.
    */
-  async lockReady(
-    manager: EntityManager,
-    state: 'queued' | 'rejected',
-    now: string,
-    limit: number,
-  ): Promise<OutboxRow[]> {
+  *lockReady(state: 'queued' | 'rejected', now: string, limit: number): Sql<OutboxRow[]> {
     if (limit <= 0) {
       return [];
     }
@@ -492,14 +569,14 @@ export class DispatchRepository {
       'id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
       'flash, mms, tag, media_ids, state, attempts, error';
     if (!this.mysql) {
-      return manager.query<OutboxRow[]>(
+      return yield* select<OutboxRow>(
         `SELECT ${columns} FROM outbox WHERE state = ? AND next_attempt_at <= ? ` +
           'ORDER BY next_attempt_at, id LIMIT ?',
         [state, now, limit],
       );
     }
     // More candidates than wanted: other workers may be claiming some of them right now.
-    const candidates = await manager.query<Array<{ id: number }>>(
+    const candidates = yield* select<{ id: number }>(
       'SELECT id FROM outbox WHERE state = ? AND next_attempt_at <= ? ' +
         'ORDER BY next_attempt_at, id LIMIT ?',
       [state, now, limit * CANDIDATES_PER_ROW],
@@ -507,17 +584,17 @@ export class DispatchRepository {
     if (candidates.length === 0) {
       return [];
     }
-    return manager.query<OutboxRow[]>(
-      `SELECT ${columns} FROM outbox WHERE id IN (${candidates.map(() => '?').join(', ')}) ` +
+    return yield* select<OutboxRow>(
+      `SELECT ${columns} FROM outbox WHERE id IN (${marks(candidates.length)}) ` +
         'AND state = ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED',
       [...candidates.map((candidate) => candidate.id), state, limit],
     );
   }
 
-  phonesOf(manager: EntityManager, userIds: readonly number[]): Promise<PhoneRow[]> {
-    return manager.query<PhoneRow[]>(
+  phonesOf(userIds: readonly number[]): Sql<PhoneRow[]> {
+    return select<PhoneRow>(
       'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
-        `WHERE id_user IN (${userIds.map(() => '?').join(', ')}) ORDER BY id`,
+        `WHERE id_user IN (${marks(userIds.length)}) ORDER BY id`,
       [...userIds],
     );
   }
@@ -526,31 +603,29 @@ export class DispatchRepository {
    * Locks phones whose limits a claim is about to spend, in id order: two claims on the same
    * phone then run one after the other, the second counting the first's sends in flight.
    */
-  async lockPhones(manager: EntityManager, phoneIds: readonly number[]): Promise<void> {
+  *lockPhones(phoneIds: readonly number[]): Sql<void> {
     if (this.mysql && phoneIds.length > 0) {
-      await manager.query(
-        `SELECT id FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')}) ` +
-          'ORDER BY id FOR UPDATE',
+      yield* select(
+        `SELECT id FROM phone WHERE id IN (${marks(phoneIds.length)}) ORDER BY id FOR UPDATE`,
         [...phoneIds],
       );
     }
   }
 
   phoneGroupMembers(
-    manager: EntityManager,
     groupIds: readonly number[],
-  ): Promise<Array<{ id_phone_group: number; id_phone: number }>> {
-    return manager.query<Array<{ id_phone_group: number; id_phone: number }>>(
+  ): Sql<Array<{ id_phone_group: number; id_phone: number }>> {
+    return select<{ id_phone_group: number; id_phone: number }>(
       'SELECT id_phone_group, id_phone FROM phone_group_phone ' +
-        `WHERE id_phone_group IN (${groupIds.map(() => '?').join(', ')})`,
+        `WHERE id_phone_group IN (${marks(groupIds.length)})`,
       [...groupIds],
     );
   }
 
-  limitsOf(manager: EntityManager, phoneIds: readonly number[]): Promise<LimitRow[]> {
-    return manager.query<LimitRow[]>(
+  limitsOf(phoneIds: readonly number[]): Sql<LimitRow[]> {
+    return select<LimitRow>(
       'SELECT id_phone, volume, startpoint FROM phone_limit ' +
-        `WHERE id_phone IN (${phoneIds.map(() => '?').join(', ')}) ORDER BY id`,
+        `WHERE id_phone IN (${marks(phoneIds.length)}) ORDER BY id`,
       [...phoneIds],
     );
   }
@@ -559,13 +634,9 @@ export class DispatchRepository {
    * What a phone has spent since `since`: its `sended` rows plus its sends in flight (claimed,
    * not yet recorded), so that concurrent claims count each other's.
    */
-  async spentSince(
-    manager: EntityManager,
-    phone: Pick<PhoneRow, 'id' | 'id_user'>,
-    since: string,
-  ): Promise<number> {
+  *spentSince(phone: Pick<PhoneRow, 'id' | 'id_user'>, since: string): Sql<number> {
     // Served by sended (id_user, id_phone, at) and outbox (via_phone, state).
-    const rows = await manager.query<Array<{ spent: number | string }>>(
+    const rows = yield* select<{ spent: number | string }>(
       'SELECT (SELECT COUNT(*) FROM sended WHERE id_user = ? AND id_phone = ? AND at >= ?) + ' +
         "(SELECT COUNT(*) FROM outbox WHERE via_phone = ? AND state = 'sending') AS spent",
       [phone.id_user, phone.id, since, phone.id],
@@ -574,95 +645,79 @@ export class DispatchRepository {
   }
 
   /** Marks rows as being sent by `workerId` through `phoneId`. */
-  async claim(
-    manager: EntityManager,
-    ids: readonly number[],
-    phoneId: number | null,
-    workerId: string,
-    now: string,
-  ): Promise<void> {
-    await manager.query(
+  *claim(ids: readonly number[], phoneId: number | null, workerId: string, now: string): Sql<void> {
+    yield* write(
       "UPDATE outbox SET state = 'sending', via_phone = ?, claimed_by = ?, claimed_at = ?, " +
-        `updated_at = ? WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        `updated_at = ? WHERE id IN (${marks(ids.length)})`,
       [phoneId, workerId, now, now, ...ids],
     );
   }
 
   /** Of `ids`, those still claimed by `workerId` (locked): a dead-worker sweep may have taken some. */
-  async stillClaimed(
-    manager: EntityManager,
-    ids: readonly number[],
-    workerId: string,
-  ): Promise<Set<number>> {
-    const rows = await manager.query<Array<{ id: number }>>(
-      `SELECT id FROM outbox WHERE id IN (${ids.map(() => '?').join(', ')}) AND claimed_by = ?` +
+  *stillClaimed(ids: readonly number[], workerId: string): Sql<Set<number>> {
+    const rows = yield* select<{ id: number }>(
+      `SELECT id FROM outbox WHERE id IN (${marks(ids.length)}) AND claimed_by = ?` +
         (this.mysql ? ' FOR UPDATE' : ''),
       [...ids, workerId],
     );
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  async record(manager: EntityManager, rows: readonly NewSended[], now: string): Promise<number[]> {
+  /** Inserts `sended` rows; their ids, in order. */
+  *record(rows: readonly NewSended[], now: string): Sql<number[]> {
     const ids: number[] = [];
-    const placeholders = `(${[...SENDED_COLUMNS, 'created_at'].map(() => '?').join(', ')})`;
-    for (let start = 0; start < rows.length; start += 500) {
-      const chunk = rows.slice(start, start + 500);
-      const result: unknown = await manager.query(
-        `INSERT INTO sended (${[...SENDED_COLUMNS, 'created_at'].join(', ')}) VALUES ` +
+    const columns = [...SENDED_COLUMNS, 'created_at'];
+    const placeholders = `(${marks(columns.length)})`;
+    for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
+      // Both engines number one statement's rows consecutively (InnoDB with the default
+      // `innodb_autoinc_lock_mode` for a simple multi-row INSERT).
+      const { firstId } = yield* write(
+        `INSERT INTO sended (${columns.join(', ')}) VALUES ` +
           chunk.map(() => placeholders).join(', '),
         chunk.flatMap((row) => [...SENDED_COLUMNS.map((column) => row[column]), now]),
       );
-      ids.push(...insertedIds(result, chunk.length));
+      ids.push(...chunk.map((_, index) => firstId + index));
     }
     return ids;
   }
 
-  async linkMedias(
-    manager: EntityManager,
+  *linkMedias(
     links: ReadonlyArray<{ id_media: number; id_sended: number }>,
     now: string,
-  ): Promise<void> {
-    if (links.length === 0) {
-      return;
+  ): Sql<void> {
+    for (let start = 0; start < links.length; start += ROWS_PER_STATEMENT) {
+      const chunk = links.slice(start, start + ROWS_PER_STATEMENT);
+      yield* write(
+        'INSERT INTO media_sended (id_media, id_sended, created_at) VALUES ' +
+          chunk.map(() => '(?, ?, ?)').join(', '),
+        chunk.flatMap((link) => [link.id_media, link.id_sended, now]),
+      );
     }
-    await manager.query(
-      'INSERT INTO media_sended (id_media, id_sended, created_at) VALUES ' +
-        links.map(() => '(?, ?, ?)').join(', '),
-      links.flatMap((link) => [link.id_media, link.id_sended, now]),
-    );
   }
 
   /** Of `phoneIds`, those that still exist: a phone may be deleted while its sends are in flight. */
-  async existingPhones(manager: EntityManager, phoneIds: readonly number[]): Promise<Set<number>> {
+  *existingPhones(phoneIds: readonly number[]): Sql<Set<number>> {
     if (phoneIds.length === 0) {
       return new Set();
     }
-    const rows = await manager.query<Array<{ id: number }>>(
-      `SELECT id FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')})`,
+    const rows = yield* select<{ id: number }>(
+      `SELECT id FROM phone WHERE id IN (${marks(phoneIds.length)})`,
       [...phoneIds],
     );
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  async remove(manager: EntityManager, ids: readonly number[]): Promise<void> {
-    if (ids.length === 0) {
-      return;
+  *remove(ids: readonly number[]): Sql<void> {
+    for (let start = 0; start < ids.length; start += ROWS_PER_STATEMENT) {
+      const chunk = ids.slice(start, start + ROWS_PER_STATEMENT);
+      yield* write(`DELETE FROM outbox WHERE id IN (${marks(chunk.length)})`, chunk);
     }
-    await manager.query(`DELETE FROM outbox WHERE id IN (${ids.map(() => '?').join(', ')})`, [
-      ...ids,
-    ]);
   }
 
   /** Puts a row back in the queue for another attempt at `at`. */
-  async retryLater(
-    manager: EntityManager,
-    id: number,
-    attempts: number,
-    at: string,
-    error: string,
-    now: string,
-  ): Promise<void> {
-    await manager.query(
+  *retryLater(id: number, attempts: number, at: string, error: string, now: string): Sql<void> {
+    yield* write(
       "UPDATE outbox SET state = 'queued', attempts = ?, next_attempt_at = ?, error = ?, " +
         'via_phone = NULL, claimed_by = NULL, claimed_at = NULL, updated_at = ? WHERE id = ?',
       [attempts, at, error, now, id],
@@ -670,11 +725,8 @@ export class DispatchRepository {
   }
 
   /** Rows in flight for a worker that is not in the `worker` table any more, locked. */
-  lockOrphans(
-    manager: EntityManager,
-    limit: number,
-  ): Promise<Array<OutboxRow & { via_phone: number | null }>> {
-    return manager.query<Array<OutboxRow & { via_phone: number | null }>>(
+  lockOrphans(limit: number): Sql<Array<OutboxRow & { via_phone: number | null }>> {
+    return select<OutboxRow & { via_phone: number | null }>(
       'SELECT o.id, o.id_user, o.originating_scheduled, o.id_phone, o.id_phone_group, ' +
         'o.destination, o.text, o.flash, o.mms, o.tag, o.media_ids, o.state, o.attempts, ' +
         'o.error, o.via_phone FROM outbox o ' +
@@ -684,53 +736,40 @@ export class DispatchRepository {
     );
   }
 
-  async adaptersOf(
-    manager: EntityManager,
-    phoneIds: readonly number[],
-  ): Promise<Map<number, string>> {
+  *adaptersOf(phoneIds: readonly number[]): Sql<Map<number, string>> {
     if (phoneIds.length === 0) {
       return new Map();
     }
-    const rows = await manager.query<Array<{ id: number; adapter: string }>>(
-      `SELECT id, adapter FROM phone WHERE id IN (${phoneIds.map(() => '?').join(', ')})`,
+    const rows = yield* select<{ id: number; adapter: string }>(
+      `SELECT id, adapter FROM phone WHERE id IN (${marks(phoneIds.length)})`,
       [...phoneIds],
     );
     return new Map(rows.map((row) => [Number(row.id), row.adapter]));
   }
 
   /** Phones whose adapter listens for receipts and inbound messages, across users. */
-  phonesWithAdapters(adapters: readonly string[]): Promise<PhoneRow[]> {
+  async phonesWithAdapters(adapters: readonly string[]): Promise<PhoneRow[]> {
     if (adapters.length === 0) {
-      return Promise.resolve([]);
+      return [];
     }
-    return this.dataSource.query<PhoneRow[]>(
-      'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
-        `WHERE adapter IN (${adapters.map(() => '?').join(', ')}) AND status <> 'disabled' ORDER BY id`,
-      [...adapters],
+    return this.sql.run(
+      select<PhoneRow>(
+        'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
+          `WHERE adapter IN (${marks(adapters.length)}) AND status <> 'disabled' ORDER BY id`,
+        [...adapters],
+      ),
     );
   }
 
-  mediasOf(ids: readonly number[]): Promise<Array<{ id: number; path: string }>> {
+  async mediasOf(ids: readonly number[]): Promise<Array<{ id: number; path: string }>> {
     if (ids.length === 0) {
-      return Promise.resolve([]);
+      return [];
     }
-    return this.dataSource.query<Array<{ id: number; path: string }>>(
-      `SELECT id, path FROM media WHERE id IN (${ids.map(() => '?').join(', ')})`,
-      [...ids],
+    return this.sql.run(
+      select<{ id: number; path: string }>(
+        `SELECT id, path FROM media WHERE id IN (${marks(ids.length)})`,
+        [...ids],
+      ),
     );
   }
-}
-
-/**
- * Ids of a multi-row INSERT: better-sqlite3 reports the last rowid, mysql2 the first insert id;
- * both engines number one statement's rows consecutively (InnoDB with the default
- * `innodb_autoinc_lock_mode` for a simple multi-row INSERT).
- */
-function insertedIds(result: unknown, count: number): number[] {
-  if (typeof result === 'number' || typeof result === 'bigint') {
-    const last = Number(result);
-    return Array.from({ length: count }, (_, index) => last - count + 1 + index);
-  }
-  const first = Number((result as { insertId: number }).insertId);
-  return Array.from({ length: count }, (_, index) => first + index);
 }

@@ -1,41 +1,107 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { Sql } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
 import {
+  ConditionLink,
   ContactRecipient,
   DispatchRepository,
   DueScheduled,
   NewOutboxRow,
+  NumberRecipient,
 } from './dispatch.repository';
-import { RecipientInput, transliterated } from './text/recipient-text';
+import { RecipientInput, TextOutcome, transliterated } from './text/recipient-text';
 import { TextPool } from './text/text-pool';
 import type { RenderInput } from './text/text.worker';
 
-/** Recipients are read and queued this many at a time: a campaign's size never sits in memory. */
+/** Recipients read, and contacts tested against a condition, this many at a time. */
 const PAGE = 500;
+
+/** Due messages locked at a time by an expansion's transaction. */
+const MESSAGES_PER_LOCK = PAGE;
 
 const STOP_EXEMPT_TAG = 'SMS_STOP';
 
-/** Per condition of a message, the ids of the user's contacts that satisfy it, in id order. */
-type Matches = ReadonlyMap<string, readonly number[]>;
+/** The kinds of recipients, in the order they are queued. */
+const PHASES = ['numbers', 'contacts', 'groups', 'conditions'] as const;
+type Phase = (typeof PHASES)[number];
+
+/**
+ * Where a message's expansion stands: every recipient up to this one is queued. Numbers and the
+ * message's own contacts by their row (`after`), group members by group link (`link`) and
+ * membership, conditional groups by link and contact id (each link's contacts are tested in id
+ * order).
+ */
+interface Cursor {
+  phase: Phase;
+  link: number;
+  after: number;
+}
+
+const START: Cursor = { phase: 'numbers', link: 0, after: 0 };
 
 interface Recipient extends RecipientInput {
   number: string;
 }
 
+/** A due message and what its rows share, read once per transaction. */
+interface Message {
+  scheduled: DueScheduled;
+  /** Whether the STOP list applies to it. */
+  stop: boolean;
+  gsm: boolean;
+  /** Its text as every recipient gets it; null when it is rendered per recipient. */
+  plain: TextOutcome | null;
+  base: Omit<NewOutboxRow, 'destination' | 'state' | 'error' | 'render_input'>;
+}
+
+/** A row to queue, and whether the STOP list applies to it. */
+interface Pending {
+  row: NewOutboxRow;
+  stop: boolean;
+}
+
+/** A message whose next recipients are the matches of one of its conditional groups. */
+interface Conditional {
+  scheduled: DueScheduled;
+  cursor: Cursor;
+  conditions: ConditionLink[];
+}
+
+/** What the transaction over due messages did. */
+interface Expanded {
+  expanded: boolean;
+  /** Recipients read. */
+  read: number;
+  /** Messages whose every recipient is now queued. */
+  finished: number[];
+  /** The message it stopped at, whose next recipients need conditions tested first. */
+  conditional: Conditional | null;
+}
+
 /**
  * Turns due scheduled messages into outbox rows, one per recipient, in this order: numbers,
  * then contacts, the contacts of groups, the contacts matching conditional groups, each
- * destination once, the STOP list applied. One transaction per message: it locks the message,
- * queues every recipient and deletes the message, so a worker that dies half-way leaves the
- * message due and nothing queued, and two workers never expand it twice.
+ * destination once, the STOP list applied.
  *
- * No template is rendered and no condition evaluated in that transaction, since on SQLite every
- * other query waits for it: conditions are evaluated before it, in the text pool's threads,
- * against the user's contacts read a page at a time; templated texts are queued `unrendered`,
- * with what their render needs, for the RenderingService.
+ * One transaction expands as many due messages as fit a budget of recipients (a batch, at
+ * least PAGE), oldest first, so that a flood of one-recipient messages fills whole batches; a
+ * larger message is expanded a budget at a time, over several transactions, each of which
+ * queues a chunk and moves the message's cursor (`expansion_*` columns) past it: a worker that
+ * dies mid-way leaves the last chunk unqueued and the cursor before it, and resumes there. The
+ * message is deleted in the transaction that queues its last recipients. Two workers never
+ * expand the same chunk: the message's row is locked (skipped by the others) for the chunk.
+ *
+ * A message deleted while partly expanded queues nothing more, and those of its recipients
+ * already queued are sent; one postponed, or whose user is no longer active, stops where it is
+ * and resumes once it is due again.
+ *
+ * No template is rendered and no condition evaluated in those transactions, since on SQLite
+ * every other query waits for them: a conditional group's contacts are tested a page at a time,
+ * in the text pool's threads, outside of any transaction, and the matches queued in a
+ * transaction that checks the cursor has not moved meanwhile; templated texts are queued
+ * `unrendered`, with what their render needs, for the RenderingService.
  */
 @Injectable()
 export class ExpansionService {
@@ -47,95 +113,339 @@ export class ExpansionService {
     private readonly config: AppConfig,
   ) {}
 
-  /** Expands one due message; false when none is due (or `signal` stopped the work). */
+  /**
+   * Expands due messages, up to the budget, in one transaction; or, when the oldest one's next
+   * recipients are the matches of a conditional group, the next chunk of those. False when
+   * nothing is due (or `signal` stopped the work).
+   */
   async expandNext(signal?: AbortSignal): Promise<boolean> {
-    const found = await this.repository.transaction(async (manager) => {
-      const now = nowUtc();
-      const scheduled = await this.repository.lockNextDue(manager, now);
-      if (!scheduled) {
-        return null;
-      }
-      const conditions = await this.repository.conditionsOf(manager, scheduled.id);
-      if (conditions.length === 0) {
-        await this.expand(manager, scheduled, now, [], new Map());
-        return true;
-      }
-      // Released: its conditions are evaluated outside of any transaction.
-      return { scheduled, conditions };
-    });
-    if (found === null || found === true) {
-      return found === true;
+    const budget = Math.max(PAGE, this.config.dispatch.batchSize);
+    const { expanded, read, finished, conditional } = await this.repository.transaction(
+      this.expandDue(nowUtc(), budget),
+    );
+    this.logFinished(finished);
+    if (conditional === null || read > 0) {
+      return expanded;
     }
-    let matches: Matches;
-    try {
-      matches = await this.match(found.scheduled, found.conditions, signal);
-    } catch (error) {
-      if (signal?.aborted) {
-        return false;
-      }
-      throw error;
-    }
-    return this.repository.transaction(async (manager) => {
-      const now = nowUtc();
-      const scheduled = await this.repository.lockDue(manager, found.scheduled.id, now);
-      // Another worker took it, or it was deleted or postponed meanwhile; or its conditional
-      // groups changed, and the next turn evaluates them again.
-      if (
-        scheduled &&
-        sameList(await this.repository.conditionsOf(manager, scheduled.id), found.conditions)
-      ) {
-        await this.expand(manager, scheduled, now, found.conditions, matches);
-      }
-      return true;
-    });
+    return this.expandConditional(conditional, budget, signal);
   }
 
-  /** Queues the message's recipients and deletes it. */
-  private async expand(
-    manager: EntityManager,
-    scheduled: DueScheduled,
+  /** Queues due messages' numbers, contacts and groups' contacts, up to `budget` of them. */
+  private *expandDue(now: string, budget: number): Sql<Expanded> {
+    const settings = new Map<number, Record<string, string>>();
+    const finished: number[] = [];
+    let pending: Pending[] = [];
+    let left = budget;
+    let expanded = false;
+    for (;;) {
+      const limit = Math.min(left, MESSAGES_PER_LOCK);
+      const due = yield* this.repository.lockDue(now, limit);
+      const firstPages = yield* this.firstPages(due, left);
+      const done: number[] = [];
+      let conditional: Conditional | null = null;
+      for (const scheduled of due) {
+        if (left === 0 || conditional) {
+          break;
+        }
+        expanded = true;
+        const message = yield* this.message(scheduled, settings);
+        const from = cursorOf(scheduled);
+        let cursor = from;
+        const first = firstPages.get(scheduled.id);
+        if (first && first.length <= Math.min(PAGE, left)) {
+          pending.push(...this.rows(message, first.map(numberRecipient)));
+          left -= first.length;
+          cursor = { phase: 'contacts', link: 0, after: 0 };
+        }
+        while (left > 0 && cursor.phase !== 'conditions') {
+          const page = yield* this.page(scheduled, cursor, Math.min(PAGE, left));
+          pending.push(...this.rows(message, page.recipients));
+          left -= page.read;
+          cursor = page.next;
+        }
+        if (pending.length >= PAGE) {
+          yield* this.queue(pending, now);
+          pending = [];
+        }
+        const conditions =
+          cursor.phase === 'conditions' && scheduled.has_conditions
+            ? yield* this.repository.conditionsOf(scheduled.id)
+            : [];
+        if (cursor.phase === 'conditions' && nextCondition(conditions, cursor) === null) {
+          done.push(scheduled.id);
+          continue;
+        }
+        if (!sameCursor(cursor, from)) {
+          yield* this.repository.saveCursor(scheduled.id, cursor);
+        }
+        if (cursor.phase === 'conditions') {
+          conditional = { scheduled, cursor, conditions };
+        }
+      }
+      yield* this.queue(pending, now);
+      pending = [];
+      yield* this.repository.deleteScheduled(done);
+      finished.push(...done);
+      // Fewer than asked: nothing else is due (those finished are deleted before any re-read).
+      if (conditional || left === 0 || due.length < limit) {
+        return { expanded, read: budget - left, finished, conditional };
+      }
+    }
+  }
+
+  /**
+   * The numbers of the messages among `due` that start now, read in one statement for them all
+   * rather than one each (a round trip each on MySQL), up to `budget`: only those of the
+   * messages whose numbers were read out.
+   */
+  private *firstPages(
+    due: readonly DueScheduled[],
+    budget: number,
+  ): Sql<Map<number, NumberRecipient[]>> {
+    const starting = due.filter((scheduled) => scheduled.has_numbers && !scheduled.expansion_phase);
+    const pages = new Map<number, NumberRecipient[]>();
+    if (starting.length < 2) {
+      return pages;
+    }
+    const rows = yield* this.repository.numbersOf(
+      starting.map((scheduled) => scheduled.id),
+      budget + 1,
+    );
+    for (const row of rows) {
+      const id = Number(row.id_scheduled);
+      const page = pages.get(id) ?? [];
+      page.push(row);
+      pages.set(id, page);
+    }
+    // The last message read may have more numbers than the statement's limit let through.
+    if (rows.length > budget) {
+      pages.delete(Number(rows[rows.length - 1].id_scheduled));
+    }
+    return pages;
+  }
+
+  /**
+   * Tests the user's contacts against the message's current conditional group, a page at a time
+   * outside of any transaction, until the matches would pass the budget or the contacts run out;
+   * then queues the matches, unless another worker moved the cursor meanwhile. True unless
+   * `signal` stopped the tests.
+   */
+  private async expandConditional(
+    found: Conditional,
+    budget: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const { scheduled, cursor, conditions } = found;
+    const condition = nextCondition(conditions, cursor);
+    if (condition === null) {
+      return true;
+    }
+    const matched: number[] = [];
+    let after = condition.link_id === cursor.link ? cursor.after : 0;
+    let exhausted = false;
+    while (matched.length + PAGE <= budget || matched.length === 0) {
+      const contacts = await this.repository.userContactsPage(scheduled.id_user, after, PAGE);
+      if (contacts.length === 0) {
+        exhausted = true;
+        break;
+      }
+      let result;
+      try {
+        result = await this.pool.match(
+          [condition.expression],
+          contacts.map(contactRecipient),
+          this.config.timeZone,
+          signal,
+        );
+      } catch (error) {
+        if (signal?.aborted) {
+          return false;
+        }
+        throw error;
+      }
+      if (after === 0 && result.errors[0]) {
+        this.logger.warn(
+          `Scheduled message ${scheduled.id}: a conditional group's condition is invalid (${result.errors[0]}); it matches no contact.`,
+        );
+      }
+      result.matched.forEach((indexes, position) => {
+        if (indexes.length > 0) {
+          matched.push(Number(contacts[position].id));
+        }
+      });
+      after = Number(contacts[contacts.length - 1].id);
+      if (contacts.length < PAGE) {
+        exhausted = true;
+        break;
+      }
+    }
+    const next: Cursor = exhausted
+      ? { phase: 'conditions', link: condition.link_id + 1, after: 0 }
+      : { phase: 'conditions', link: condition.link_id, after };
+    const finished = await this.repository.transaction(
+      this.queueMatches(found, matched, next, nowUtc()),
+    );
+    if (finished) {
+      this.logFinished([scheduled.id]);
+    }
+    return true;
+  }
+
+  /**
+   * Queues the contacts `matched` (those that still exist) and moves the cursor to `next`, or
+   * deletes the message when no conditional group is left. Nothing when the message is no
+   * longer due, another worker holds it or moved its cursor, or its conditional groups changed:
+   * the next turn tests them again. True when the message is finished.
+   */
+  private *queueMatches(
+    found: Conditional,
+    matched: readonly number[],
+    next: Cursor,
     now: string,
-    conditions: readonly string[],
-    matches: Matches,
-  ): Promise<void> {
-    const settings = await this.repository.settingsOf(manager, scheduled.id_user);
-    const stopped =
-      isSettingOn(settings, 'smsstop') && scheduled.tag !== STOP_EXEMPT_TAG
-        ? await this.repository.stopListOf(manager, scheduled.id_user)
-        : new Set<string>();
+  ): Sql<boolean> {
+    const scheduled = yield* this.repository.lockDueById(found.scheduled.id, now);
+    if (
+      !scheduled ||
+      !sameCursor(cursorOf(scheduled), found.cursor) ||
+      !sameConditions(yield* this.repository.conditionsOf(scheduled.id), found.conditions)
+    ) {
+      return false;
+    }
+    const message = yield* this.message(scheduled, new Map());
+    const contacts = yield* this.repository.contactsByIds(scheduled.id_user, matched);
+    yield* this.queue(this.rows(message, contacts.map(contactRecipient)), now);
+    if (nextCondition(found.conditions, next) === null) {
+      yield* this.repository.deleteScheduled([scheduled.id]);
+      return true;
+    }
+    yield* this.repository.saveCursor(scheduled.id, next);
+    return false;
+  }
+
+  /** What the message's rows share, with its user's settings (read once per transaction). */
+  private *message(
+    scheduled: DueScheduled,
+    settingsByUser: Map<number, Record<string, string>>,
+  ): Sql<Message> {
+    let settings = settingsByUser.get(scheduled.id_user);
+    if (!settings) {
+      settings = yield* this.repository.settingsOf(scheduled.id_user);
+      settingsByUser.set(scheduled.id_user, settings);
+    }
     const gsm = isSettingOn(settings, 'force_gsm_alphabet');
     // A text without Twig delimiters renders as itself: it is never rendered per recipient.
     const templated = isSettingOn(settings, 'templating') && /\{[{%#]/.test(scheduled.text);
-    const plain = templated ? null : transliterated(scheduled.text, gsm, 'The text');
-    const mediaIds = await this.repository.mediaIdsOf(manager, scheduled.id);
-    const base = {
-      id_user: scheduled.id_user,
-      originating_scheduled: scheduled.id,
-      id_phone: scheduled.id_phone,
-      id_phone_group: scheduled.id_phone_group,
-      text: scheduled.text,
-      flash: Number(scheduled.flash),
-      mms: Number(scheduled.mms),
-      tag: scheduled.tag,
-      media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
+    const mediaIds = scheduled.has_medias ? yield* this.repository.mediaIdsOf(scheduled.id) : [];
+    return {
+      scheduled,
+      stop: isSettingOn(settings, 'smsstop') && scheduled.tag !== STOP_EXEMPT_TAG,
+      gsm,
+      plain: templated ? null : transliterated(scheduled.text, gsm, 'The text'),
+      base: {
+        id_user: scheduled.id_user,
+        originating_scheduled: scheduled.id,
+        id_phone: scheduled.id_phone,
+        id_phone_group: scheduled.id_phone_group,
+        text: scheduled.text,
+        flash: Number(scheduled.flash),
+        mms: Number(scheduled.mms),
+        tag: scheduled.tag,
+        media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
+      },
     };
-    let queued = 0;
-    for await (const page of this.recipients(manager, scheduled, conditions, matches)) {
-      const rows = page
-        .filter((recipient) => !stopped.has(recipient.number))
-        .map((recipient): NewOutboxRow => {
-          const destination = recipient.number;
-          if (plain === null) {
-            const input: RenderInput = { data: recipient.data, metas: recipient.metas, gsm };
-            return {
-              ...base,
-              destination,
-              state: 'unrendered',
-              error: null,
-              render_input: JSON.stringify(input),
-            };
-          }
-          return 'text' in plain
+  }
+
+  /**
+   * The recipients of the message's current kind after `cursor`, up to `limit` read, and where
+   * the cursor then stands (the next kind's start once this one is read out).
+   */
+  private *page(
+    scheduled: DueScheduled,
+    cursor: Cursor,
+    limit: number,
+  ): Sql<{ recipients: Recipient[]; read: number; next: Cursor }> {
+    if (cursor.phase === 'conditions') {
+      return { recipients: [], read: 0, next: cursor };
+    }
+    const following: Cursor = {
+      phase: PHASES[PHASES.indexOf(cursor.phase) + 1],
+      link: 0,
+      after: 0,
+    };
+    const end = { recipients: [], read: 0, next: following };
+    switch (cursor.phase) {
+      case 'numbers': {
+        if (!scheduled.has_numbers) {
+          return end;
+        }
+        const rows = yield* this.repository.numbersPage(scheduled.id, cursor.after, limit);
+        return {
+          recipients: rows.map(numberRecipient),
+          read: rows.length,
+          next:
+            rows.length < limit
+              ? following
+              : { ...cursor, after: Number(rows[rows.length - 1].id) },
+        };
+      }
+      case 'contacts': {
+        if (!scheduled.has_contacts) {
+          return end;
+        }
+        const rows = yield* this.repository.directContactsPage(scheduled.id, cursor.after, limit);
+        return {
+          recipients: rows.map(contactRecipient),
+          read: rows.length,
+          next:
+            rows.length < limit
+              ? following
+              : { ...cursor, after: Number(rows[rows.length - 1].link_id) },
+        };
+      }
+      case 'groups': {
+        if (!scheduled.has_groups) {
+          return end;
+        }
+        const rows = yield* this.repository.groupContactsPage(
+          scheduled.id,
+          { link: cursor.link, member: cursor.after },
+          limit,
+        );
+        const last = rows[rows.length - 1];
+        return {
+          recipients: rows.map(contactRecipient),
+          read: rows.length,
+          next:
+            rows.length < limit
+              ? following
+              : { ...cursor, link: Number(last.link_id), after: Number(last.member_id) },
+        };
+      }
+    }
+  }
+
+  /** The outbox rows of `recipients` of the message. */
+  private rows(message: Message, recipients: readonly Recipient[]): Pending[] {
+    const { base, plain, gsm, stop } = message;
+    return recipients.map((recipient): Pending => {
+      const destination = recipient.number;
+      if (plain === null) {
+        const input: RenderInput = { data: recipient.data, metas: recipient.metas, gsm };
+        return {
+          stop,
+          row: {
+            ...base,
+            destination,
+            state: 'unrendered',
+            error: null,
+            render_input: JSON.stringify(input),
+          },
+        };
+      }
+      return {
+        stop,
+        row:
+          'text' in plain
             ? {
                 ...base,
                 destination,
@@ -144,113 +454,84 @@ export class ExpansionService {
                 error: null,
                 render_input: null,
               }
-            : { ...base, destination, state: 'rejected', error: plain.reason, render_input: null };
-        });
-      await this.repository.queue(manager, rows, now);
-      queued += rows.length;
+            : { ...base, destination, state: 'rejected', error: plain.reason, render_input: null },
+      };
+    });
+  }
+
+  /** Queues the rows, in order, but those whose destination is on their user's STOP list. */
+  private *queue(pending: readonly Pending[], now: string): Sql<void> {
+    if (pending.length === 0) {
+      return;
     }
-    await this.repository.deleteScheduled(manager, scheduled.id);
-    this.logger.log(
-      `Scheduled message ${scheduled.id} queued: ${queued} recipients, before duplicates.`,
+    const checked = new Map<number, Set<string>>();
+    for (const { row, stop } of pending) {
+      if (stop) {
+        checked.set(row.id_user, (checked.get(row.id_user) ?? new Set()).add(row.destination));
+      }
+    }
+    const stopped = new Map<number, Set<string>>();
+    for (const [userId, numbers] of checked) {
+      stopped.set(userId, yield* this.repository.stoppedAmong(userId, [...numbers]));
+    }
+    yield* this.repository.queueRows(
+      pending
+        .filter(({ row, stop }) => !stop || !stopped.get(row.id_user)?.has(row.destination))
+        .map(({ row }) => row),
+      now,
     );
   }
 
-  /**
-   * Which of the user's contacts satisfy each of the conditions, evaluated in the text pool a page
-   * of contacts at a time, outside of any transaction. A condition that cannot be used matches
-   * no contact.
-   */
-  private async match(
-    scheduled: DueScheduled,
-    conditions: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<Matches> {
-    const distinct = [...new Set(conditions)];
-    const matched = distinct.map((): number[] => []);
-    const outside = this.repository.dataSource.manager;
-    let errors: Array<string | null> = [];
-    for (let after = 0; ;) {
-      const contacts = await this.repository.userContactsPage(
-        outside,
-        scheduled.id_user,
-        after,
-        PAGE,
-      );
-      if (contacts.length === 0) {
-        break;
-      }
-      const result = await this.pool.match(
-        distinct,
-        contacts.map(contactRecipient),
-        this.config.timeZone,
-        signal,
-      );
-      result.matched.forEach((indexes, position) => {
-        for (const index of indexes) {
-          matched[index].push(Number(contacts[position].id));
-        }
-      });
-      errors = result.errors;
-      after = Number(contacts[contacts.length - 1].id);
+  private logFinished(finished: readonly number[]): void {
+    for (const id of finished) {
+      this.logger.log(`Scheduled message ${id} queued: every recipient is in the outbox.`);
     }
-    errors.forEach((error) => {
-      if (error !== null) {
-        this.logger.warn(
-          `Scheduled message ${scheduled.id}: a conditional group's condition is invalid (${error}); it matches no contact.`,
-        );
-      }
-    });
-    return new Map(distinct.map((expression, index) => [expression, matched[index]]));
   }
+}
 
-  /** The message's recipients, numbers first and conditional groups last, a page at a time. */
-  private async *recipients(
-    manager: EntityManager,
-    scheduled: DueScheduled,
-    conditions: readonly string[],
-    matches: Matches,
-  ): AsyncGenerator<Recipient[]> {
-    for (let after = 0; ;) {
-      const numbers = await this.repository.numbersPage(manager, scheduled.id, after, PAGE);
-      if (numbers.length === 0) {
-        break;
+/** Where the message's expansion stands: at its start when nothing is queued yet. */
+function cursorOf(scheduled: DueScheduled): Cursor {
+  const phase = PHASES.find((candidate) => candidate === scheduled.expansion_phase);
+  return phase
+    ? {
+        phase,
+        link: Number(scheduled.expansion_link ?? 0),
+        after: Number(scheduled.expansion_after ?? 0),
       }
-      yield numbers.map((row) => ({
-        number: row.number,
-        data: row.data,
-        metas: { number: row.number },
-      }));
-      after = Number(numbers[numbers.length - 1].id);
-    }
-    for (let after = 0; ;) {
-      const contacts = await this.repository.directContactsPage(manager, scheduled.id, after, PAGE);
-      if (contacts.length === 0) {
-        break;
-      }
-      yield contacts.map(contactRecipient);
-      after = Number(contacts[contacts.length - 1].link_id);
-    }
-    for (let after = { link: 0, member: 0 }; ;) {
-      const contacts = await this.repository.groupContactsPage(manager, scheduled.id, after, PAGE);
-      if (contacts.length === 0) {
-        break;
-      }
-      yield contacts.map(contactRecipient);
-      const last = contacts[contacts.length - 1];
-      after = { link: Number(last.link_id), member: Number(last.member_id) };
-    }
-    for (const expression of conditions) {
-      const ids = matches.get(expression) ?? [];
-      for (let start = 0; start < ids.length; start += PAGE) {
-        const contacts = await this.repository.contactsByIds(
-          manager,
-          scheduled.id_user,
-          ids.slice(start, start + PAGE),
-        );
-        yield contacts.map(contactRecipient);
-      }
-    }
-  }
+    : START;
+}
+
+/**
+ * The conditional group whose matches come next: the first at or after the cursor's link, but
+ * one whose condition an earlier link has (its matches are queued already).
+ */
+function nextCondition(conditions: readonly ConditionLink[], cursor: Cursor): ConditionLink | null {
+  return (
+    conditions.find(
+      (condition, index) =>
+        condition.link_id >= cursor.link &&
+        !conditions.slice(0, index).some((earlier) => earlier.expression === condition.expression),
+    ) ?? null
+  );
+}
+
+function sameCursor(left: Cursor, right: Cursor): boolean {
+  return left.phase === right.phase && left.link === right.link && left.after === right.after;
+}
+
+function sameConditions(left: readonly ConditionLink[], right: readonly ConditionLink[]): boolean {
+  return (
+    left.length === right.length &&
+    left.every(
+      (condition, index) =>
+        condition.link_id === right[index].link_id &&
+        condition.expression === right[index].expression,
+    )
+  );
+}
+
+function numberRecipient(row: NumberRecipient): Recipient {
+  return { number: row.number, data: row.data, metas: { number: row.number } };
 }
 
 function contactRecipient(contact: ContactRecipient): Recipient {
@@ -265,8 +546,4 @@ function contactRecipient(contact: ContactRecipient): Recipient {
       updated_at: contact.updated_at,
     },
   };
-}
-
-function sameList(left: readonly string[], right: readonly string[]): boolean {
-  return left.length === right.length && left.every((value, index) => value === right[index]);
 }

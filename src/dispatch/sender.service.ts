@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { setImmediate } from 'node:timers/promises';
-import { EntityManager } from 'typeorm';
 import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
+import { Sql } from '../common/database/driver-runner';
 import { AppConfig } from '../config/configuration';
 import { startpointToUtc } from '../phones/startpoint';
 import { isSettingOn } from '../users/settings';
@@ -99,22 +99,25 @@ export class SenderService {
    * batch's outcomes are recorded in the transaction that claims the next one: one commit per
    * batch instead of two. Once `keepGoing` says no, the batch in flight is recorded and nothing
    * more is claimed.
+   *
+   * `prepare` (the expansion of due messages) runs before the first claim, then alongside each
+   * batch's sends, so that the next claim finds what it queued; the rounds go on while it
+   * reports work, even when nothing was ready to claim (texts still to render).
    */
   async sendBatches(
     workerId: string,
     maxBatches: number,
     keepGoing: () => boolean = () => true,
+    prepare: () => Promise<boolean> = () => Promise.resolve(false),
   ): Promise<number> {
     let handled = 0;
     let outcomes = this.unrecorded;
+    let prepared = await prepare();
     for (let round = 0; round <= maxBatches; round++) {
       const last = round === maxBatches || !keepGoing();
       let batch: Batch;
       try {
-        batch = await this.repository.transaction(async (manager) => {
-          await this.record(manager, workerId, outcomes);
-          return last ? { claimed: [], handled: 0 } : this.claim(manager, workerId);
-        });
+        batch = await this.repository.transaction(this.recordAndClaim(workerId, outcomes, last));
       } catch (error) {
         // Kept for the next turn: the rows stay claimed by this live worker until recorded.
         this.unrecorded = outcomes;
@@ -122,10 +125,19 @@ export class SenderService {
       }
       this.unrecorded = [];
       handled += batch.handled;
-      if (batch.handled === 0) {
+      if (last || (batch.handled === 0 && !prepared)) {
         break;
       }
-      outcomes = await this.sendAll(batch.claimed);
+      const [sent, next] = await Promise.allSettled([this.sendAll(batch.claimed), prepare()]);
+      if (sent.status === 'rejected') {
+        throw sent.reason;
+      }
+      outcomes = sent.value;
+      if (next.status === 'rejected') {
+        this.unrecorded = outcomes;
+        throw next.reason;
+      }
+      prepared = next.value;
       // better-sqlite3 and instant adapters resolve at once: without this the API's requests
       // would wait for the whole run of batches.
       await setImmediate();
@@ -133,12 +145,21 @@ export class SenderService {
     return handled;
   }
 
+  private *recordAndClaim(
+    workerId: string,
+    outcomes: readonly Outcome[],
+    last: boolean,
+  ): Sql<Batch> {
+    yield* this.record(workerId, outcomes);
+    return last ? { claimed: [], handled: 0 } : yield* this.claim(workerId);
+  }
+
   /** Claims the next batch: rows to send, with their phone, and rows refused and recorded. */
-  private async claim(manager: EntityManager, workerId: string): Promise<Batch> {
+  private *claim(workerId: string): Sql<Batch> {
     const now = nowUtc();
     const size = this.config.dispatch.batchSize;
-    const rejected = await this.repository.lockReady(manager, 'rejected', now, size);
-    const queued = await this.repository.lockReady(manager, 'queued', now, size - rejected.length);
+    const rejected = yield* this.repository.lockReady('rejected', now, size);
+    const queued = yield* this.repository.lockReady('queued', now, size - rejected.length);
     if (rejected.length + queued.length === 0) {
       return { claimed: [], handled: 0 };
     }
@@ -149,9 +170,9 @@ export class SenderService {
     }));
     const claimed: Claimed[] = [];
     if (queued.length > 0) {
-      await this.route(manager, queued, new Date(), claimed, refused);
+      yield* this.route(queued, new Date(), claimed, refused);
     }
-    await this.recordRefused(manager, refused, now);
+    yield* this.recordRefused(refused, now);
     const byPhone = new Map<number, number[]>();
     for (const { row, phone } of claimed) {
       const ids = byPhone.get(phone.id) ?? [];
@@ -159,7 +180,7 @@ export class SenderService {
       byPhone.set(phone.id, ids);
     }
     for (const [phoneId, ids] of byPhone) {
-      await this.repository.claim(manager, ids, phoneId, workerId, now);
+      yield* this.repository.claim(ids, phoneId, workerId, now);
     }
     return { claimed, handled: rejected.length + queued.length };
   }
@@ -168,30 +189,29 @@ export class SenderService {
    * Chooses each row's phone (DECISIONS §8) and sorts the rows into those to send and those
    * refused before any send: no phone, a phone that is not available, a spent limit.
    */
-  private async route(
-    manager: EntityManager,
+  private *route(
     rows: readonly OutboxRow[],
     now: Date,
     claimed: Claimed[],
     refused: Refused[],
-  ): Promise<void> {
+  ): Sql<void> {
     const userIds = [...new Set(rows.map((row) => Number(row.id_user)))];
-    const phones = await this.repository.phonesOf(manager, userIds);
+    const phones = yield* this.repository.phonesOf(userIds);
     const settings = new Map<number, Record<string, string>>();
     for (const userId of userIds) {
-      settings.set(userId, await this.repository.settingsOf(manager, userId));
+      settings.set(userId, yield* this.repository.settingsOf(userId));
     }
     const groupIds = [
       ...new Set(rows.flatMap((row) => (row.id_phone_group ? [row.id_phone_group] : []))),
     ];
     const members = new Map<number, Set<number>>();
     if (groupIds.length > 0) {
-      for (const link of await this.repository.phoneGroupMembers(manager, groupIds)) {
+      for (const link of yield* this.repository.phoneGroupMembers(groupIds)) {
         const group = Number(link.id_phone_group);
         members.set(group, (members.get(group) ?? new Set()).add(Number(link.id_phone)));
       }
     }
-    const remaining = await this.remainingVolumes(manager, phones, settings, now);
+    const remaining = yield* this.remainingVolumes(phones, settings, now);
     const opened = new Map<number, OpenedData>();
 
     for (const row of rows) {
@@ -252,12 +272,11 @@ export class SenderService {
    * What each limited phone may still send, counting sends in flight. The phones are locked
    * first, so a concurrent claim on them waits and then counts this one's claims.
    */
-  private async remainingVolumes(
-    manager: EntityManager,
+  private *remainingVolumes(
     phones: readonly PhoneRow[],
     settings: ReadonlyMap<number, Record<string, string>>,
     now: Date,
-  ): Promise<Map<number, number>> {
+  ): Sql<Map<number, number>> {
     const remaining = new Map<number, number>();
     const limitedPhones = phones.filter((phone) =>
       isSettingOn(settings.get(Number(phone.id_user)) ?? {}, 'phone_limit'),
@@ -265,10 +284,7 @@ export class SenderService {
     if (limitedPhones.length === 0) {
       return remaining;
     }
-    const limits = await this.repository.limitsOf(
-      manager,
-      limitedPhones.map((phone) => phone.id),
-    );
+    const limits = yield* this.repository.limitsOf(limitedPhones.map((phone) => phone.id));
     const byPhone = new Map<number, LimitRow[]>();
     for (const limit of limits) {
       const phoneId = Number(limit.id_phone);
@@ -276,7 +292,7 @@ export class SenderService {
       windows.push(limit);
       byPhone.set(phoneId, windows);
     }
-    await this.repository.lockPhones(manager, [...byPhone.keys()]);
+    yield* this.repository.lockPhones([...byPhone.keys()]);
     for (const phone of limitedPhones) {
       const windows = byPhone.get(phone.id);
       if (!windows) {
@@ -286,7 +302,7 @@ export class SenderService {
       for (const window of windows) {
         const since = startpointToUtc(window.startpoint, now, this.config.timeZone);
         if (since !== null) {
-          const spent = await this.repository.spentSince(manager, phone, since);
+          const spent = yield* this.repository.spentSince(phone, since);
           left = Math.min(left, Number(window.volume) - spent);
         }
       }
@@ -364,17 +380,12 @@ export class SenderService {
   }
 
   /** Records outcomes; transient failures with attempts left go back to the queue. */
-  private async record(
-    manager: EntityManager,
-    workerId: string,
-    outcomes: readonly Outcome[],
-  ): Promise<void> {
+  private *record(workerId: string, outcomes: readonly Outcome[]): Sql<void> {
     if (outcomes.length === 0) {
       return;
     }
     const now = nowUtc();
-    const mine = await this.repository.stillClaimed(
-      manager,
+    const mine = yield* this.repository.stillClaimed(
       outcomes.map((outcome) => outcome.claimed.row.id),
       workerId,
     );
@@ -390,8 +401,7 @@ export class SenderService {
       const attempts = Number(row.attempts) + 1;
       if (result.outcome === 'transient' && attempts < this.config.dispatch.maxAttempts) {
         const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
-        await this.repository.retryLater(
-          manager,
+        yield* this.repository.retryLater(
           row.id,
           attempts,
           utcString(new Date(Date.now() + delay)),
@@ -420,16 +430,11 @@ export class SenderService {
         ),
       });
     }
-    await this.store(manager, done, now);
+    yield* this.store(done, now);
   }
 
-  private async recordRefused(
-    manager: EntityManager,
-    refused: readonly Refused[],
-    now: string,
-  ): Promise<void> {
-    await this.store(
-      manager,
+  private *recordRefused(refused: readonly Refused[], now: string): Sql<void> {
+    yield* this.store(
       refused.map(({ row, phone, reason }) => ({
         row,
         sended: sended(row, phone, now, row.text, 'failed', { uid: null, error: reason }),
@@ -439,18 +444,13 @@ export class SenderService {
   }
 
   /** Inserts the `sended` entries with their media links and removes their outbox rows. */
-  async store(
-    manager: EntityManager,
-    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>,
-    now: string,
-  ): Promise<void> {
+  *store(done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>, now: string): Sql<void> {
     if (done.length === 0) {
       return;
     }
     const phoneIds = [...new Set(done.flatMap(({ sended }) => sended.id_phone ?? []))];
-    const existing = await this.repository.existingPhones(manager, phoneIds);
-    const ids = await this.repository.record(
-      manager,
+    const existing = yield* this.repository.existingPhones(phoneIds);
+    const ids = yield* this.repository.record(
       done.map(({ sended }) =>
         sended.id_phone === null || existing.has(sended.id_phone)
           ? sended
@@ -458,8 +458,7 @@ export class SenderService {
       ),
       now,
     );
-    await this.repository.linkMedias(
-      manager,
+    yield* this.repository.linkMedias(
       done.flatMap(({ row }, index) =>
         (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).map((id_media) => ({
           id_media,
@@ -468,10 +467,7 @@ export class SenderService {
       ),
       now,
     );
-    await this.repository.remove(
-      manager,
-      done.map((entry) => entry.row.id),
-    );
+    yield* this.repository.remove(done.map((entry) => entry.row.id));
   }
 }
 

@@ -11,6 +11,7 @@ import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { InboundSink } from '../adapters/adapter';
 import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
+import { Sql } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { DispatchRepository } from './dispatch.repository';
@@ -25,10 +26,10 @@ export const INBOUND_SINK = Symbol('INBOUND_SINK');
 /** Whether this process dispatches: `WORKER=inline` in the API, always in the worker process. */
 export const START_WORKER = Symbol('START_WORKER');
 
-/** Due messages expanded per loop turn before a batch is sent, so neither starves the other. */
-const EXPANSIONS_PER_TURN = 4;
-
-/** Pages rendered, and batches sent, per loop turn before due messages are looked for again. */
+/**
+ * Pages rendered, and batches sent (each with an expansion of due messages alongside), per loop
+ * turn: a turn ends when both are done, and the next starts at once if either did anything.
+ */
 const BATCHES_PER_TURN = 20;
 
 /** How often unused medias are looked for: removals come within this of the grace period's end. */
@@ -142,19 +143,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** One turn: expand what is due, then render and send. True when there was work. */
+  /**
+   * One turn: expand what is due alongside each batch sent, and render. True when there was
+   * work.
+   */
   private async dispatch(): Promise<boolean> {
-    let worked = false;
-    for (let turn = 0; turn < EXPANSIONS_PER_TURN && this.running; turn++) {
-      if (!(await this.expansion.expandNext(this.stopping.signal))) {
-        break;
-      }
-      worked = true;
-    }
+    let expanded = false;
+    const expand = async () => {
+      const more = this.running && (await this.expansion.expandNext(this.stopping.signal));
+      expanded ||= more;
+      return more;
+    };
     // Renders run in the text pool's threads: batches already rendered are sent meanwhile.
     const [rendered, sent] = await Promise.allSettled([
       this.render(),
-      this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running),
+      this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running, expand),
     ]);
     for (const outcome of [rendered, sent]) {
       if (outcome.status === 'rejected') {
@@ -162,7 +165,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       }
     }
     return (
-      worked ||
+      expanded ||
       (rendered.status === 'fulfilled' && rendered.value > 0) ||
       (sent.status === 'fulfilled' && sent.value > 0)
     );
@@ -187,35 +190,40 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     await this.repository.forgetDeadWorkers(
       utcString(new Date(now - this.config.dispatch.workerTimeoutMs)),
     );
-    return this.repository.transaction(async (manager) => {
-      const orphans = await this.repository.lockOrphans(manager, this.config.dispatch.batchSize);
-      if (orphans.length === 0) {
-        return false;
-      }
-      const stamp = nowUtc();
-      const phoneIds = [
-        ...new Set(orphans.flatMap((row) => (row.via_phone ? [Number(row.via_phone)] : []))),
-      ];
-      const adapters = await this.repository.adaptersOf(manager, phoneIds);
-      await this.sender.store(
-        manager,
-        orphans.map((row) => {
-          const phoneId = row.via_phone === null ? null : Number(row.via_phone);
-          const phone =
-            phoneId === null ? null : { id: phoneId, adapter: adapters.get(phoneId) ?? '' };
-          return {
-            row,
-            sended: sended(row, phone, stamp, row.text, 'unknown', {
-              uid: null,
-              error: UNKNOWN_OUTCOME,
-            }),
-          };
-        }),
-        stamp,
-      );
-      this.logger.warn(`Recorded ${orphans.length} sends of stopped workers as unknown.`);
-      return true;
-    });
+    const swept = await this.repository.transaction(this.recordOrphans());
+    if (swept > 0) {
+      this.logger.warn(`Recorded ${swept} sends of stopped workers as unknown.`);
+    }
+    return swept > 0;
+  }
+
+  /** Records a batch of the sends in flight of dead workers; how many. */
+  private *recordOrphans(): Sql<number> {
+    const orphans = yield* this.repository.lockOrphans(this.config.dispatch.batchSize);
+    if (orphans.length === 0) {
+      return 0;
+    }
+    const stamp = nowUtc();
+    const phoneIds = [
+      ...new Set(orphans.flatMap((row) => (row.via_phone ? [Number(row.via_phone)] : []))),
+    ];
+    const adapters = yield* this.repository.adaptersOf(phoneIds);
+    yield* this.sender.store(
+      orphans.map((row) => {
+        const phoneId = row.via_phone === null ? null : Number(row.via_phone);
+        const phone =
+          phoneId === null ? null : { id: phoneId, adapter: adapters.get(phoneId) ?? '' };
+        return {
+          row,
+          sended: sended(row, phone, stamp, row.text, 'unknown', {
+            uid: null,
+            error: UNKNOWN_OUTCOME,
+          }),
+        };
+      }),
+      stamp,
+    );
+    return orphans.length;
   }
 
   /**

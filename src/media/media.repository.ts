@@ -101,8 +101,8 @@ export class MediaRepository {
 
   /**
    * Deletes those of `medias` that no entry links any more, in the caller's transaction, and
-   * returns them. For the medias of a scheduled message just deleted: the outbox cannot carry
-   * them, since only the expansion of that message, which deletes it, puts them there.
+   * returns them. For the medias of a scheduled message just deleted before its expansion
+   * started: the outbox cannot carry them, since only that expansion puts them there.
    */
   deleteOrphans(manager: EntityManager, medias: readonly StoredMedia[]): Promise<StoredMedia[]> {
     return this.deleteWhereUnlinked(manager, medias, '', []);

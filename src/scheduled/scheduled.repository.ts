@@ -197,19 +197,32 @@ export class ScheduledRepository {
    * do the rows of its medias, which were uploaded for it alone. Returns those medias, for their
    * files to be removed, or null when the user has no such message (on MySQL, also when a worker
    * has just taken it to send it). READ COMMITTED on MySQL: no gap locks on the link tables.
+   *
+   * A message the dispatch has started to queue (`expansion_phase`) stops there: the outbox
+   * rows already queued carry its medias, which stay until the media collection finds them
+   * unused. Its row is locked first, so that no worker queues more of it in between.
    */
   async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
+    const mysql = this.dataSource.options.type === 'mysql';
     const work = async (manager: EntityManager) => {
       const medias = await this.medias.linkedToScheduled(manager, id);
+      const [found] = await manager.query<Array<{ expansion_phase: string | null }>>(
+        'SELECT expansion_phase FROM scheduled WHERE id = ? AND id_user = ?' +
+          (mysql ? ' FOR UPDATE' : ''),
+        [id, userId],
+      );
       const result = await manager
         .createQueryBuilder()
         .delete()
         .from(Scheduled)
         .where('id = :id AND id_user = :userId', { id, userId })
         .execute();
-      return (result.affected ?? 0) > 0 ? this.medias.deleteOrphans(manager, medias) : null;
+      if (!found || (result.affected ?? 0) === 0) {
+        return null;
+      }
+      return found.expansion_phase === null ? this.medias.deleteOrphans(manager, medias) : [];
     };
-    return this.dataSource.options.type === 'mysql'
+    return mysql
       ? this.dataSource.transaction('READ COMMITTED', work)
       : this.dataSource.transaction(work);
   }
