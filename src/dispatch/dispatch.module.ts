@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { CallbacksService } from '../callbacks/callbacks.service';
+import { DispatchSignalModule } from '../common/dispatch-signal';
 import { MediaModule } from '../media/media.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
@@ -17,7 +18,7 @@ export class DispatchModule {
   static forRoot(startWorker: boolean): DynamicModule {
     return {
       module: DispatchModule,
-      imports: [CallbacksModule, MediaModule],
+      imports: [CallbacksModule, MediaModule, DispatchSignalModule],
       providers: [
         DispatchRepository,
         ExpansionService,

@@ -12,6 +12,7 @@ import { InboundSink } from '../adapters/adapter';
 import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { Sql } from '../common/database/driver-runner';
+import { DispatchSignal } from '../common/dispatch-signal';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { DispatchRepository } from './dispatch.repository';
@@ -62,6 +63,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly adapters: AdapterRegistry,
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
+    private readonly signal: DispatchSignal,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
   ) {}
@@ -87,7 +89,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.tasks = [
       this.every(this.heartbeatMs, () => this.repository.heartbeat(this.id, nowUtc())),
       this.every(this.heartbeatMs, () => this.sweep()),
-      this.every(this.config.dispatch.pollMs, () => this.dispatch(), true),
+      this.every(this.config.dispatch.pollMs, () => this.dispatch(), true, this.signal),
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
       this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
     ];
@@ -120,10 +122,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /**
    * Runs `work` every `ms` until shutdown; `busy` work runs again at once while it reports
-   * progress. A failure is logged and retried at the next turn: a database restart must not
-   * kill the worker.
+   * progress, and a `wake` signal cuts the wait short. A failure is logged and retried at the
+   * next turn: a database restart must not kill the worker.
    */
-  private async every(ms: number, work: () => Promise<unknown>, busy = false): Promise<void> {
+  private async every(
+    ms: number,
+    work: () => Promise<unknown>,
+    busy = false,
+    wake?: DispatchSignal,
+  ): Promise<void> {
     while (this.running) {
       let progressed = false;
       try {
@@ -135,7 +142,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         );
       }
       if (!(busy && progressed) && this.running) {
-        await sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+        await (wake
+          ? wake.wait(ms, this.stopping.signal)
+          : sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined));
       } else {
         // Lets the API's requests in between turns (see SenderService.sendBatches).
         await setImmediate();

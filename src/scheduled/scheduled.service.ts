@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { QueryFailedError } from 'typeorm';
+import { DispatchSignal } from '../common/dispatch-signal';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { checkParsedJson } from '../common/params/check-params';
 import { fieldBase } from '../common/http/multipart';
@@ -45,6 +46,7 @@ export class ScheduledService {
     private readonly scheduled: ScheduledRepository,
     private readonly media: MediaStorage,
     private readonly config: AppConfig,
+    private readonly dispatch: DispatchSignal,
   ) {}
 
   /** post_scheduled: `files` are the request's uploads (`numbers_csv`, `medias`). */
@@ -229,7 +231,11 @@ export class ScheduledService {
     try {
       // Rule 13: with neither phone nor phone group, both stay null and the dispatch chooses
       // the phone when it sends.
-      return await this.scheduled.create({ ...message, mediaPaths });
+      const id = await this.scheduled.create({ ...message, mediaPaths });
+      if (message.at <= nowUtc()) {
+        this.dispatch.notify();
+      }
+      return id;
     } catch (error) {
       await this.media.remove(mediaPaths);
       // Rule 12. A statement the database refused is the creation failing; a connection that
