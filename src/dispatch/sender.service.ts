@@ -43,6 +43,13 @@ interface Batch {
 /** Sends in flight at once per batch: a provider should not see hundreds of requests at once. */
 const CONCURRENT_SENDS = 32;
 
+/**
+ * Outcomes recorded per transaction: recording a row costs about twice what claiming it does
+ * (its `sended` row and their indexes), so a batch's record is cut to hold the database, and on
+ * SQLite the event loop, about as long as its claim.
+ */
+const RECORDED_PER_TRANSACTION = 250;
+
 /** A send's outcome, with the text that was handed to the provider. */
 interface Outcome {
   claimed: Claimed;
@@ -84,7 +91,7 @@ export const UNKNOWN_OUTCOME =
 export class SenderService {
   private readonly logger = new Logger(SenderService.name);
 
-  /** Outcomes whose recording failed, recorded first at the next turn. */
+  /** Outcomes sent and not recorded yet (their recording failed: first at the next turn). */
   private unrecorded: Outcome[] = [];
 
   constructor(
@@ -96,9 +103,12 @@ export class SenderService {
 
   /**
    * Sends up to `maxBatches` batches; the number of rows handled (0: nothing was ready). Each
-   * batch's outcomes are recorded in the transaction that claims the next one: one commit per
-   * batch instead of two. Once `keepGoing` says no, the batch in flight is recorded and nothing
-   * more is claimed.
+   * batch is claimed in a transaction, sent outside of any, and its outcomes recorded in
+   * another. Once `keepGoing` says no, the batch in flight is recorded and nothing more is
+   * claimed. Each of these steps waits for a turn of the event loop: better-sqlite3 and
+   * instant adapters hold it while they run, and the API's requests come in between them
+   * rather than after a whole run (which is also why the outcomes are not recorded in the
+   * next claim's transaction: a commit costs less than the wait of a step twice as long).
    *
    * `prepare` (the expansion of due messages) runs before the first claim, then alongside each
    * batch's sends, so that the next claim finds what it queued; the rounds go on while it
@@ -111,47 +121,44 @@ export class SenderService {
     prepare: () => Promise<boolean> = () => Promise.resolve(false),
   ): Promise<number> {
     let handled = 0;
-    let outcomes = this.unrecorded;
     let prepared = await prepare();
-    for (let round = 0; round <= maxBatches; round++) {
-      const last = round === maxBatches || !keepGoing();
-      let batch: Batch;
-      try {
-        batch = await this.repository.transaction(this.recordAndClaim(workerId, outcomes, last));
-      } catch (error) {
-        // Kept for the next turn: the rows stay claimed by this live worker until recorded.
-        this.unrecorded = outcomes;
-        throw error;
-      }
-      this.unrecorded = [];
+    for (let round = 0; round < maxBatches && keepGoing(); round++) {
+      await this.recordSent(workerId);
+      const batch = await this.repository.transaction(this.claim(workerId));
       handled += batch.handled;
-      if (last || (batch.handled === 0 && !prepared)) {
+      if (batch.handled === 0 && !prepared) {
         break;
       }
-      const [sent, next] = await Promise.allSettled([this.sendAll(batch.claimed), prepare()]);
+      await setImmediate();
+      const [sent, next] = await Promise.allSettled([
+        this.sendAll(batch.claimed),
+        setImmediate().then(prepare),
+      ]);
       if (sent.status === 'rejected') {
         throw sent.reason;
       }
-      outcomes = sent.value;
+      this.unrecorded = sent.value;
       if (next.status === 'rejected') {
-        this.unrecorded = outcomes;
         throw next.reason;
       }
       prepared = next.value;
-      // better-sqlite3 and instant adapters resolve at once: without this the API's requests
-      // would wait for the whole run of batches.
-      await setImmediate();
     }
+    await this.recordSent(workerId);
     return handled;
   }
 
-  private *recordAndClaim(
-    workerId: string,
-    outcomes: readonly Outcome[],
-    last: boolean,
-  ): Sql<Batch> {
-    yield* this.record(workerId, outcomes);
-    return last ? { claimed: [], handled: 0 } : yield* this.claim(workerId);
+  /**
+   * Records the last batch's outcomes, RECORDED_PER_TRANSACTION at a time. On failure the rest
+   * are kept, and recorded first at the next turn: their rows stay claimed by this live worker
+   * until then.
+   */
+  private async recordSent(workerId: string): Promise<void> {
+    while (this.unrecorded.length > 0) {
+      const part = this.unrecorded.slice(0, RECORDED_PER_TRANSACTION);
+      await this.repository.transaction(this.record(workerId, part));
+      this.unrecorded = this.unrecorded.slice(part.length);
+      await setImmediate();
+    }
   }
 
   /** Claims the next batch: rows to send, with their phone, and rows refused and recorded. */
