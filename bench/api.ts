@@ -6,6 +6,8 @@
  *   BENCH_SIZES=10000,100000,1000000                            (sended rows seeded, default these three)
  *   BENCH_SECONDS=10                                            (duration of each throughput run)
  *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size)
+ *   BENCH_ONLY=campaign                                         (only latencies while a campaign dispatches)
+ *   BENCH_CAMPAIGN=100000                                       (its recipients)
  *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
  *   BENCH_CONNECTIONS=20                                        (concurrent clients of the throughput runs)
  *
@@ -14,11 +16,17 @@
  * under concurrency (autocannon) next to a baseline measured in the same run: a bare node:http
  * handler doing the same key lookup and insert with the same driver, each request committed on
  * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
+ *
+ * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
+ * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
+ * next to the same requests with nothing to dispatch.
  */
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { DataSource } from 'typeorm';
 import { createApp } from '../src/app.factory';
 import { secretCipher } from '../src/common/secrets/secrets-key';
 import { AppConfig } from '../src/config/configuration';
@@ -31,6 +39,8 @@ import { seed, SeedResult } from './seed';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
+const ONLY_CAMPAIGN = process.env.BENCH_ONLY === 'campaign';
+const CAMPAIGN = Number(process.env.BENCH_CAMPAIGN ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 /** USER_HZ, the unit of the CPU times in /proc: 100 on x86 and ARM Linux. */
@@ -106,13 +116,13 @@ async function load(
   return { rate: result.requests.average, cpu: cpu / result.requests.total };
 }
 
-function configFor(database: BenchDatabase): AppConfig {
+function configFor(database: BenchDatabase, worker: 'off' | 'inline' = 'off'): AppConfig {
   return new AppConfig(
     validateEnvironment({
       DATABASE_URL: database.url,
       DATA_DIR: database.dataDir,
       LOG_LEVEL: 'silent',
-      WORKER: 'off',
+      WORKER: worker,
     }),
   );
 }
@@ -194,9 +204,156 @@ async function throughput(base: string, baseline: string, apiKey: string) {
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+/** p50, p99 and the slowest of `times`. */
+function percentiles(times: number[]): Latency & { max: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] };
+}
+
+/**
+ * get_send_sms and a read, in turn, one at a time, from a worker thread (a client of its own,
+ * whose requests wait only for the server), until `stop`; their times.
+ */
+function probe(base: string, apiKey: string): { stop(): Promise<Record<Probed, number[]>> } {
+  const thread = new Worker(PROBE, {
+    eval: true,
+    workerData: {
+      sendSms: `${base}/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hi`,
+      read: `${base}/api/list/sended/?api_key=${apiKey}`,
+    },
+  });
+  const times = new Promise<Record<Probed, number[]>>((resolve, reject) => {
+    thread.once('message', resolve);
+    thread.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      thread.postMessage('stop');
+      const result = await times;
+      await thread.terminate();
+      return result;
+    },
+  };
+}
+
+type Probed = 'sendSms' | 'read';
+
+const PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let stopped = false;
+parentPort.once('message', () => { stopped = true; });
+(async () => {
+  const times = { sendSms: [], read: [] };
+  for (let turn = 0; !stopped; turn += 1) {
+    const kind = turn % 2 === 0 ? 'sendSms' : 'read';
+    const start = performance.now();
+    const response = await fetch(workerData[kind]);
+    const body = await response.json();
+    if (!response.ok || body.error !== 0) {
+      throw new Error(kind + ' answered ' + response.status + ' ' + JSON.stringify(body));
+    }
+    times[kind].push(performance.now() - start);
+  }
+  parentPort.postMessage(times);
+})();
+`;
+
+/**
+ * Latencies while the inline worker dispatches one message to CAMPAIGN numbers (due once the
+ * app is up), next to the same probe for as long with nothing to dispatch.
+ */
+async function campaign(target: string): Promise<void> {
+  const database = await createBenchDatabase(target);
+  try {
+    const config = configFor(database, 'inline');
+    const setup = await openDataSource(config.database, secretCipher(config));
+    await migrate(setup);
+    const seeded = await seed(setup, 10_000);
+    const scheduled = await seedCampaign(setup, CAMPAIGN);
+    await setup.destroy();
+    const app = await createApp(config);
+    await app.listen(0, '127.0.0.1');
+    const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const ds = app.get(DataSource);
+    for (let i = 0; i < 20; i += 1) {
+      await fetchOk(`${base}/api/list/sended/?api_key=${seeded.apiKey}`);
+    }
+    let dispatched = false;
+    const started = performance.now();
+    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', ['2020-01-01 00:00:00', scheduled]);
+    const busy = probe(base, seeded.apiKey);
+    while (!dispatched) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const [row] = await ds.query<Array<{ n: number | string }>>(
+        'SELECT COUNT(*) AS n FROM sended WHERE originating_scheduled = ?',
+        [scheduled],
+      );
+      dispatched = Number(row.n) >= CAMPAIGN;
+    }
+    const during = await busy.stop();
+    const seconds = (performance.now() - started) / 1000;
+    // The probe's own messages are dispatched before the idle run.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const quiet = probe(base, seeded.apiKey);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(seconds, 10) * 1000));
+    const idle = await quiet.stop();
+    await app.close();
+    process.stdout.write(
+      `\n## Latency while a campaign of ${CAMPAIGN.toLocaleString('en')} recipients dispatches ` +
+        `(inline worker, test adapter: ${seconds.toFixed(1)} s, ` +
+        `${(CAMPAIGN / seconds).toFixed(0)} recipients/s)\n\n` +
+        '| operation | requests | p50 | p99 | max | idle p50 | idle p99 |\n' +
+        '|---|---|---|---|---|---|---|\n',
+    );
+    for (const [label, key] of [
+      ['get_send_sms', 'sendSms'],
+      ['get_entries sended page 0', 'read'],
+    ] as const) {
+      const loaded = percentiles(during[key]);
+      const unloaded = percentiles(idle[key]);
+      process.stdout.write(
+        `| ${label} | ${during[key].length} | ${ms(loaded.p50)} | ${ms(loaded.p99)} | ` +
+          `${ms(loaded.max)} | ${ms(unloaded.p50)} | ${ms(unloaded.p99)} |\n`,
+      );
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+/** One message of the measured user (user 1) to `recipients` numbers, not due yet; its id. */
+async function seedCampaign(dataSource: DataSource, recipients: number): Promise<number> {
+  const stamp = '2020-01-01 00:00:00';
+  const result: unknown = await dataSource.query(
+    'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (1, ?, ?, 0, 0, ?)',
+    ['2999-01-01 00:00:00', 'Hello from the campaign', stamp],
+  );
+  const id =
+    typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
+  for (let start = 0; start < recipients; start += 500) {
+    const count = Math.min(500, recipients - start);
+    await dataSource.query(
+      'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
+        Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
+      Array.from({ length: count }, (_, index) => [
+        id,
+        `+336${20_000_000 + start + index}`,
+        '[]',
+        stamp,
+      ]).flat(),
+    );
+  }
+  return id;
+}
+
 async function main(): Promise<void> {
   const target = process.env.BENCH_DATABASE_URL ?? 'sqlite';
   process.stdout.write(`# bench:api on ${target.replace(/\/\/[^@]*@/, '//…@')}\n`);
+  if (ONLY_CAMPAIGN) {
+    await campaign(target);
+    return;
+  }
   const p50ByLabel = new Map<string, number[]>();
   for (const size of ONLY_SEND_SMS ? SIZES.slice(0, 1) : SIZES) {
     const database = await createBenchDatabase(target);
