@@ -157,7 +157,8 @@ export class ExpansionService {
           left -= first.length;
           cursor = { phase: 'contacts', link: 0, after: 0 };
         }
-        while (left > 0 && cursor.phase !== 'conditions') {
+        // Kinds the message has none of are passed over even once the budget is spent.
+        while (cursor.phase !== 'conditions' && (left > 0 || !hasAny(scheduled, cursor.phase))) {
           const page = yield* this.page(scheduled, cursor, Math.min(PAGE, left));
           pending.push(...this.rows(message, page.recipients));
           left -= page.read;
@@ -168,7 +169,7 @@ export class ExpansionService {
           pending = [];
         }
         const conditions =
-          cursor.phase === 'conditions' && scheduled.has_conditions
+          cursor.phase === 'conditions' && hasAny(scheduled, 'conditions')
             ? yield* this.repository.conditionsOf(scheduled.id)
             : [];
         if (cursor.phase === 'conditions' && nextCondition(conditions, cursor) === null) {
@@ -202,7 +203,9 @@ export class ExpansionService {
     due: readonly DueScheduled[],
     budget: number,
   ): Sql<Map<number, NumberRecipient[]>> {
-    const starting = due.filter((scheduled) => scheduled.has_numbers && !scheduled.expansion_phase);
+    const starting = due.filter(
+      (scheduled) => hasAny(scheduled, 'numbers') && !scheduled.expansion_phase,
+    );
     const pages = new Map<number, NumberRecipient[]>();
     if (starting.length < 2) {
       return pages;
@@ -335,7 +338,9 @@ export class ExpansionService {
     const gsm = isSettingOn(settings, 'force_gsm_alphabet');
     // A text without Twig delimiters renders as itself: it is never rendered per recipient.
     const templated = isSettingOn(settings, 'templating') && /\{[{%#]/.test(scheduled.text);
-    const mediaIds = scheduled.has_medias ? yield* this.repository.mediaIdsOf(scheduled.id) : [];
+    const mediaIds = Number(scheduled.has_medias)
+      ? yield* this.repository.mediaIdsOf(scheduled.id)
+      : [];
     return {
       scheduled,
       stop: isSettingOn(settings, 'smsstop') && scheduled.tag !== STOP_EXEMPT_TAG,
@@ -372,12 +377,11 @@ export class ExpansionService {
       link: 0,
       after: 0,
     };
-    const end = { recipients: [], read: 0, next: following };
+    if (!hasAny(scheduled, cursor.phase)) {
+      return { recipients: [], read: 0, next: following };
+    }
     switch (cursor.phase) {
       case 'numbers': {
-        if (!scheduled.has_numbers) {
-          return end;
-        }
         const rows = yield* this.repository.numbersPage(scheduled.id, cursor.after, limit);
         return {
           recipients: rows.map(numberRecipient),
@@ -389,9 +393,6 @@ export class ExpansionService {
         };
       }
       case 'contacts': {
-        if (!scheduled.has_contacts) {
-          return end;
-        }
         const rows = yield* this.repository.directContactsPage(scheduled.id, cursor.after, limit);
         return {
           recipients: rows.map(contactRecipient),
@@ -403,9 +404,6 @@ export class ExpansionService {
         };
       }
       case 'groups': {
-        if (!scheduled.has_groups) {
-          return end;
-        }
         const rows = yield* this.repository.groupContactsPage(
           scheduled.id,
           { link: cursor.link, member: cursor.after },
@@ -487,6 +485,11 @@ export class ExpansionService {
       this.logger.log(`Scheduled message ${id} queued: every recipient is in the outbox.`);
     }
   }
+}
+
+/** Whether the message has recipients of that kind. */
+function hasAny(scheduled: DueScheduled, phase: Phase): boolean {
+  return Boolean(Number(scheduled[`has_${phase}`]));
 }
 
 /** Where the message's expansion stands: at its start when nothing is queued yet. */
