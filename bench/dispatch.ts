@@ -22,11 +22,13 @@ import { BenchDatabase, createBenchDatabase } from './database';
  * memory per campaign size.
  *
  * Each setup runs with a templated text (`Hello {{ contact.firstname }}`, rendered per recipient)
- * and with a plain one (no Twig delimiters: not rendered at all).
+ * and with a plain one (no Twig delimiters: not rendered at all); and with the recipients in
+ * one message (a campaign) or in one message each (as a flood of get_send_sms leaves them).
  *
  * Runs the built processes: `npm run build` first. BENCH_MYSQL_URL (default
  * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 20000,100000,300000),
- * BENCH_TEXTS (default template,plain), BENCH_ENGINES (default SQLite,MariaDB).
+ * BENCH_TEXTS (default template,plain), BENCH_ENGINES (default SQLite,MariaDB), BENCH_MESSAGES
+ * (default one,each: the recipients in one message, or one message per recipient).
  */
 
 const DIST = join(__dirname, '..', 'dist');
@@ -40,6 +42,7 @@ const TEXTS: Readonly<Record<string, string>> = {
   plain: 'Hello Ada',
 };
 const TEXT_KINDS = (process.env.BENCH_TEXTS ?? 'template,plain').split(',');
+const MESSAGE_KINDS = (process.env.BENCH_MESSAGES ?? 'one,each').split(',');
 const STAMP = '2020-01-01 00:00:00';
 /** The campaign waits until the workers are up: their boot is not part of the rate. */
 const NOT_YET = '2999-01-01 00:00:00';
@@ -67,8 +70,16 @@ function configFor(database: BenchDatabase): AppConfig {
 const insertedId = (result: unknown): number =>
   typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
 
-/** A user with one benchmark phone and one message of `text` to `recipients` numbers, due. */
-async function seedCampaign(ds: DataSource, recipients: number, text: string): Promise<void> {
+/**
+ * A user with one benchmark phone and messages of `text` to `recipients` numbers, not due yet:
+ * one message to them all, or one message each.
+ */
+async function seedCampaign(
+  ds: DataSource,
+  recipients: number,
+  text: string,
+  messages: 'one' | 'each',
+): Promise<void> {
   const user = insertedId(
     await ds.query(
       "INSERT INTO user (email, api_key_hash, admin, status, created_at) VALUES ('bench@example.test', ?, 0, 'active', ?)",
@@ -81,19 +92,24 @@ async function seedCampaign(ds: DataSource, recipients: number, text: string): P
       [user, STAMP],
     ),
   );
-  const scheduled = insertedId(
+  for (let start = 0; start < (messages === 'one' ? 1 : recipients); start += BATCH) {
+    const count = messages === 'one' ? 1 : Math.min(BATCH, recipients - start);
     await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
-      [user, NOT_YET, text, phone, STAMP],
-    ),
-  );
+      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES ' +
+        Array.from({ length: count }, () => '(?, ?, ?, 0, 0, ?, ?)').join(', '),
+      Array.from({ length: count }, () => [user, NOT_YET, text, phone, STAMP]).flat(),
+    );
+  }
+  const scheduled = (
+    await ds.query<Array<{ id: number }>>('SELECT id FROM scheduled ORDER BY id')
+  ).map((row) => Number(row.id));
   for (let start = 0; start < recipients; start += BATCH) {
     const count = Math.min(BATCH, recipients - start);
     await ds.query(
       'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
         Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
       Array.from({ length: count }, (_, index) => [
-        scheduled,
+        scheduled[messages === 'one' ? 0 : start + index],
         `+336${10_000_000 + start + index}`,
         '{"firstname":"Ada"}',
         STAMP,
@@ -126,6 +142,7 @@ async function dispatchRun(
   target: string,
   recipients: number,
   text: string,
+  messages: 'one' | 'each',
   script: string,
   processes: number,
   env: Record<string, string>,
@@ -136,7 +153,7 @@ async function dispatchRun(
   const children: ChildProcess[] = [];
   try {
     await migrate(ds);
-    await seedCampaign(ds, recipients, text);
+    await seedCampaign(ds, recipients, text, messages);
     for (let i = 0; i < processes; i++) {
       children.push(
         spawn(process.execPath, [join(DIST, script)], {
@@ -295,6 +312,12 @@ async function main(): Promise<void> {
   if (unknown.length > 0) {
     throw new Error(`BENCH_TEXTS: unknown ${unknown.join(', ')} (template, plain)`);
   }
+  const shapes = MESSAGE_KINDS.filter(
+    (kind): kind is 'one' | 'each' => kind === 'one' || kind === 'each',
+  );
+  if (shapes.length !== MESSAGE_KINDS.length) {
+    throw new Error(`BENCH_MESSAGES: ${MESSAGE_KINDS.join(',')} (one, each)`);
+  }
   process.stdout.write(
     `bench:dispatch on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n\n`,
   );
@@ -317,12 +340,15 @@ async function main(): Promise<void> {
       const multiRow = await rawInsertRate(target, recipients, 'multi-row');
       const rowByRow = await rawInsertRate(target, recipients, 'row by row');
       for (const [name, script, processes, env] of setups) {
-        for (const kind of TEXT_KINDS) {
+        for (const [kind, messages] of TEXT_KINDS.flatMap((text) =>
+          shapes.map((shape) => [text, shape] as const),
+        )) {
           const run = await dispatchRun(
             `${engine} ${name}`,
             target,
             recipients,
             TEXTS[kind],
+            messages,
             script,
             processes,
             env,
@@ -330,6 +356,7 @@ async function main(): Promise<void> {
           rows.push([
             run.setup,
             kind,
+            messages === 'one' ? 'one' : 'one each',
             recipients,
             run.rate.toFixed(0),
             run.cpuMsPerThousand.toFixed(0),
@@ -344,8 +371,8 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(
-    '| setup | text | recipients | recipients/s | CPU ms per 1,000 | raw row-by-row rows/s | ratio | raw multi-row rows/s | ratio | peak RSS MiB |\n' +
-      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
+    '| setup | text | messages | recipients | recipients/s | CPU ms per 1,000 | raw row-by-row rows/s | ratio | raw multi-row rows/s | ratio | peak RSS MiB |\n' +
+      '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n',
   );
   for (const row of rows) {
     process.stdout.write(`| ${row.join(' | ')} |\n`);
