@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { setImmediate } from 'node:timers/promises';
 import { Sql } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
@@ -15,11 +16,12 @@ import { RecipientInput, TextOutcome, transliterated } from './text/recipient-te
 import { TextPool } from './text/text-pool';
 import type { RenderInput } from './text/text.worker';
 
-/** Recipients read, and contacts tested against a condition, this many at a time. */
-const PAGE = 500;
-
-/** Due messages locked at a time by an expansion's transaction. */
-const MESSAGES_PER_LOCK = PAGE;
+/**
+ * Recipients one expansion transaction reads at most, and due messages it locks at a time;
+ * contacts tested against a condition at a time, so that their matches fit it too. About as
+ * long a hold on the database (on SQLite, on the event loop) as recording as many sends.
+ */
+const BUDGET = 250;
 
 const STOP_EXEMPT_TAG = 'SMS_STOP';
 
@@ -85,9 +87,10 @@ interface Expanded {
  * then contacts, the contacts of groups, the contacts matching conditional groups, each
  * destination once, the STOP list applied.
  *
- * One transaction expands as many due messages as fit a budget of recipients (a batch, at
- * least PAGE), oldest first, so that a flood of one-recipient messages fills whole batches; a
- * larger message is expanded a budget at a time, over several transactions, each of which
+ * One transaction expands as many due messages as fit a budget of recipients (BUDGET), oldest
+ * first, and the worker expands a batch's worth before each claim (`expandBatch`), so that a
+ * flood of one-recipient messages fills whole batches. A larger message is expanded a budget
+ * at a time, over several transactions, each of which
  * queues a chunk and moves the message's cursor (`expansion_*` columns) past it: a worker that
  * dies mid-way leaves the last chunk unqueued and the cursor before it, and resumes there. The
  * message is deleted in the transaction that queues its last recipients. Two workers never
@@ -98,7 +101,7 @@ interface Expanded {
  * and resumes once it is due again.
  *
  * No template is rendered and no condition evaluated in those transactions, since on SQLite
- * every other query waits for them: a conditional group's contacts are tested a page at a time,
+ * every other query waits for them: a conditional group's contacts are tested BUDGET at a time,
  * in the text pool's threads, outside of any transaction, and the matches queued in a
  * transaction that checks the cursor has not moved meanwhile; templated texts are queued
  * `unrendered`, with what their render needs, for the RenderingService.
@@ -114,31 +117,59 @@ export class ExpansionService {
   ) {}
 
   /**
-   * Expands due messages, up to the budget, in one transaction; or, when the oldest one's next
-   * recipients are the matches of a conditional group, the next chunk of those. False when
-   * nothing is due (or `signal` stopped the work).
+   * Expands due messages, up to BUDGET recipients, in one transaction; or, when the oldest
+   * one's next recipients are the matches of a conditional group, the next chunk of those.
+   * False when nothing is due (or `signal` stopped the work).
    */
   async expandNext(signal?: AbortSignal): Promise<boolean> {
-    const budget = Math.max(PAGE, this.config.dispatch.batchSize);
-    const { expanded, read, finished, conditional } = await this.repository.transaction(
-      this.expandDue(nowUtc(), budget),
-    );
-    this.logFinished(finished);
-    if (conditional === null || read > 0) {
-      return expanded;
-    }
-    return this.expandConditional(conditional, budget, signal);
+    return (await this.step(signal)) !== null;
   }
 
-  /** Queues due messages' numbers, contacts and groups' contacts, up to `budget` of them. */
-  private *expandDue(now: string, budget: number): Sql<Expanded> {
+  /**
+   * Expands about a batch (DISPATCH_BATCH_SIZE recipients), or what is due now if less, a step
+   * (`expandNext`) at a time, each after a turn of the event loop. False when nothing was due.
+   */
+  async expandBatch(signal?: AbortSignal): Promise<boolean> {
+    let read = 0;
+    let expanded = false;
+    while (read < this.config.dispatch.batchSize && !signal?.aborted) {
+      const step = await this.step(signal);
+      if (step === null) {
+        break;
+      }
+      expanded = true;
+      read += step;
+      // Less than a budget: what was due is queued, and what comes due meanwhile (a flood of
+      // get_send_sms) waits for the next batch rather than hold this one back.
+      if (step < BUDGET) {
+        break;
+      }
+      await setImmediate();
+    }
+    return expanded;
+  }
+
+  /** One step of `expandNext`; the recipients it read, or null when nothing was due. */
+  private async step(signal?: AbortSignal): Promise<number | null> {
+    const { expanded, read, finished, conditional } = await this.repository.transaction(
+      this.expandDue(nowUtc()),
+    );
+    this.logFinished(finished);
+    if (!expanded) {
+      return null;
+    }
+    return conditional === null || read > 0 ? read : this.expandConditional(conditional, signal);
+  }
+
+  /** Queues due messages' numbers, contacts and groups' contacts, up to BUDGET of them. */
+  private *expandDue(now: string): Sql<Expanded> {
     const settings = new Map<number, Record<string, string>>();
     const finished: number[] = [];
     let pending: Pending[] = [];
-    let left = budget;
+    let left = BUDGET;
     let expanded = false;
     for (;;) {
-      const limit = Math.min(left, MESSAGES_PER_LOCK);
+      const limit = left;
       const due = yield* this.repository.lockDue(now, limit);
       const firstPages = yield* this.firstPages(due, left);
       const done: number[] = [];
@@ -152,21 +183,17 @@ export class ExpansionService {
         const from = cursorOf(scheduled);
         let cursor = from;
         const first = firstPages.get(scheduled.id);
-        if (first && first.length <= Math.min(PAGE, left)) {
+        if (first && first.length <= left) {
           pending.push(...this.rows(message, first.map(numberRecipient)));
           left -= first.length;
           cursor = { phase: 'contacts', link: 0, after: 0 };
         }
         // Kinds the message has none of are passed over even once the budget is spent.
         while (cursor.phase !== 'conditions' && (left > 0 || !hasAny(scheduled, cursor.phase))) {
-          const page = yield* this.page(scheduled, cursor, Math.min(PAGE, left));
+          const page = yield* this.page(scheduled, cursor, left);
           pending.push(...this.rows(message, page.recipients));
           left -= page.read;
           cursor = page.next;
-        }
-        if (pending.length >= PAGE) {
-          yield* this.queue(pending, now);
-          pending = [];
         }
         const conditions =
           cursor.phase === 'conditions' && hasAny(scheduled, 'conditions')
@@ -189,7 +216,7 @@ export class ExpansionService {
       finished.push(...done);
       // Fewer than asked: nothing else is due (those finished are deleted before any re-read).
       if (conditional || left === 0 || due.length < limit) {
-        return { expanded, read: budget - left, finished, conditional };
+        return { expanded, read: BUDGET - left, finished, conditional };
       }
     }
   }
@@ -228,26 +255,25 @@ export class ExpansionService {
   }
 
   /**
-   * Tests the user's contacts against the message's current conditional group, a page at a time
-   * outside of any transaction, until the matches would pass the budget or the contacts run out;
-   * then queues the matches, unless another worker moved the cursor meanwhile. True unless
+   * Tests the user's contacts against the message's current conditional group, BUDGET at a
+   * time outside of any transaction, until some match or the contacts run out; then queues the
+   * matches, unless another worker moved the cursor meanwhile. How many matched; null when
    * `signal` stopped the tests.
    */
   private async expandConditional(
     found: Conditional,
-    budget: number,
     signal?: AbortSignal,
-  ): Promise<boolean> {
+  ): Promise<number | null> {
     const { scheduled, cursor, conditions } = found;
     const condition = nextCondition(conditions, cursor);
     if (condition === null) {
-      return true;
+      return 0;
     }
     const matched: number[] = [];
     let after = condition.link_id === cursor.link ? cursor.after : 0;
     let exhausted = false;
-    while (matched.length + PAGE <= budget || matched.length === 0) {
-      const contacts = await this.repository.userContactsPage(scheduled.id_user, after, PAGE);
+    while (matched.length === 0) {
+      const contacts = await this.repository.userContactsPage(scheduled.id_user, after, BUDGET);
       if (contacts.length === 0) {
         exhausted = true;
         break;
@@ -262,7 +288,7 @@ export class ExpansionService {
         );
       } catch (error) {
         if (signal?.aborted) {
-          return false;
+          return null;
         }
         throw error;
       }
@@ -277,7 +303,7 @@ export class ExpansionService {
         }
       });
       after = Number(contacts[contacts.length - 1].id);
-      if (contacts.length < PAGE) {
+      if (contacts.length < BUDGET) {
         exhausted = true;
         break;
       }
@@ -291,7 +317,7 @@ export class ExpansionService {
     if (finished) {
       this.logFinished([scheduled.id]);
     }
-    return true;
+    return matched.length;
   }
 
   /**

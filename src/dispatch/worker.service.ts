@@ -159,7 +159,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private async dispatch(): Promise<boolean> {
     let expanded = false;
     const expand = async () => {
-      const more = this.running && (await this.expansion.expandNext(this.stopping.signal));
+      const more = this.running && (await this.expansion.expandBatch(this.stopping.signal));
       expanded ||= more;
       return more;
     };

@@ -15,13 +15,15 @@ import { makeConditionalGroup, makePhone, makeUser } from '../support/factories'
 import { countRows, filesUnder, PNG } from '../support/scheduled.factories';
 
 /*
- * Due messages are expanded into the outbox a budget of recipients per transaction (500 here,
- * DISPATCH_BATCH_SIZE being 500): many small messages together, a large one in chunks whose
- * cursor is kept on its row, resumed where it stopped, in recipient order and each destination
- * once. Driven step by step through the services of an app whose worker is off.
+ * Due messages are expanded into the outbox a budget of recipients per transaction (250), and
+ * a batch's worth (DISPATCH_BATCH_SIZE, 500 here) before a claim: many small messages together,
+ * a large one in chunks whose cursor is kept on its row, resumed where it stopped, in recipient
+ * order and each destination once. Driven step by step through the services of an app whose
+ * worker is off.
  */
 
-const BUDGET = 500;
+const BUDGET = 250;
+const BATCH = 500;
 const DUE = '2020-01-01 00:00:00';
 const LATER = '2999-01-01 00:00:00';
 
@@ -137,7 +139,7 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
   let sender: SenderService;
 
   beforeAll(async () => {
-    t = await startApp(database(), { WORKER: 'off', DISPATCH_BATCH_SIZE: String(BUDGET) });
+    t = await startApp(database(), { WORKER: 'off', DISPATCH_BATCH_SIZE: String(BATCH) });
     ds = t.dataSource;
     expansion = t.app.get(ExpansionService);
     sender = t.app.get(SenderService);
@@ -179,34 +181,34 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     return steps;
   };
 
-  it('queues many one-recipient messages in one transaction, and one claim sends them all', async () => {
+  it('queues many one-recipient messages in one transaction, and a full batch of them before a claim', async () => {
     const { user } = await makeUser(ds);
     await makePhone(ds, user.id);
-    const destinations = numbers(300, 0);
+    const destinations = numbers(800, 0);
     for (const destination of destinations) {
       await newMessage(ds, user.id, { numbers: [destination] });
     }
+    const counts = async () => ({
+      left: await countRows(ds, 'SELECT COUNT(*) AS n FROM scheduled WHERE id_user = ?', [user.id]),
+      queued: await countRows(ds, 'SELECT COUNT(*) AS n FROM outbox WHERE id_user = ?', [user.id]),
+    });
 
-    const expanded = await expansion.expandNext();
-    const left = await countRows(ds, 'SELECT COUNT(*) AS n FROM scheduled WHERE id_user = ?', [
-      user.id,
-    ]);
-    const inOutbox = await countRows(ds, 'SELECT COUNT(*) AS n FROM outbox WHERE id_user = ?', [
-      user.id,
-    ]);
+    await expansion.expandNext();
+    const afterOneTransaction = await counts();
+    await expansion.expandBatch();
+    const afterABatch = await counts();
     const handled = await sender.sendBatches('worker-a', 1);
     const sent = await ds.query<Array<{ destination: string }>>(
       'SELECT destination FROM sended WHERE id_user = ? ORDER BY id',
       [user.id],
     );
 
-    expect({ expanded, left, inOutbox, handled }).toEqual({
-      expanded: true,
-      left: 0,
-      inOutbox: 300,
-      handled: 300,
+    expect({ afterOneTransaction, afterABatch, handled }).toEqual({
+      afterOneTransaction: { left: 800 - BUDGET, queued: BUDGET },
+      afterABatch: { left: 800 - 3 * BUDGET, queued: 3 * BUDGET },
+      handled: BATCH,
     });
-    expect(sent.map((row) => row.destination)).toEqual(destinations);
+    expect(sent.map((row) => row.destination)).toEqual(destinations.slice(0, BATCH));
   });
 
   it('expands a message larger than the budget a chunk at a time, in recipient order, each destination once, the STOP list applied', async () => {
@@ -258,15 +260,15 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     expect(await expansion.expandNext()).toBe(true);
     const firstChunk = await queued(id);
     const cursor = await cursorOf(id);
-    const [fiveHundredth] = await ds.query<Array<{ id: number }>>(
-      'SELECT id FROM scheduled_number WHERE id_scheduled = ? ORDER BY id LIMIT 1 OFFSET 499',
+    const [lastRead] = await ds.query<Array<{ id: number }>>(
+      `SELECT id FROM scheduled_number WHERE id_scheduled = ? ORDER BY id LIMIT 1 OFFSET ${BUDGET - 1}`,
       [id],
     );
     const steps = await expandAll(id);
 
-    // 500 numbers read, one of them on the STOP list.
-    expect(firstChunk).toEqual(expected.slice(0, 499));
-    expect(cursor).toEqual({ phase: 'numbers', link: 0, after: Number(fiveHundredth.id) });
+    // 250 numbers read, one of them on the STOP list.
+    expect(firstChunk).toEqual(expected.slice(0, BUDGET - 1));
+    expect(cursor).toEqual({ phase: 'numbers', link: 0, after: Number(lastRead.id) });
     expect(steps.every((rows) => rows <= BUDGET)).toBe(true);
     expect(steps.length).toBeGreaterThanOrEqual(5);
     expect(await queued(id)).toEqual(expected);
@@ -278,7 +280,7 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     const all = numbers(1200, 200_000);
     const id = await newMessage(ds, user.id, { numbers: all });
     // The second chunk fails half-way, as a worker killed in its transaction would.
-    const refused = all[750];
+    const refused = all[BUDGET + 150];
     await ds.query(
       ds.options.type === 'mysql'
         ? 'CREATE TRIGGER refuse_one BEFORE INSERT ON outbox FOR EACH ROW BEGIN ' +
@@ -294,7 +296,7 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
       await expect(expansion.expandNext()).rejects.toThrow('refused');
       const afterFailure = { rows: (await queued(id)).length, cursor: await cursorOf(id) };
 
-      expect(afterFailure).toEqual({ rows: 500, cursor: afterFirst });
+      expect(afterFailure).toEqual({ rows: BUDGET, cursor: afterFirst });
     } finally {
       await ds.query('DROP TRIGGER refuse_one');
     }
@@ -317,7 +319,7 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
 
     expect({ whilePostponed, queuedMeanwhile }).toEqual({
       whilePostponed: false,
-      queuedMeanwhile: 500,
+      queuedMeanwhile: BUDGET,
     });
     expect(await queued(id)).toEqual(all);
   });
@@ -359,8 +361,8 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     expect(created.status).toBe(201);
     expect(deleted.status).toBe(200);
     expect(expandedAfter).toBe(false);
-    expect(sent.map((row) => row.destination)).toEqual(all.slice(0, 500));
-    expect(links).toBe(500);
+    expect(sent.map((row) => row.destination)).toEqual(all.slice(0, BUDGET));
+    expect(links).toBe(BUDGET);
     expect(filesUnder(join(database().dataDir, 'media'))).toHaveLength(1);
   });
 });
