@@ -320,6 +320,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'DispatchWorkers1763800000000',
           'EncryptAdapterSecrets1764000000000',
           'OutboxRenderInput1764100000000',
+          'ScheduledExpansionCursor1764200000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
