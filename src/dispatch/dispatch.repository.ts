@@ -170,7 +170,10 @@ const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
   'encoding',
 ];
 
-/** Which kinds of recipients a message has, and whether it has medias: the expansion reads only those. */
+/**
+ * Whether a message has recipients of a kind, or medias: the expansion reads only the kinds it
+ * has.
+ */
 const HAS = (table: string, name: string) =>
   `EXISTS (SELECT 1 FROM ${table} x WHERE x.id_scheduled = s.id) AS has_${name}`;
 

@@ -90,11 +90,11 @@ interface Expanded {
  * One transaction expands as many due messages as fit a budget of recipients (BUDGET), oldest
  * first, and the worker expands a batch's worth before each claim (`expandBatch`), so that a
  * flood of one-recipient messages fills whole batches. A larger message is expanded a budget
- * at a time, over several transactions, each of which
- * queues a chunk and moves the message's cursor (`expansion_*` columns) past it: a worker that
- * dies mid-way leaves the last chunk unqueued and the cursor before it, and resumes there. The
- * message is deleted in the transaction that queues its last recipients. Two workers never
- * expand the same chunk: the message's row is locked (skipped by the others) for the chunk.
+ * at a time, over several transactions, each of which queues a chunk and moves the message's
+ * cursor (`expansion_*` columns) past it: a worker that dies mid-way leaves the last chunk
+ * unqueued and the cursor before it, and resumes there. The message is deleted in the
+ * transaction that queues its last recipients. Two workers never expand the same chunk: the
+ * message's row is locked (skipped by the others) for the chunk.
  *
  * A message deleted while partly expanded queues nothing more, and those of its recipients
  * already queued are sent; one postponed, or whose user is no longer active, stops where it is
