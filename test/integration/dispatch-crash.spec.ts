@@ -1,12 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { openTestDataSource } from '../support/app';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { TestDatabase, createTestDatabase, DATABASE_KINDS } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import { Processes } from '../support/processes';
 import { migrate } from '../../src/database/data-source';
 import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
 
@@ -16,8 +14,6 @@ import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
  * while the test kills them with SIGKILL at random moments and starts them again. Afterwards
  * every recipient has exactly one `sended` entry and the fake got no recipient twice.
  */
-
-const DIST = join(__dirname, '..', '..', 'dist');
 
 /** A campaign's text, and what each recipient receives. */
 interface Campaign {
@@ -82,47 +78,6 @@ async function scheduleCampaign(
         part.flatMap((number) => [scheduledId, number, '[]', '2020-01-01 00:00:00']),
       );
     }
-  }
-}
-
-/** Worker or API processes, killed and started again on demand. */
-class Processes {
-  private readonly children = new Set<ChildProcess>();
-
-  constructor(
-    private readonly script: string,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  start(): void {
-    const child = spawn(process.execPath, [join(DIST, this.script)], {
-      env: { PATH: process.env.PATH ?? '', ...this.env },
-      stdio: 'ignore',
-    });
-    this.children.add(child);
-    child.once('exit', () => this.children.delete(child));
-  }
-
-  /** SIGKILLs one of them at random and starts a new one. */
-  async killOneAndRestart(): Promise<void> {
-    const all = [...this.children];
-    const victim = all[Math.floor(Math.random() * all.length)];
-    if (victim) {
-      const exited = once(victim, 'exit');
-      victim.kill('SIGKILL');
-      await exited;
-    }
-    this.start();
-  }
-
-  async stopAll(): Promise<void> {
-    await Promise.all(
-      [...this.children].map(async (child) => {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
   }
 }
 

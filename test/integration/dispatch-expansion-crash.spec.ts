@@ -1,6 +1,3 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
 import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
@@ -9,6 +6,7 @@ import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, DatabaseKind } from '../support/databases';
 import { makeConditionalGroup, makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import { Processes } from '../support/processes';
 
 /*
  * A message far larger than a transaction's budget is expanded in chunks, its cursor on its row:
@@ -18,7 +16,6 @@ import { waitFor } from '../support/instruments';
  * `sended` entry, and the provider (a Kannel fake counting what it receives) got none twice.
  */
 
-const DIST = join(__dirname, '..', '..', 'dist');
 const STAMP = '2020-01-01 00:00:00';
 
 /** The kinds of recipients in the order they are expanded (`scheduled.expansion_phase`). */
@@ -109,46 +106,6 @@ async function seedCampaign(ds: DataSource, userId: number, phoneId: number): Pr
     ...Array.from({ length: 8000 }, (_, index) => numberAt(index)),
     ...Array.from({ length: 1000 }, (_, index) => numberAt(8000 + index * 2)),
   ];
-}
-
-/** Worker or API processes, killed and started again on demand. */
-class Processes {
-  private readonly children = new Set<ChildProcess>();
-
-  constructor(
-    private readonly script: string,
-    private readonly env: Record<string, string>,
-  ) {}
-
-  start(): void {
-    const child = spawn(process.execPath, [join(DIST, this.script)], {
-      env: { PATH: process.env.PATH ?? '', ...this.env },
-      stdio: 'ignore',
-    });
-    this.children.add(child);
-    child.once('exit', () => this.children.delete(child));
-  }
-
-  async killOneAndRestart(): Promise<void> {
-    const all = [...this.children];
-    const victim = all[Math.floor(Math.random() * all.length)];
-    if (victim) {
-      const exited = once(victim, 'exit');
-      victim.kill('SIGKILL');
-      await exited;
-    }
-    this.start();
-  }
-
-  async stopAll(): Promise<void> {
-    await Promise.all(
-      [...this.children].map(async (child) => {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
