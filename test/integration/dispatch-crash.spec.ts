@@ -125,15 +125,7 @@ async function crashTest(
   const kannel = new FakeKannel();
   await kannel.start();
   const ds = await openTestDataSource(database);
-  const running = new Processes(script, {
-    DATABASE_URL: database.url,
-    DATA_DIR: database.dataDir,
-    LOG_LEVEL: 'silent',
-    WORKER_TIMEOUT_MS: '1500',
-    DISPATCH_POLL_MS: '50',
-    DISPATCH_BATCH_SIZE: '100',
-    ...extraEnv,
-  });
+  const running = Processes.dispatchers(script, database, extraEnv);
   try {
     await migrate(ds);
     const { user } = await makeUser(ds);

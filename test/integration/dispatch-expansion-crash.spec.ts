@@ -4,7 +4,7 @@ import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, DatabaseKind } from '../support/databases';
-import { makeConditionalGroup, makePhone, makeUser } from '../support/factories';
+import { insertRows, makeConditionalGroup, makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { Processes } from '../support/processes';
 
@@ -22,23 +22,6 @@ const STAMP = '2020-01-01 00:00:00';
 const PHASES = ['numbers', 'contacts', 'groups', 'conditions'];
 
 const numberAt = (index: number) => `+336${String(10_000_000 + index)}`;
-
-/** Multi-row INSERTs of `rows` into `table`. */
-async function insertRows(
-  ds: DataSource,
-  table: string,
-  columns: string[],
-  rows: unknown[][],
-): Promise<void> {
-  for (let start = 0; start < rows.length; start += 200) {
-    const chunk = rows.slice(start, start + 200);
-    await ds.query(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
-        chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', '),
-      chunk.flat(),
-    );
-  }
-}
 
 const insertedId = (result: unknown): number =>
   typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
@@ -125,15 +108,7 @@ async function crashTest(
     response.end('0: Accepted for delivery');
   });
   const ds = await openTestDataSource(database);
-  const running = new Processes(script, {
-    DATABASE_URL: database.url,
-    DATA_DIR: database.dataDir,
-    LOG_LEVEL: 'silent',
-    WORKER_TIMEOUT_MS: '1500',
-    DISPATCH_POLL_MS: '50',
-    DISPATCH_BATCH_SIZE: '100',
-    ...env,
-  });
+  const running = Processes.dispatchers(script, database, env);
   try {
     await migrate(ds);
     const { user } = await makeUser(ds);

@@ -11,7 +11,7 @@ import {
   describeEachDatabase,
   TestDatabase,
 } from '../support/databases';
-import { makeConditionalGroup, makePhone, makeUser } from '../support/factories';
+import { insertRows, makeConditionalGroup, makePhone, makeUser } from '../support/factories';
 import { countRows, filesUnder, PNG } from '../support/scheduled.factories';
 
 /*
@@ -29,23 +29,6 @@ const LATER = '2999-01-01 00:00:00';
 
 const insertedId = (result: unknown): number =>
   typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
-
-/** Multi-row INSERTs of `rows` into `table`. */
-async function insertRows(
-  ds: DataSource,
-  table: string,
-  columns: string[],
-  rows: unknown[][],
-): Promise<void> {
-  for (let start = 0; start < rows.length; start += 200) {
-    const chunk = rows.slice(start, start + 200);
-    await ds.query(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
-        chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', '),
-      chunk.flat(),
-    );
-  }
-}
 
 /** `count` French mobile numbers from `offset`. */
 const numbers = (count: number, offset: number) =>

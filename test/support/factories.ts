@@ -252,3 +252,20 @@ export async function makeReceived(
   }
   return received;
 }
+
+/** Multi-row INSERTs of `rows` into `table`. */
+export async function insertRows(
+  ds: DataSource,
+  table: string,
+  columns: string[],
+  rows: unknown[][],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += 200) {
+    const chunk = rows.slice(start, start + 200);
+    await ds.query(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
+        chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', '),
+      chunk.flat(),
+    );
+  }
+}

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { TestDatabase } from './databases';
 
 const DIST = join(__dirname, '..', '..', 'dist');
 
@@ -9,6 +10,26 @@ const DIST = join(__dirname, '..', '..', 'dist');
  * environment, killed and started again on demand: the crash tests' dispatchers.
  */
 export class Processes {
+  /**
+   * Dispatch processes on `database` as the crash tests run them: quiet, quick to poll, small
+   * batches, and a dead worker's sends swept within seconds.
+   */
+  static dispatchers(
+    script: string,
+    database: TestDatabase,
+    env: Record<string, string>,
+  ): Processes {
+    return new Processes(script, {
+      DATABASE_URL: database.url,
+      DATA_DIR: database.dataDir,
+      LOG_LEVEL: 'silent',
+      WORKER_TIMEOUT_MS: '1500',
+      DISPATCH_POLL_MS: '50',
+      DISPATCH_BATCH_SIZE: '100',
+      ...env,
+    });
+  }
+
   private readonly children = new Set<ChildProcess>();
 
   constructor(
