@@ -7,14 +7,18 @@ import { answerMalformedRequests } from './common/http/malformed-requests';
 import { AppConfig } from './config/configuration';
 import { setUpOpenApi } from './openapi';
 
-/** Builds the HTTP application (not listening yet): used by `main.ts` and by the e2e tests. */
-export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+/**
+ * Builds the HTTP application (not listening yet): used by `main.ts`, which lets it read the
+ * configuration from the environment, and by the e2e tests, which give theirs.
+ */
+export async function createApp(given?: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(config),
+    AppModule.forRoot(given),
     new EnvelopeExpressAdapter(),
     // A failure to start rejects, for the caller to tell, rather than Nest's console logger.
     { bodyParser: false, bufferLogs: true, abortOnError: false, autoFlushLogs: false },
   );
+  const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
   app.flushLogs();
   answerMalformedRequests(app);

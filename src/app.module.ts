@@ -7,7 +7,7 @@ import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
-import { ConfigModule } from './config/config.module';
+import { AppConfigModule } from './config/app-config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
@@ -19,11 +19,12 @@ import { UsersModule } from './users/users.module';
 
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `config`: one built beforehand (tests, benchmarks); without it, read from the environment. */
+  static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        AppConfigModule.forRoot(config),
         loggingModule(),
         SecretsModule,
         DatabaseModule,
@@ -34,7 +35,7 @@ export class AppModule implements NestModule {
         ScheduledModule,
         StatsModule,
         CallbacksModule,
-        DispatchModule.forRoot(config.worker === 'inline'),
+        DispatchModule.forRoot(),
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

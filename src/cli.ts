@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { DataSource } from 'typeorm';
 import { secretCipher } from './common/secrets/secrets-key';
 import { AppConfig, loadConfig } from './config/configuration';
+import { pinProcessClockToUtc } from './config/process-clock';
 import { migrate, openDataSource } from './database/data-source';
 import { phonesWithUnreadableSecrets, resetSecretsKey } from './database/secrets-key.check';
 import { UserCommandError, UsersService } from './users/users.service';
@@ -134,6 +135,7 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
 
 /** Entry point of the `smsgw` bin. */
 export function main(): void {
+  pinProcessClockToUtc();
   let config: AppConfig;
   try {
     config = loadConfig();

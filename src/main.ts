@@ -1,24 +1,17 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { SecretsKeyError } from './common/secrets/secrets-key';
-import { AppConfig, loadConfig } from './config/configuration';
+import { AppConfig } from './config/configuration';
+import { pinProcessClockToUtc } from './config/process-clock';
+import { startupFailure } from './startup-failure';
 
 async function bootstrap(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  const app = await createApp(config);
+  pinProcessClockToUtc();
+  const app = await createApp();
+  const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
 }
 
 bootstrap().catch((error: unknown) => {
-  // A known configuration problem is one line; anything else comes with its stack.
-  const told =
-    error instanceof SecretsKeyError ? error.message : ((error as Error).stack ?? String(error));
-  process.stderr.write(`smsgw could not start: ${told}\n`);
+  process.stderr.write(`${startupFailure('smsgw could not start', error)}\n`);
   process.exit(1);
 });

@@ -5,21 +5,22 @@ import { Logger } from 'nestjs-pino';
 import { AdaptersModule } from './adapters/adapters.module';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
-import { SecretsKeyError } from './common/secrets/secrets-key';
-import { ConfigModule } from './config/config.module';
-import { AppConfig, loadConfig } from './config/configuration';
+import { AppConfigModule } from './config/app-config.module';
+import { pinProcessClockToUtc } from './config/process-clock';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { WorkerService } from './dispatch/worker.service';
+import { startupFailure } from './startup-failure';
 
 /** The dispatch worker without the HTTP API (`npm run worker`), beside API-only replicas. */
 @Module({})
 class WorkerModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** Built when the worker starts, which is when the configuration is read. */
+  static forRoot(): DynamicModule {
     return {
       module: WorkerModule,
       imports: [
-        ConfigModule.forRoot(config),
+        AppConfigModule.forRoot(),
         loggingModule(),
         SecretsModule,
         DatabaseModule,
@@ -31,14 +32,8 @@ class WorkerModule {
 }
 
 async function bootstrap(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exit(1);
-  }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+  pinProcessClockToUtc();
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(), {
     bufferLogs: true,
     // A failure to start is told once, below, rather than by Nest's console logger.
     abortOnError: false,
@@ -57,9 +52,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  // A known configuration problem is one line; anything else comes with its stack.
-  const told =
-    error instanceof SecretsKeyError ? error.message : ((error as Error).stack ?? String(error));
-  process.stderr.write(`The smsgw worker could not start: ${told}\n`);
+  process.stderr.write(`${startupFailure('The smsgw worker could not start', error)}\n`);
   process.exit(1);
 });

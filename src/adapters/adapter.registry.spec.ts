@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { INestApplicationContext } from '@nestjs/common';
 import { adapterConfig } from '../../test/support/adapters.factories';
 import { SecretsModule } from '../common/secrets/secrets.module';
-import { ConfigModule } from '../config/config.module';
+import { AppConfigModule } from '../config/app-config.module';
 import { AdapterRegistry } from './adapter.registry';
 import { AdaptersModule } from './adapters.module';
 
@@ -68,7 +68,7 @@ const TABLE = [
 
 @Module({
   imports: [
-    ConfigModule.forRoot(adapterConfig({ SECRETS_KEY: 'ab'.repeat(32) })),
+    AppConfigModule.forRoot(adapterConfig({ SECRETS_KEY: 'ab'.repeat(32) })),
     SecretsModule,
     AdaptersModule,
   ],

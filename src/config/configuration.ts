@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parse } from 'dotenv';
 import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
 import { EnvironmentVariables, parseSecretsKey, validateEnvironment } from './env.validation';
+import { processEnvironment } from './process-clock';
 
 export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
 
@@ -122,46 +124,31 @@ function parseDatabaseUrl(url: string): DatabaseConfig {
   return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
 }
 
-/** Minimal .env reader: KEY=VALUE lines, `#` comments, optional quotes; the real environment wins. */
-function readDotEnv(path: string): Record<string, string> {
-  if (!existsSync(path)) {
-    return {};
+/** The configuration could not be read: one line naming every invalid variable. */
+export class ConfigurationError extends Error {}
+
+/** Validates `raw` (variables by name) into the typed configuration, or throws a ConfigurationError. */
+export function configFromEnvironment(raw: Record<string, string | undefined>): AppConfig {
+  try {
+    return new AppConfig(validateEnvironment(raw));
+  } catch (error) {
+    throw new ConfigurationError((error as Error).message);
   }
-  const values: Record<string, string> = {};
-  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
-    const match = /^\s*([A-Z_][A-Z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match) {
-      continue;
-    }
-    const quoted = /^(['"])(.*)\1$/.exec(match[2]);
-    // Unquoted values end at a ` #` comment, as in shell and dotenv files.
-    values[match[1]] = quoted ? quoted[2] : match[2].replace(/\s+#.*$/, '');
-  }
-  return values;
 }
 
-// Captured before `loadConfig` pins the process clock to UTC, so a second load still sees `TZ`.
-const SERVICE_TZ_FROM_ENV = process.env.TZ;
-
-/** The process environment with `TZ` as it was before the clock was pinned (absent if it was). */
-function processEnvironment(): Record<string, string | undefined> {
-  const environment: Record<string, string | undefined> = { ...process.env };
-  delete environment.TZ;
-  return SERVICE_TZ_FROM_ENV === undefined
-    ? environment
-    : { ...environment, TZ: SERVICE_TZ_FROM_ENV };
+/** The variables of a `.env` file, read as @nestjs/config reads it (dotenv); none without one. */
+export function readDotEnv(path: string): Record<string, string> {
+  return existsSync(path) ? parse(readFileSync(path)) : {};
 }
 
 /**
- * Loads the configuration once: `.env` (when present) under the real environment, validated.
- * Node's own clock is then pinned to UTC: datetimes are stored in UTC and only converted to
- * the service time zone (`TZ`) at the API edge, so nothing may depend on the process zone.
+ * The configuration for what runs outside Nest's container (the CLI, the TypeORM CLI's data
+ * source): `.env` (when present) under the real environment, validated as the server does it
+ * (AppConfigModule).
  */
 export function loadConfig(
   environment: Record<string, string | undefined> = processEnvironment(),
   dotEnvPath = resolve('.env'),
 ): AppConfig {
-  const config = new AppConfig(validateEnvironment({ ...readDotEnv(dotEnvPath), ...environment }));
-  process.env.TZ = 'UTC';
-  return config;
+  return configFromEnvironment({ ...readDotEnv(dotEnvPath), ...environment });
 }

@@ -458,11 +458,16 @@ describe('loadConfig', () => {
     expect(loadConfig({}, join(folder, 'missing.env')).port).toBe(3000);
   });
 
-  it('keeps the service zone as configured while pinning the process clock to UTC', () => {
-    const config = loadConfig({ TZ: 'Asia/Tokyo' }, join(folder, 'missing.env'));
+  it('keeps the service zone as configured and leaves process.env as it was', () => {
+    const before = { ...process.env };
+    const dotEnv = join(folder, '.env');
+    writeFileSync(dotEnv, 'PORT=4000\nSMSGW_UNKNOWN=1\n');
+
+    const config = loadConfig({ TZ: 'Asia/Tokyo' }, dotEnv);
 
     expect(config.timeZone).toBe('Asia/Tokyo');
-    expect(process.env.TZ).toBe('UTC');
+    expect(config.port).toBe(4000);
+    expect(process.env).toEqual(before);
   });
 
   it('refuses an invalid .env value, naming it', () => {

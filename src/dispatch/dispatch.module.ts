@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CallbacksModule } from '../callbacks/callbacks.module';
 import { CallbacksService } from '../callbacks/callbacks.service';
 import { DispatchSignalModule } from '../common/dispatch-signal';
+import { AppConfig } from '../config/configuration';
 import { MediaModule } from '../media/media.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
@@ -14,8 +15,11 @@ import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 /** The dispatch worker: due messages to providers to `sended` entries (DECISIONS §8). */
 @Module({})
 export class DispatchModule {
-  /** @param startWorker whether this process dispatches (`WORKER=inline`, or the worker process). */
-  static forRoot(startWorker: boolean): DynamicModule {
+  /**
+   * @param workerProcess true in the worker process, which always dispatches; the API process
+   * dispatches when `WORKER=inline`.
+   */
+  static forRoot(workerProcess = false): DynamicModule {
     return {
       module: DispatchModule,
       imports: [CallbacksModule, MediaModule, DispatchSignalModule],
@@ -27,7 +31,11 @@ export class DispatchModule {
         MediaCollector,
         TextPool,
         WorkerService,
-        { provide: START_WORKER, useValue: startWorker },
+        {
+          provide: START_WORKER,
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => workerProcess || config.worker === 'inline',
+        },
         // What listening adapters push (SMPP receipts, polled messages) is stored as callbacks are.
         { provide: INBOUND_SINK, useExisting: CallbacksService },
       ],
