@@ -22,7 +22,7 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
   const users = async (): Promise<UsersService> => {
     const opened = await open();
     await migrate(opened);
-    return new UsersService(new UsersRepository(opened));
+    return new UsersService(UsersRepository.on(opened));
   };
   const print = (value: unknown): void => {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

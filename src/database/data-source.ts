@@ -62,21 +62,32 @@ export function dataSourceOptions(
 }
 
 /**
- * Creates (for SQLite, also the folder of the file) and initialises a data source, with the
- * cipher of the secrets it stores: its migrations encrypt with it, `migrate` checks it.
+ * Creates and initialises a data source, with the cipher of the secrets it stores: its
+ * migrations encrypt with it, `migrate` checks it.
  */
 export async function openDataSource(
   database: DatabaseConfig,
   secrets: SecretCipher,
   logger?: TypeOrmLogger,
 ): Promise<DataSource> {
-  if (database.type === 'sqlite') {
-    mkdirSync(dirname(database.path), { recursive: true });
+  return initializeDataSource(new DataSource(dataSourceOptions(database, logger)), secrets);
+}
+
+/**
+ * Initialises a data source made from `dataSourceOptions`: the folder of an SQLite file is
+ * created first, and SQLite's transactions are then given the connection one at a time.
+ */
+export async function initializeDataSource(
+  dataSource: DataSource,
+  secrets: SecretCipher,
+): Promise<DataSource> {
+  const { options } = dataSource;
+  if (options.type === 'better-sqlite3') {
+    mkdirSync(dirname(options.database), { recursive: true });
   }
-  const dataSource = new DataSource(dataSourceOptions(database, logger));
   bindSecretCipher(dataSource, secrets);
   await dataSource.initialize();
-  if (database.type === 'sqlite') {
+  if (options.type === 'better-sqlite3') {
     serializeTransactions(dataSource);
   }
   return dataSource;

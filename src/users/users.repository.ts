@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { DriverSql } from '../common/database/driver-sql';
 import { nowUtc } from '../common/time/datetime';
 import { Setting } from './entities/setting.entity';
@@ -18,7 +19,11 @@ export class UsersRepository {
   private readonly userByKeyHashSql: string;
   private readonly sql: DriverSql;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(User) private readonly users: Repository<User>,
+    @InjectRepository(Setting) private readonly settings: Repository<Setting>,
+  ) {
     this.sql = DriverSql.for(dataSource);
     const q = (name: string) => dataSource.driver.escape(name);
     this.userByKeyHashSql =
@@ -58,16 +63,25 @@ export class UsersRepository {
     return { user: { id: Number(id), email, admin: Number(admin), status }, settings };
   }
 
+  /** For what runs outside Nest's container (the CLI). */
+  static on(dataSource: DataSource): UsersRepository {
+    return new UsersRepository(
+      dataSource,
+      dataSource.getRepository(User),
+      dataSource.getRepository(Setting),
+    );
+  }
+
   findByKeyHash(keyHash: string): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ api_key_hash: keyHash });
+    return this.users.findOneBy({ api_key_hash: keyHash });
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ email });
+    return this.users.findOneBy({ email });
   }
 
   list(): Promise<User[]> {
-    return this.dataSource.getRepository(User).find({ order: { id: 'ASC' } });
+    return this.users.find({ order: { id: 'ASC' } });
   }
 
   /** Inserts a user and their settings in one transaction. */
@@ -86,13 +100,11 @@ export class UsersRepository {
   }
 
   async update(id: number, changes: Partial<Pick<User, 'status' | 'api_key_hash'>>): Promise<void> {
-    await this.dataSource.getRepository(User).update({ id }, { ...changes, updated_at: nowUtc() });
+    await this.users.update({ id }, { ...changes, updated_at: nowUtc() });
   }
 
   async settingsOf(userId: number): Promise<Setting[]> {
-    return this.dataSource
-      .getRepository(Setting)
-      .find({ where: { id_user: userId }, order: { name: 'ASC' } });
+    return this.settings.find({ where: { id_user: userId }, order: { name: 'ASC' } });
   }
 
   /** Sets one setting, creating it when the user does not have it yet. */

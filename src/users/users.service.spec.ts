@@ -25,7 +25,7 @@ describeEachDatabase('UsersService', (database) => {
     );
     dataSource = await openDataSource(config.database, secretCipher(config));
     await migrate(dataSource);
-    users = new UsersService(new UsersRepository(dataSource));
+    users = new UsersService(UsersRepository.on(dataSource));
   });
   afterAll(async () => {
     await dataSource?.destroy();

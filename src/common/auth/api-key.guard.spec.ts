@@ -80,7 +80,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
       secretCipher({ secretsKey: null, dataDir: folder }),
     );
     await migrate(dataSource);
-    repository = new UsersRepository(dataSource);
+    repository = UsersRepository.on(dataSource);
     users = new UsersService(repository);
     const make = async (email: string, status = 'active') => {
       const created = await users.create({ email, status });
