@@ -10,8 +10,9 @@ import { UserCommandError, UsersService } from './users/users.service';
 import { UsersRepository } from './users/users.repository';
 
 /**
- * The administration CLI (DECISIONS §11). It opens the database of `DATABASE_URL` directly,
- * without the HTTP stack, prints results as JSON on stdout, and one line on stderr on failure.
+ * The administration CLI (README, "Administration CLI"). It opens the database of `DATABASE_URL`
+ * directly, without the HTTP stack, prints results as JSON on stdout, and one line on stderr on
+ * failure.
  */
 export async function runCli(argv: string[], config: AppConfig = loadConfig()): Promise<number> {
   let dataSource: DataSource | undefined;

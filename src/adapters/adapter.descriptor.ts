@@ -1,4 +1,4 @@
-/** One field of an adapter's data (spec 2.3). */
+/** One field of an adapter's data (docs/adapters.md#descriptor). */
 export interface AdapterDataField {
   name: string;
   description: string;
@@ -12,7 +12,7 @@ export interface AdapterDataField {
   secret?: boolean;
 }
 
-/** What the API knows of an adapter before talking to it (DECISIONS §7). */
+/** What the API knows of an adapter before talking to it (docs/adapters.md#descriptor). */
 export interface AdapterDescriptor {
   id: string;
   /** The RaspiSMS class name, accepted wherever an adapter is named. */

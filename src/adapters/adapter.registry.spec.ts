@@ -8,8 +8,8 @@ import { AdapterRegistry } from './adapter.registry';
 import { AdaptersModule } from './adapters.module';
 
 /**
- * DECISIONS §7, column by column: fields as name, then `*` when required, `#` when a number,
- * `!` when a secret (encrypted at rest, never listed nor logged).
+ * docs/adapters.md#the-adapters, column by column: fields as name, then `*` when required, `#` when
+ * a number, `!` when a secret (encrypted at rest, never listed nor logged).
  */
 const TABLE = [
   {
@@ -85,7 +85,7 @@ describe('AdapterRegistry', () => {
   });
   afterAll(() => context.close());
 
-  it('lists exactly the adapters of DECISIONS §7, with their aliases, fields and hide_data', () => {
+  it('lists exactly the adapters of docs/adapters.md, with their aliases, fields and hide_data', () => {
     const listed = registry.adapters.map(({ descriptor }) => ({
       id: descriptor.id,
       alias: descriptor.alias,

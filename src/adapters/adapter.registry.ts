@@ -3,7 +3,7 @@ import { Adapter } from './adapter';
 
 export const ADAPTER_LIST = Symbol('ADAPTER_LIST');
 
-/** The adapters by id and by RaspiSMS alias (DECISIONS §7). */
+/** The adapters by id and by RaspiSMS alias (docs/adapters.md#descriptor). */
 @Injectable()
 export class AdapterRegistry {
   private readonly byName = new Map<string, Adapter>();

@@ -68,10 +68,13 @@ export function problemText(problem: string | FieldRefusal): string {
   return typeof problem === 'string' ? problem : `${problem.field}: ${problem.reason}`;
 }
 
-/** What an adapter can do beyond sending text (reference §5.2). */
+/** What an adapter can do beyond sending text. */
 export interface AdapterCapabilities {
   flash: boolean;
-  /** Sends medias as an MMS; otherwise their links are appended to the text (reference §4.7). */
+  /**
+   * Sends medias as an MMS; otherwise their links are appended to the text
+   * (docs/dispatch.md#medias).
+   */
   mms: boolean;
   /**
    * `listen()` gets what the provider pushes over this process's own connections (SMPP, whose

@@ -9,9 +9,9 @@ import { CallbackHttpRequest, toCallbackRequest } from './callback-request';
 import { CallbacksService } from './callbacks.service';
 
 /**
- * The provider callbacks of DECISIONS §1 and §9, any method. They are not part of the envelope
- * API: once the key is accepted the answer is always 200 with an empty body, so that it never
- * tells whether an adapter, message or phone exists. The response is written here (`@Res()`)
+ * The provider callbacks (docs/adapters.md#callbacks), any method. They are not part of the
+ * envelope API: once the key is accepted the answer is always 200 with an empty body, so that it
+ * never tells whether an adapter, message or phone exists. The response is written here (`@Res()`)
  * precisely so that the envelope interceptor's result is not sent.
  */
 @ApiExcludeController()

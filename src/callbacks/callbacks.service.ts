@@ -25,7 +25,7 @@ import {
   StoredReceived,
 } from './callbacks.repository';
 
-/** RaspiSMS's adapter `meta_uid`s, which the callback URLs of its users carry (reference §5.2). */
+/** RaspiSMS's adapter `meta_uid`s, which the callback URLs of its users carry. */
 const RASPISMS_UIDS = new Map<string, string>([
   ['test_adapter', 'test'],
   ['benchmark_adapter', 'benchmark'],
@@ -37,9 +37,9 @@ const RASPISMS_UIDS = new Map<string, string>([
 ]);
 
 /**
- * DECISIONS §9: the statuses a message may be in for a receipt to apply. `delivered` is final,
- * `failed` does not go back to `unknown`, and a receipt repeating the current status changes
- * nothing (not even `updated_at`).
+ * docs/dispatch.md#statuses: the statuses a message may be in for a receipt to apply. `delivered`
+ * is final, `failed` does not go back to `unknown`, and a receipt repeating the current status
+ * changes nothing (not even `updated_at`).
  */
 const APPLIES_FROM: Record<ReportedStatus, readonly SendedStatus[]> = {
   delivered: ['unknown', 'failed'],
@@ -47,7 +47,10 @@ const APPLIES_FROM: Record<ReportedStatus, readonly SendedStatus[]> = {
   unknown: [],
 };
 
-/** Texts that put their sender on the STOP list (reference §4.9), once trimmed and lowercased. */
+/**
+ * Texts that put their sender on the STOP list (docs/dispatch.md#stop), once trimmed and
+ * lowercased.
+ */
 const STOP_TEXTS = new Set(['stop', 'stop sms']);
 const STOP_REPLY_TAG = 'SMS_STOP';
 /** The `received.origin` and `smsstop.number` columns. */
@@ -167,7 +170,10 @@ export class CallbacksService implements InboundSink {
     return this.adapters.find(name) ?? (id === undefined ? undefined : this.adapters.find(id));
   }
 
-  /** Applies a receipt if the message is the user's and DECISIONS §9 lets its status change. */
+  /**
+   * Applies a receipt if the message is the user's and its status may move
+   * (docs/dispatch.md#statuses).
+   */
   private async applyReceipt(
     userId: number,
     adapterId: string,
@@ -205,7 +211,7 @@ export class CallbacksService implements InboundSink {
     this.logger.debug(`Message ${report.uid} is now ${report.status} (${changed} row(s)).`);
   }
 
-  /** Reference §4.9: the message in chunks of 1000 code points, then the STOP rule. */
+  /** The message in chunks of 1000 code points, then the STOP rule (docs/dispatch.md#stop). */
   private async store(
     userId: number,
     settings: Readonly<Record<string, string>>,

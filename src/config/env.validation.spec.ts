@@ -14,7 +14,7 @@ function rejection(raw: Record<string, string | undefined>): string {
   throw new Error('expected the environment to be refused');
 }
 
-describe('validateEnvironment (DECISIONS §10)', () => {
+describe('validateEnvironment (the README’s configuration table)', () => {
   it('gives every variable its default when none is set', () => {
     const env = validateEnvironment({});
 

@@ -16,7 +16,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const WORKER_MODES = ['inline', 'off'] as const;
 const HTTP_URL = /^https?:\/\/[^\s]+$/;
 
-/** The environment as DECISIONS §10 names it; every variable has a default. */
+/** The environment as the README's configuration table names it; every variable has a default. */
 export class EnvironmentVariables {
   @IsInt()
   @Min(0)

@@ -12,7 +12,7 @@ import { SenderService } from './sender.service';
 import { TextPool } from './text/text-pool';
 import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 
-/** The dispatch worker: due messages to providers to `sended` entries (DECISIONS §8). */
+/** The dispatch worker: due messages to providers to `sended` entries (docs/dispatch.md). */
 @Module({})
 export class DispatchModule {
   /**

@@ -16,10 +16,11 @@ export interface ChoiceRules {
 }
 
 /**
- * The cascade of reference §4.6 over the candidates (the phone group's, or all the user's):
- * MMS-capable for an MMS, `available`, with volume left when limits apply, highest priority
- * when priorities apply, then at random. A step that would leave nothing keeps the previous
- * set, so a message still gets a phone whose send then fails with the reason, rather than none.
+ * RaspiSMS's cascade (docs/dispatch.md#phone-choice) over the candidates (the phone group's, or all
+ * the user's): MMS-capable for an MMS, `available`, with volume left when limits apply, highest
+ * priority when priorities apply, then at random. A step that would leave nothing keeps the
+ * previous set, so a message still gets a phone whose send then fails with the reason, rather than
+ * none.
  */
 export function choosePhone<T extends PhoneCandidate>(
   candidates: readonly T[],

@@ -65,7 +65,7 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
   disabled: 'The phone is disabled.',
 };
 
-/** A sent entry's text holds 1000 characters (DECISIONS §5). */
+/** A sent entry's text holds 1000 characters (docs/api-choices.md#text-length). */
 const MAX_TEXT = 1000;
 
 const TOO_LONG_WITH_LINKS =
@@ -193,8 +193,8 @@ export class SenderService {
   }
 
   /**
-   * Chooses each row's phone (DECISIONS §8) and sorts the rows into those to send and those
-   * refused before any send: no phone, a phone that is not available, a spent limit.
+   * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
+   * and those refused before any send: no phone, a phone that is not available, a spent limit.
    */
   private *route(
     rows: readonly OutboxRow[],
@@ -351,7 +351,7 @@ export class SenderService {
     if (links.length > 0 && !asMms && !this.config.publicUrl) {
       return { claimed, text: row.text, result: { outcome: 'permanent', reason: NO_MEDIA_LINKS } };
     }
-    // Reference §4.7: without MMS, the medias travel as links after the text.
+    // As in RaspiSMS, without MMS the medias travel as links after the text.
     const text =
       links.length > 0 && !asMms
         ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`

@@ -37,7 +37,7 @@ const BATCHES_PER_TURN = 20;
 const MEDIA_COLLECTION_MS = 60 * 60 * 1000;
 
 /**
- * The dispatch worker (DECISIONS §8): expands due messages, sends their recipients, records
+ * The dispatch worker (docs/dispatch.md): expands due messages, sends their recipients, records
  * outcomes, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
  * in flight of workers that stopped beating, recording them as `unknown` (never resending);
  * the oldest live worker also removes the medias nothing uses any more.

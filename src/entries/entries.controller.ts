@@ -32,8 +32,8 @@ const SUMMARY =
   '(after_id, before_id) wins over page; giving both cursors is refused.';
 
 /**
- * get_entries under its four path forms (DECISIONS §1); they differ only in where the cursor is.
- * One handler per form, so the OpenAPI document describes each path.
+ * get_entries under its four path forms (docs/api-choices.md#paths-and-methods); they differ only
+ * in where the cursor is. One handler per form, so the OpenAPI document describes each path.
  */
 @ApiTags('entries')
 @Controller('api/list/:entry_type')

@@ -21,7 +21,7 @@ export type Row = Record<string, unknown>;
 
 const TIMESTAMPS = ['created_at', 'updated_at'];
 
-/** The columns each listing returns, in RaspiSMS's order where it has them (reference §2.1). */
+/** The columns each listing returns, in RaspiSMS's order where it has them. */
 // prettier-ignore
 const COLUMNS = {
   sended: [

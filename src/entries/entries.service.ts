@@ -11,7 +11,7 @@ import { Cursor, ENTRY_TYPES, EntryType, PAGE_SIZE, isEntryType } from './entry-
 
 const DATETIME_FIELDS = ['at', 'created_at', 'updated_at'];
 
-/** get_entries (spec 4.1). */
+/** get_entries (docs/api.md#get_entries). */
 @Injectable()
 export class EntriesService {
   constructor(
@@ -55,7 +55,7 @@ export class EntriesService {
     return new Paged(items, hasNext ? link(`after/${Number(last)}`) : null, prev);
   }
 
-  /** Adds the extra fields of spec 2.2, each with one query for the whole page. */
+  /** Adds the extra fields of docs/api.md#entry-types, each with one query for the whole page. */
   private async withExtras(type: EntryType, rows: Row[]): Promise<Row[]> {
     const ids = rows.map((row) => Number(row.id));
     switch (type) {
@@ -132,8 +132,8 @@ export class EntriesService {
 }
 
 /**
- * The slice to list. `after_id` / `before_id` win over `page` (spec 4.1 rule 5 leaves it open:
- * a cursor is the more precise request); giving both cursors is refused.
+ * The slice to list. `after_id` / `before_id` win over `page` (docs/api.md#get_entries rule 5;
+ * RaspiSMS leaves it open: a cursor is the more precise request); giving both cursors is refused.
  */
 function readCursor(params: Params): Cursor {
   const page = parseId(params.page, 'page') ?? 0;

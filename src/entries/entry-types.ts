@@ -1,4 +1,4 @@
-/** The nine entry types of spec 2.2, in the spec's order (the error message lists them so). */
+/** The nine entry types, in RaspiSMS's order (the error message lists them so). */
 export const ENTRY_TYPES = [
   'sended',
   'received',
@@ -19,6 +19,6 @@ export function isEntryType(value: unknown): value is EntryType {
 
 export const PAGE_SIZE = 25;
 
-/** Which slice of a listing to read (spec 4.1). */
+/** Which slice of a listing to read (docs/api.md#get_entries). */
 export type Cursor =
   { mode: 'page'; page: number } | { mode: 'after'; id: number } | { mode: 'before'; id: number };

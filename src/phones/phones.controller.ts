@@ -101,7 +101,7 @@ const STATUS_RESPONSE = applyDecorators(
   notFound(ErrorCode.CANNOT_UPDATE, 'No such phone'),
 );
 
-/** The phone operations of spec 4.6 to 4.10 (paths: DECISIONS §1). */
+/** The phone operations (docs/api.md#post_phone and the four after it). */
 @ApiTags('phones')
 @Controller('api/phone')
 export class PhonesController {

@@ -178,7 +178,7 @@ describe('checkAdapterData', () => {
     ).toBe(ErrorCode.INVALID_PARAMETER);
   });
 
-  it('rule 6: an optional number field that is empty is INVALID_PARAMETER, as the spec says', () => {
+  it('rule 6: an optional number field that is empty is INVALID_PARAMETER, as the rule says', () => {
     const optionalNumber: AdapterDescriptor = {
       ...PROVIDER,
       fields: [{ name: 'from', description: 'Sender', required: false, number: true }],
@@ -214,7 +214,7 @@ describe('phpIntval', () => {
   });
 });
 
-describe('cleanLimits (spec 4.6 rule 3)', () => {
+describe('cleanLimits (post_phone rule 3)', () => {
   it('keeps valid limits in order, with integer volumes', () => {
     expect(
       cleanLimits([

@@ -58,7 +58,7 @@ export function parseAdapterName(value: unknown): string | undefined {
 }
 
 /**
- * A priority, when given (spec 2.3, 8): an integer; negative values become 0, as in RaspiSMS.
+ * A priority, when given: an integer; negative values become 0, as in RaspiSMS.
  * Anything that is not an integer is refused rather than read as 0.
  */
 export function parsePriority(value: unknown): number | undefined {
@@ -120,10 +120,10 @@ function dataValue(data: Readonly<Record<string, unknown>>, name: string): strin
 }
 
 /**
- * Spec 4.6 rules 5 and 6 on adapter data: only the descriptor's fields are kept; a required field
- * that is missing or blank is MISSING_PARAMETER; a `number` field must be a valid phone number (in
- * the user's default country when set) and is stored in E.164, else INVALID_PARAMETER — an absent
- * or empty one too, as the spec says.
+ * post_phone rules 5 and 6 (docs/api.md#post_phone) on adapter data: only the descriptor's fields
+ * are kept; a required field that is missing or blank is MISSING_PARAMETER; a `number` field must
+ * be a valid phone number (in the user's default country when set) and is stored in E.164, else
+ * INVALID_PARAMETER — an absent or empty one too, as post_phone rule 6 says.
  */
 export function checkAdapterData(
   descriptor: AdapterDescriptor,
@@ -212,10 +212,10 @@ export function phpIntval(value: string | number | boolean): number {
 }
 
 /**
- * Spec 4.6 rule 3, as RaspiSMS cleans limits: an element that is not an object, whose
- * `startpoint` or `volume` is missing or PHP-falsy (`""`, `"0"`, 0), or whose startpoint is not a
- * relative date PHP understands is dropped silently; the volume is PHP's `(int)` raised to 1.
- * More than MAX_LIMITS valid limits are refused.
+ * post_phone rule 3 (docs/api.md#post_phone), as RaspiSMS cleans limits: an element that is not an
+ * object, whose `startpoint` or `volume` is missing or PHP-falsy (`""`, `"0"`, 0), or whose
+ * startpoint is not a relative date PHP understands is dropped silently; the volume is PHP's
+ * `(int)` raised to 1. More than MAX_LIMITS valid limits are refused.
  */
 export function cleanLimits(value: unknown): LimitInput[] {
   const limits: LimitInput[] = [];

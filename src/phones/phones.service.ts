@@ -20,14 +20,14 @@ import {
 } from './phones.params';
 import { PhoneChanges, PhonesRepository } from './phones.repository';
 
-/** The statuses post_change_phone_status sets (spec 4.10). */
+/** The statuses post_change_phone_status sets. */
 const FORCED_STATUSES = ['available', 'disabled'] as const;
 type ForcedStatus = (typeof FORCED_STATUSES)[number];
 
 /**
  * post_phone, post_update_phone, delete_phone, post_update_phone_status and
- * post_change_phone_status (spec 3.1, 4.6 to 4.10). Providers are only called outside
- * transactions: the adapter test runs before the phone is written.
+ * post_change_phone_status (docs/api.md). Providers are only called outside transactions: the
+ * adapter test runs before the phone is written.
  */
 @Injectable()
 export class PhonesService {
@@ -39,7 +39,7 @@ export class PhonesService {
     private readonly secrets: AdapterDataCipher,
   ) {}
 
-  /** post_phone (spec 4.6): the new phone's id. */
+  /** post_phone (docs/api.md#post_phone): the new phone's id. */
   async create(user: AuthenticatedUser, params: Params): Promise<number> {
     // Rule 1.
     const name = parseName(params.name);
@@ -85,8 +85,9 @@ export class PhonesService {
   }
 
   /**
-   * post_update_phone (spec 4.7). A field not sent keeps its stored value. The adapter's checks
-   * and test run when `adapter` or `adapter_data` is sent, on the data the phone will have.
+   * post_update_phone (docs/api.md#post_update_phone). A field not sent keeps its stored value. The
+   * adapter's checks and test run when `adapter` or `adapter_data` is sent, on the data the phone
+   * will have.
    */
   async update(user: AuthenticatedUser, params: Params): Promise<true> {
     const phoneId = requiredId(params.id);
@@ -147,7 +148,7 @@ export class PhonesService {
     return true;
   }
 
-  /** delete_phone (spec 4.8). */
+  /** delete_phone (docs/api.md#delete_phone). */
   async delete(user: AuthenticatedUser, params: Params): Promise<true> {
     const phoneId = requiredId(params.id);
     // Rule 1: nothing deleted (no such phone, or another user's) is CANNOT_DELETE.
@@ -158,21 +159,20 @@ export class PhonesService {
   }
 
   /**
-   * post_update_phone_status (spec 3.1, 4.9): the phone's new status. Rules numbered as in
-   * reference §3.10, which orders the table of spec 3.1.
+   * post_update_phone_status (docs/api.md#post_update_phone_status): the phone's new status.
    */
   async checkStatus(user: AuthenticatedUser, params: Params): Promise<PhoneStatus> {
     const phoneId = requiredId(params.id);
-    // Rule 1 (spec 4.9).
+    // Rule 1.
     const phone = await this.phones.findOwned(user.id, phoneId);
     if (!phone) {
       throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
     }
-    // Rule 2 (spec 3.1, from disabled).
+    // Rule 2.
     if (phone.status === 'disabled') {
       throw disabledPhone(phoneId);
     }
-    // Rule 3 (spec 3.1, limit reached), else rule 4 (the adapter's status).
+    // Rule 3 (limit reached), else rule 4 (the adapter's status).
     let status: PhoneStatus;
     if (
       isSettingOn(user.settings, 'phone_limit') &&
@@ -206,7 +206,7 @@ export class PhonesService {
     return status;
   }
 
-  /** post_change_phone_status (spec 4.10): the status set. */
+  /** post_change_phone_status (docs/api.md#post_change_phone_status): the status set. */
   async forceStatus(user: AuthenticatedUser, params: Params): Promise<ForcedStatus> {
     // Rule 1.
     const status = params.status;

@@ -2,8 +2,8 @@ import { isValidStartpoint, MAX_STARTPOINT_LENGTH, startpointToUtc } from './sta
 
 /*
  * Every value the issue lists, at Thursday 2022-08-04 14:30 in the service zone, with PHP's
- * answers (reference §3.6) except `this month midnight`, which keeps RaspiSMS's documented
- * meaning: the first day of the month at 00:00.
+ * answers except `this month midnight`, which keeps RaspiSMS's documented meaning: the first day of
+ * the month at 00:00.
  */
 
 const THURSDAY_UTC = new Date('2022-08-04T14:30:00Z');

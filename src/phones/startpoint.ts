@@ -58,7 +58,7 @@ export function startpointToUtc(startpoint: string, now: Date, zone: string): st
     : null;
 }
 
-/** Whether a startpoint is a relative date PHP understands (spec 4.6 rule 3). */
+/** Whether a startpoint is a relative date PHP understands (post_phone rule 3). */
 export function isValidStartpoint(startpoint: string): boolean {
   return startpointToUtc(startpoint, new Date(), 'UTC') !== null;
 }

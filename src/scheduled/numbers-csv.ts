@@ -31,14 +31,14 @@ const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
 /**
- * Reads a `numbers_csv` file as a stream, in RaspiSMS's format (reference §3.5): `,` separates,
- * `"` quotes, the first line is the header, the first column holds the number and the other
- * headers, stripped of every non-word character, name the template data. Line numbers count the
- * header as line 1, one per CSV record. Differences from RaspiSMS, which answered them with a 500
- * or an error on a blank line: blank lines (and lines of separators only) are skipped, a line
- * longer than the header is refused with its number, so is a quote never closed, a UTF-8 BOM is
- * ignored, and the number is always the first column even when a later header repeats its name.
- * Throws ApiError: INVALID_PARAMETER `csv : …`, or 413 CANNOT_UPLOAD_FILE past `maxRows`.
+ * Reads a `numbers_csv` file as a stream, in RaspiSMS's format: `,` separates, `"` quotes, the
+ * first line is the header, the first column holds the number and the other headers, stripped of
+ * every non-word character, name the template data. Line numbers count the header as line 1, one
+ * per CSV record. Differences from RaspiSMS, which answered them with a 500 or an error on a blank
+ * line: blank lines (and lines of separators only) are skipped, a line longer than the header is
+ * refused with its number, so is a quote never closed, a UTF-8 BOM is ignored, and the number is
+ * always the first column even when a later header repeats its name. Throws ApiError:
+ * INVALID_PARAMETER `csv : …`, or 413 CANNOT_UPLOAD_FILE past `maxRows`.
  */
 export async function parseNumbersCsv(
   input: Readable,

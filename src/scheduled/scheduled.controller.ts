@@ -85,7 +85,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
 const ERROR = (status: number, description: string) =>
   ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
 
-/** post_scheduled, get_send_sms and delete_scheduled (spec 4.3–4.5, paths of DECISIONS §1). */
+/** post_scheduled, get_send_sms and delete_scheduled (docs/api.md). */
 @ApiTags('scheduled')
 @Controller('api')
 export class ScheduledController {

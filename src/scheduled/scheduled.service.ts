@@ -27,7 +27,7 @@ import {
   ScheduledRepository,
 } from './scheduled.repository';
 
-/** Spec part 8 / DECISIONS §5: the text of a message, and its tag, in Unicode code points. */
+/** docs/api-choices.md#text-length: the text of a message, and its tag, in Unicode code points. */
 export const MAX_TEXT_CHARACTERS = 1000;
 const MAX_TAG_CHARACTERS = 1000;
 
@@ -37,7 +37,7 @@ const RECIPIENT_NOUNS: Record<Recipients, string> = {
   conditional_groups: 'conditional groups',
 };
 
-/** post_scheduled (spec 4.4), get_send_sms (spec 4.3) and delete_scheduled (spec 4.5). */
+/** post_scheduled, get_send_sms and delete_scheduled (docs/api.md). */
 @Injectable()
 export class ScheduledService {
   private readonly logger = new Logger(ScheduledService.name);
@@ -76,7 +76,7 @@ export class ScheduledService {
           `time zone, got ${shown(at)}.`,
       );
     }
-    // The spec orders no rule for the format of flash, mms and tag: they are checked with the
+    // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
     // other scalar parameters, before rule 5 needs mms.
     const flash = parseBoolean(params.flash, 'flash');
     const mms = parseBoolean(params.mms, 'mms');
@@ -91,8 +91,9 @@ export class ScheduledService {
     const csvNumbers = await this.readNumbersCsv(params, files, country);
     // Rule 7.
     const numbers = [...readNumbers(params.numbers, country), ...csvNumbers];
-    // Every contact, group and conditional group must be the caller's (the spec is silent):
-    // checked before rule 8 so that a list of foreign ids is refused rather than counted.
+    // Every contact, group and conditional group must be the caller's (RaspiSMS skipped others
+    // silently): checked before rule 8 so that a list of foreign ids is refused rather than
+    // counted.
     const contactIds = await this.ownIds(user.id, 'contacts', params.contacts);
     const groupIds = await this.ownIds(user.id, 'groups', params.groups);
     const conditionalGroupIds = await this.ownIds(
@@ -173,7 +174,7 @@ export class ScheduledService {
     if (to === null || missing.length > 0) {
       throw ApiError.missing(`${missing.join(', ')}.`);
     }
-    // The length limit of post_scheduled: the column holds no more (reference §8).
+    // The length limit of post_scheduled: the column holds no more.
     const text = textParameter(params.text);
     checkTextLength(text);
     const phoneId = parseId(params.id_phone, 'id_phone');

@@ -33,7 +33,7 @@ export interface BucketCount {
   nb: number;
 }
 
-/** A row of get_sms_status_stats (DECISIONS §6). */
+/** A row of get_sms_status_stats (docs/api-choices.md#statistics). */
 export interface DayCount {
   at_ymd: string;
   id_phone: number;

@@ -9,13 +9,13 @@ import { BY_SECOND, DayCount, chooseBucketing, foldIntoDays } from './local-days
 import { parsePercent, roundedPercentage } from './percentages';
 import { Period, StatsRepository } from './stats.repository';
 
-/** Spec 2.6. `phones_volumes` is keyed by phone id. */
+/** get_usage's answer: `phones_volumes` is keyed by phone id. */
 export interface Usage {
   total: number;
   phones_volumes: Record<string, number>;
 }
 
-/** A row of get_invalid_numbers (DECISIONS §6). */
+/** A row of get_invalid_numbers (docs/api-choices.md#statistics). */
 export interface InvalidNumber {
   destination: string;
   total_sms_sent: number;
@@ -26,7 +26,7 @@ export interface InvalidNumber {
 const PAGE_SIZE = 25;
 const INVALID_NUMBER_PARAMETERS = ['volume', 'percent_failed', 'percent_unknown'] as const;
 
-/** get_usage (spec 4.2), get_sms_status_stats (4.11), get_invalid_numbers (4.12). */
+/** get_usage, get_sms_status_stats and get_invalid_numbers (docs/api.md). */
 @Injectable()
 export class StatsService {
   constructor(
@@ -60,7 +60,8 @@ export class StatsService {
     if (missing.length > 0) {
       throw ApiError.missing(required(missing));
     }
-    // Rule 2, with both bounds inclusive and `YYYY-MM-DD` for midnight (DECISIONS §5).
+    // Rule 2, with both bounds inclusive and `YYYY-MM-DD` for midnight
+    // (docs/api-choices.md#dates-and-time-zone).
     const start = this.statsDatetime(params.start, 'start');
     const end = this.statsDatetime(params.end, 'end');
     if (end < start) {
@@ -71,9 +72,9 @@ export class StatsService {
     if (phoneId !== undefined && !(await this.stats.isPhoneOfUser(userId, phoneId))) {
       throw ApiError.invalid(`id_phone must be the id of one of your phones, got ${phoneId}.`);
     }
-    // Rule 4. Days of the service zone, rows as DECISIONS §6 (see local-days.ts): one query, and
-    // a second by the second only when an offset change inside the period made the first
-    // one's buckets straddle a local midnight.
+    // Rule 4. Days of the service zone, rows as docs/api-choices.md#statistics (see local-days.ts):
+    // one query, and a second by the second only when an offset change inside the period made the
+    // first one's buckets straddle a local midnight.
     const zone = this.config.timeZone;
     const period = { start, end };
     const bucketing = chooseBucketing(start, end, zone);

@@ -1,4 +1,7 @@
-/** Settings of a new user (DECISIONS §6); values are strings, truthy when a non-zero integer. */
+/**
+ * Settings of a new user (docs/api-choices.md#users-and-settings); values are strings, truthy when
+ * a non-zero integer.
+ */
 export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
   mms: '1',
   phone_limit: '0',

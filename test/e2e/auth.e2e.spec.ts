@@ -9,7 +9,7 @@ const INVALID_KEY_MESSAGE =
   'Invalid API Key. Please provide a valid API key as GET or POST parameter "api_key" or a HTTP "X-Api-Key".';
 const SUSPENDED_MESSAGE = 'This user account is currently suspended.';
 
-/** The envelope of DECISIONS §4: JSON, exactly these keys in this order. */
+/** The envelope (docs/api-choices.md): JSON, exactly these keys in this order. */
 function expectEnvelope(response: Response, status: number, error: number): void {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json\b/);
@@ -28,7 +28,7 @@ function expectRefused(response: Response, status: 401 | 403): void {
   });
 }
 
-describeEachDatabase('authentication (spec part 5, DECISIONS §3)', (database) => {
+describeEachDatabase('authentication (docs/api.md#authentication)', (database) => {
   let t: TestApp;
 
   beforeAll(async () => {

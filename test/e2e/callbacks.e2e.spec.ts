@@ -15,9 +15,9 @@ import { makePhone, makeSended, makeUser } from '../support/factories';
 import { freezeDate } from '../support/instruments';
 
 /*
- * Provider callbacks (DECISIONS §1, §9; reference §4.8, §4.9) over real HTTP against the real
- * app with the `test` adapter, whose status callback reads `uid` and `status` and whose
- * reception callback reads `origin`, `text` and `at`, from the query or the body.
+ * Provider callbacks (docs/adapters.md#callbacks, docs/dispatch.md#statuses and #stop) over real
+ * HTTP against the real app with the `test` adapter, whose status callback reads `uid` and `status`
+ * and whose reception callback reads `origin`, `text` and `at`, from the query or the body.
  */
 
 const ORIGIN = '+33612345678';
@@ -131,7 +131,7 @@ describeEachDatabase('provider callbacks', (database) => {
     });
   });
 
-  describe('status callbacks (DECISIONS §9)', () => {
+  describe('status callbacks', () => {
     // [current, reported, stored afterwards]
     const TRANSITIONS: Array<[SendedStatus, string, SendedStatus]> = [
       ['unknown', 'delivered', 'delivered'],
@@ -306,7 +306,7 @@ describeEachDatabase('provider callbacks', (database) => {
     });
   });
 
-  describe('reception callbacks (reference §4.9)', () => {
+  describe('reception callbacks', () => {
     it('stores the message unread, as received at the given UTC time, and lists it', async () => {
       const { user, apiKey } = await makeUser(ds);
       const phone = await makePhone(ds, user.id);
@@ -455,7 +455,7 @@ describeEachDatabase('provider callbacks', (database) => {
     });
   });
 
-  describe('STOP (DECISIONS §9)', () => {
+  describe('STOP', () => {
     const RESPONSE = 'You will no longer receive messages from this number.';
 
     it.each(['stop', 'STOP', 'Stop SMS ', '  stop sms\n'])(

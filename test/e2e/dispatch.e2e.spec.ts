@@ -18,7 +18,7 @@ import { curlMultipart, FormPart } from '../support/curl';
 import { PNG } from '../support/scheduled.factories';
 
 /*
- * The inline dispatch worker (DECISIONS §8) end to end: messages scheduled over HTTP become
+ * The inline dispatch worker (docs/dispatch.md) end to end: messages scheduled over HTTP become
  * `sended` entries through the `test` adapter, read back over HTTP.
  */
 

@@ -18,8 +18,8 @@ import {
 } from '../support/factories';
 
 /*
- * get_entries (spec 4.1, DECISIONS §1–§4, §6) over real HTTP against the real app, on every
- * database engine. Each test makes its own users, so tests never see each other's rows.
+ * get_entries (docs/api.md#get_entries, docs/api-choices.md) over real HTTP against the real app,
+ * on every database engine. Each test makes its own users, so tests never see each other's rows.
  */
 
 type Row = Record<string, unknown>;

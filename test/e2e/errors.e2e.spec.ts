@@ -5,7 +5,9 @@ import { makePhone, makeUser } from '../support/factories';
 
 const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 
-/** The failure envelope of DECISIONS §4: JSON, exactly these keys in this order, no result. */
+/**
+ * The failure envelope (docs/api-choices.md): JSON, exactly these keys in this order, no result.
+ */
 function expectFailure(response: Response, status: number, error: number): string {
   expect(response.status).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/json\b/);
@@ -15,7 +17,7 @@ function expectFailure(response: Response, status: number, error: number): strin
   return response.body.message as string;
 }
 
-describeEachDatabase('failure envelope (DECISIONS §4)', (database) => {
+describeEachDatabase('failure envelope', (database) => {
   let t: TestApp;
   let apiKey: string;
 
@@ -145,7 +147,7 @@ describeEachDatabase('failure envelope (DECISIONS §4)', (database) => {
   });
 });
 
-describeEachDatabase('size limits (DECISIONS §2: HTTP 413)', (database) => {
+describeEachDatabase('size limits (HTTP 413)', (database) => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -246,7 +248,7 @@ describeEachDatabase('size limits (DECISIONS §2: HTTP 413)', (database) => {
   });
 });
 
-describeEachDatabase('unexpected failure (DECISIONS §4: HTTP 500, error 256)', (database) => {
+describeEachDatabase('unexpected failure (HTTP 500, error 256)', (database) => {
   let t: TestApp;
   let apiKey: string;
 

@@ -25,8 +25,8 @@ import {
 
 /*
  * post_phone, post_update_phone, delete_phone, post_update_phone_status and
- * post_change_phone_status (spec 3.1, 4.6–4.10, DECISIONS §1–§4, §7) over real HTTP against the
- * real app, on every database engine. Each test makes its own users.
+ * post_change_phone_status (docs/api.md, docs/api-choices.md, docs/adapters.md) over real HTTP
+ * against the real app, on every database engine. Each test makes its own users.
  */
 
 const INVALID_CREDENTIALS = 1;

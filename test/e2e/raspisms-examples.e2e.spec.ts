@@ -37,7 +37,7 @@ import {
  * source/_code_examples/api/*.curl. The documentation has no curl example for a listing page or
  * cursor, get_invalid_numbers, post_update_phone, post_change_phone_status, or post_scheduled with
  * groups, conditional groups, flash, tag or a phone group: those requests are written here in the
- * documentation's style from the forms reference §1.5 and §3 describe, and say so.
+ * documentation's style from the forms RaspiSMS's code reads, and say so.
  *
  * Each test gives the command's arguments as the shell hands them to curl. Only the examples'
  * host, API key and ids are replaced: by the test app's, a user made with makeUser and rows the
@@ -336,7 +336,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       expect([result.body.next, result.body.prev]).toEqual([null, null]);
     });
 
-    describe('pages and cursors (no documentation example; paths of reference §3.1)', () => {
+    describe('pages and cursors (no documentation example; RaspiSMS’s paths)', () => {
       let apiKey: string;
       let ids: number[];
 
@@ -450,7 +450,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   //   curl 'https://app.raspisms.fr/api/stats/sms-status/?start=2023-05-01&end=2023-05-02&id_phone=1'
   //     -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
   // id_phone 1 is replaced by the test's phone. The dates are the `YYYY-MM-DD` form (midnight).
-  // The documentation calls `end` exclusive; smsgw counts both bounds inclusive (DECISIONS §5), as
+  // The documentation calls `end` exclusive; smsgw counts both bounds inclusive, as
   // RaspiSMS's code does, so an SMS at 2023-05-02 00:00:00 counts and one a second later does not.
   it('counts the SMS of one phone per day and status (sms_status.curl)', async () => {
     const { user, apiKey } = await makeUser(ds);
@@ -483,12 +483,12 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   });
 
   // No documentation example (the page only describes the CSV export of the web interface);
-  // the query of reference §3.13:
+  // the query RaspiSMS's code answers:
   //   curl 'https://app.raspisms.fr/api/invalid_number/?volume=2&percent_failed=50&percent_unknown=0'
   //     -H 'X-Api-Key: …'
-  // smsgw differs from RaspiSMS on purpose (DECISIONS §6): only the caller's messages count, and
-  // the percentages are numbers from 0 to 100, not 0–1 ratios in strings.
-  it('lists the numbers whose SMS failed at least half the time (reference §3.13)', async () => {
+  // smsgw differs from RaspiSMS on purpose (docs/api-choices.md#statistics): only the caller's
+  // messages count, and the percentages are numbers from 0 to 100, not 0–1 ratios in strings.
+  it('lists the numbers whose SMS failed at least half the time', async () => {
     const { user, apiKey } = await makeUser(ds);
     const other = await makeUser(ds);
     const sent = (
@@ -559,8 +559,8 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       });
     });
 
-    // The documented example with an unencoded `+` (reference §1.5, RaspiSMS issue #183): the
-    // query decodes it as a space, so ` 33612345678` is no number and `to` counts as missing.
+    // The documented example with an unencoded `+` (RaspiSMS issue #183): the query decodes it as a
+    // space, so ` 33612345678` is no number and `to` counts as missing.
     //   curl -X GET "https://raspisms.fr/api/send-sms/?api_key=…&text=Mon%20SMS%20d%27exemple&to=+33612345678"
     it('takes a raw + in to as a space and answers that to is missing (issue #183)', async () => {
       const { user, apiKey } = await makeUser(ds);
@@ -599,7 +599,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/post_scheduled1.curl:
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
     //     -d 'text=Mon%20SMS%20d%27exemple' -d 'numbers=%2B33612345678'
-    // The documentation answers 200 (204 in older versions); a creation is 201 (DECISIONS §4), as
+    // The documentation answers 200 (204 in older versions); a creation is 201, as
     // in RaspiSMS's code.
     it('schedules "Mon SMS d\'exemple" to +33612345678 now (post_scheduled1.curl)', async () => {
       freezeDate('2024-03-05T10:20:30Z');
@@ -828,7 +828,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       });
     });
 
-    // No documentation example; the scalar-or-list forms of reference §1.5 and §3.4:
+    // No documentation example; the scalar-or-list forms RaspiSMS's code reads:
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: …' -d 'text=Hello'
     //     -d 'contacts=<id>' -d 'groups[]=<id>' -d 'conditional_groups=<id>'
     it('schedules to a contact, a group and a conditional group given as scalars or lists', async () => {
@@ -918,7 +918,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       });
     });
 
-    // post_scheduled1.curl with the `+` left unencoded (reference §1.5, RaspiSMS issue #183):
+    // post_scheduled1.curl with the `+` left unencoded (RaspiSMS issue #183):
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: …'
     //     -d 'text=Mon%20SMS%20d%27exemple' -d 'numbers=+33612345678'
     // The form decodes `+` as a space; ` 33612345678` is no international number and is dropped,
@@ -1001,7 +1001,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/delete_scheduled.curl:
   //   curl -X DELETE https://app.raspisms.fr/api/scheduled/13 -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
   // Scheduled message 13 is replaced by the test's. The documentation answers 204 with no body;
-  // smsgw answers 200 with the envelope and `true` (DECISIONS §4).
+  // smsgw answers 200 with the envelope and `true`.
   it('deletes a scheduled message with its numbers (delete_scheduled.curl)', async () => {
     const { user, apiKey } = await makeUser(ds);
     const scheduled = await makeScheduled(ds, user.id, {
@@ -1029,7 +1029,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     //   curl -X POST https://app.raspisms.fr/api/phone/ -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
     //     -d 'name=Test phone' -d 'adapter=adapters\TestAdapter'
     // The RaspiSMS class name is the test adapter's alias; the phone stores its id `test`
-    // (DECISIONS §7). The documentation answers 200; a creation is 201 (DECISIONS §4).
+    // (docs/adapters.md#descriptor). The documentation answers 200; a creation is 201.
     it('creates a test phone named by its RaspiSMS class (post_phone1.curl)', async () => {
       const { user, apiKey } = await makeUser(ds);
 
@@ -1120,7 +1120,8 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
         await mounted?.close();
       });
 
-      // smsgw has no Octopush adapter (DECISIONS §7): the example's adapter is unknown.
+      // smsgw has no Octopush adapter (docs/adapters.md#the-adapters): the example's adapter is
+      // unknown.
       it('refuses the Octopush adapter, which smsgw does not have, with INVALID_PARAMETER', async () => {
         const { user, apiKey } = await makeUser(ds);
 
@@ -1181,12 +1182,12 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     });
   });
 
-  // No documentation example; the form of reference §3.7:
+  // No documentation example; the form RaspiSMS's code reads:
   //   curl -X POST https://app.raspisms.fr/api/phone/<id>/ -H 'X-Api-Key: …' -d 'name=Renamed phone'
   //     -d 'priority=3' -d 'adapter_data[delivery]=failed' -d 'limits[0][volume]=10'
   //     -d 'limits[0][startpoint]=-24 hours'
-  // RaspiSMS answers 201; an update is 200 (DECISIONS §4).
-  it('updates a phone: name, priority, adapter data and limits (reference §3.7)', async () => {
+  // RaspiSMS answers 201; an update is 200.
+  it('updates a phone: name, priority, adapter data and limits', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id, { name: 'Test phone' });
     await makePhoneLimit(ds, phone.id, { volume: 100, startpoint: 'today' });
@@ -1220,8 +1221,8 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/delete_phone.curl:
   //   curl -X DELETE https://app.raspisms.fr/api/phone/42 -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
   // Phone 42 is replaced by the test's. RaspiSMS answers this with a 500 (its routing reaches the
-  // update route first, reference §1.2); smsgw deletes the phone and answers 200 with `true`
-  // where the documentation says 204 (DECISIONS §1, §4).
+  // update route first); smsgw deletes the phone and answers 200 with `true` where the
+  // documentation says 204 (docs/api-choices.md#paths-and-methods).
   it('deletes a phone with its limits (delete_phone.curl)', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
@@ -1263,11 +1264,11 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     });
   });
 
-  // No documentation example; the form field `status` of reference §3.11:
+  // No documentation example; the form field `status` RaspiSMS's code reads:
   //   curl -X POST https://app.raspisms.fr/api/phone/<id>/status/force/ -H 'X-Api-Key: …' -d 'status=disabled'
   // RaspiSMS answers 201 with only `{"response": "disabled"}`; smsgw answers 200 with the whole
-  // envelope (DECISIONS §4).
-  it("forces a phone's status to disabled (reference §3.11)", async () => {
+  // envelope.
+  it("forces a phone's status to disabled", async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
 

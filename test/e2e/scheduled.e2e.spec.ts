@@ -27,9 +27,9 @@ import { curlMultipart, FormPart } from '../support/curl';
 import { freezeDate, withQueries } from '../support/instruments';
 
 /*
- * post_scheduled (spec 4.4) and delete_scheduled (spec 4.5) over real HTTP against the real app,
+ * post_scheduled and delete_scheduled (docs/api.md) over real HTTP against the real app,
  * on every database engine, in a service whose time zone is Europe/Paris. Every rule is tested
- * in the spec's order; the stored rows are read back from the database.
+ * in the order of docs/api.md; the stored rows are read back from the database.
  */
 
 const INVALID_PARAMETER = 2;

@@ -7,7 +7,7 @@ import { countRows, countScheduledRows, storedScheduled } from '../support/sched
 import { freezeDate } from '../support/instruments';
 
 /*
- * get_send_sms (spec 4.3, reference §3.3) over real HTTP against the real app, on every database
+ * get_send_sms (docs/api.md#get_send_sms) over real HTTP against the real app, on every database
  * engine, in a service whose time zone is Europe/Paris: the message it creates is read back.
  */
 

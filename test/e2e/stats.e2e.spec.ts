@@ -6,8 +6,8 @@ import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeSended, makeUser } from '../support/factories';
 
 /*
- * get_usage (spec 4.2), get_sms_status_stats (4.11) and get_invalid_numbers (4.12) with
- * DECISIONS §1–§6, over real HTTP against the real app, on every database engine. Each test makes
+ * get_usage, get_sms_status_stats and get_invalid_numbers (docs/api.md, docs/api-choices.md),
+ * over real HTTP against the real app, on every database engine. Each test makes
  * its own users; messages are inserted with chosen UTC `at` values.
  */
 

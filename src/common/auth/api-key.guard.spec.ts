@@ -135,7 +135,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
     return outcome;
   }
 
-  describe('where the key is read (spec part 5 rule 1, DECISIONS §3)', () => {
+  describe('where the key is read (docs/api.md#authentication rule 1)', () => {
     it('uses the query api_key over the form field and the X-Api-Key header', async () => {
       const id = await userIdFor({
         query: { api_key: alice.key },
@@ -242,7 +242,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
     });
   });
 
-  describe('who is let through (spec part 5 rules 3 and 4)', () => {
+  describe('who is let through (docs/api.md#authentication rules 3 and 4)', () => {
     it('refuses a request without any key with INVALID_CREDENTIALS (HTTP 401), asking no one', async () => {
       const error = await errorFor({});
 
@@ -301,7 +301,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
     });
   });
 
-  describe('the user it sets on the request (spec part 5 rules 5 and 7)', () => {
+  describe('the user it sets on the request (docs/api.md#authentication rules 5 and 7)', () => {
     it('sets the user with the key as presented, for next/prev links, and without the status flag', async () => {
       const presented = alice.key.toUpperCase();
 
@@ -365,7 +365,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
     });
   });
 
-  describe('how keys are stored (DECISIONS §3)', () => {
+  describe('how keys are stored (docs/api-choices.md#api-keys)', () => {
     it('stores only the SHA-256 hash of a key, never the key itself', async () => {
       const rows: Array<Record<string, unknown>> = await dataSource.query('SELECT * FROM user');
       const row = rows.find((candidate) => candidate.id === alice.id);

@@ -11,9 +11,9 @@ export abstract class ApiKeyResolver {
 }
 
 /**
- * Spec part 5 / DECISIONS §3: the key is the first non-empty one of query `api_key`, form field
- * `api_key`, header `X-Api-Key` (a bad query key is not rescued by a good header); no user is
- * 401, a user who is not active is 403, and the operation does not run.
+ * docs/api.md#authentication and docs/api-choices.md#api-keys: the key is the first non-empty one
+ * of query `api_key`, form field `api_key`, header `X-Api-Key` (a bad query key is not rescued by a
+ * good header); no user is 401, a user who is not active is 403, and the operation does not run.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
@@ -46,7 +46,7 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 function presentedKey(request: ApiRequest): string | undefined {
-  // GET operations read the query string only (DECISIONS §2), their key included.
+  // GET operations read the query string only (docs/api-choices.md#api-keys), their key included.
   const body: unknown = ['GET', 'HEAD'].includes(request.method) ? undefined : request.body;
   const candidates: unknown[] = [
     (request.query as Record<string, unknown>).api_key,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** 32 lowercase hex characters from 16 random bytes (DECISIONS §3). */
+/** 32 lowercase hex characters from 16 random bytes (docs/api-choices.md#api-keys). */
 export function generateApiKey(): string {
   return randomBytes(16).toString('hex');
 }

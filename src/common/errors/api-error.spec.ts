@@ -7,8 +7,8 @@ import {
   httpStatusOf,
 } from './api-error';
 
-describe('ErrorCode (spec part 7, plus INTERNAL_ERROR of DECISIONS §4)', () => {
-  it('has the spec’s numeric codes', () => {
+describe('ErrorCode (RaspiSMS’s codes, plus INTERNAL_ERROR)', () => {
+  it('has RaspiSMS’s numeric codes', () => {
     expect({ ...ErrorCode }).toMatchObject({
       NONE: 0,
       INVALID_CREDENTIALS: 1,
@@ -24,7 +24,7 @@ describe('ErrorCode (spec part 7, plus INTERNAL_ERROR of DECISIONS §4)', () => 
   });
 });
 
-describe('errorMessage (DECISIONS §4: the spec’s prefixes, then a detail naming the parameter)', () => {
+describe('errorMessage (RaspiSMS’s prefixes, then a detail naming the parameter)', () => {
   it('gives the exact 401 text asking for api_key or X-Api-Key', () => {
     expect(INVALID_CREDENTIALS_MESSAGE).toBe(
       'Invalid API Key. Please provide a valid API key as GET or POST parameter "api_key" or a HTTP "X-Api-Key".',
@@ -133,7 +133,7 @@ describe('ApiError', () => {
   });
 });
 
-describe('httpStatusOf (DECISIONS §4 status table)', () => {
+describe('httpStatusOf (docs/api-choices.md status table)', () => {
   it.each([
     [ErrorCode.NONE, 200],
     [ErrorCode.INVALID_CREDENTIALS, 401],

@@ -1,4 +1,7 @@
-/** Error codes of spec part 7, plus INTERNAL_ERROR (DECISIONS §4). */
+/**
+ * RaspiSMS's error codes, plus INTERNAL_ERROR
+ * (docs/api-choices.md#envelope-errors-and-http-statuses).
+ */
 export enum ErrorCode {
   NONE = 0,
   INVALID_CREDENTIALS = 1,
@@ -12,7 +15,7 @@ export enum ErrorCode {
   INTERNAL_ERROR = 256,
 }
 
-/** Why the request failed, beyond its code: it decides the HTTP status (DECISIONS §4). */
+/** Why the request failed, beyond its code: it decides the HTTP status (docs/api-choices.md). */
 export type ErrorReason =
   'default' | 'not_found' | 'refused' | 'too_large' | 'unknown_route' | 'unavailable';
 
@@ -32,7 +35,10 @@ const PREFIXES: Record<ErrorCode, string> = {
   [ErrorCode.INTERNAL_ERROR]: 'Internal error.',
 };
 
-/** Joins the spec's prefix and a detail: prefixes ending in ": " take it as is, others after a space. */
+/**
+ * Joins RaspiSMS's prefix and a detail: prefixes ending in ": " take it as is, others after a
+ * space.
+ */
 export function errorMessage(code: ErrorCode, detail?: string): string {
   const prefix = PREFIXES[code];
   if (!detail) {
@@ -41,7 +47,7 @@ export function errorMessage(code: ErrorCode, detail?: string): string {
   return prefix.endsWith(' ') ? prefix + detail : `${prefix} ${detail}`;
 }
 
-/** The one error type of the API: a spec error code, a detail naming the parameter, and a reason. */
+/** The one error type of the API: an error code, a detail naming the parameter, and a reason. */
 export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
@@ -78,7 +84,7 @@ export class ApiError extends Error {
   }
 }
 
-/** DECISIONS §4: the HTTP status of each error, by reason first, then by code. */
+/** The HTTP status of each error, by reason first, then by code (docs/api-choices.md). */
 export function httpStatusOf(error: ApiError): number {
   switch (error.reason) {
     case 'not_found':

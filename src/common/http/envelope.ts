@@ -1,4 +1,4 @@
-/** The JSON body of every API response, keys in this order (spec 2.1). */
+/** The JSON body of every API response, keys in this order (docs/api.md#envelope). */
 export interface Envelope {
   error: number;
   message: string | null;

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 
-/** The envelope around `response` (spec 2.1), for the OpenAPI document. */
+/** The envelope around `response` (docs/api.md#envelope), for the OpenAPI document. */
 export function envelopeSchema(response: SchemaObject): SchemaObject {
   return {
     type: 'object',

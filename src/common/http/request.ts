@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 
-/** The caller, as authentication found it; settings are loaded once per request (spec 5.5). */
+/** The caller, as authentication found it; settings are loaded once per request. */
 export interface AuthenticatedUser {
   id: number;
   email: string;
   admin: boolean;
-  /** The key the caller presented: `next` / `prev` links carry it (DECISIONS §3). */
+  /** The key the caller presented: `next` / `prev` links carry it. */
   apiKey: string;
   settings: Record<string, string>;
 }

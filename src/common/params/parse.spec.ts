@@ -17,7 +17,7 @@ function thrown(run: () => unknown): ApiError {
   throw new Error('expected an ApiError, nothing was thrown');
 }
 
-describe('parseId (DECISIONS §2: ids are non-negative decimal integers)', () => {
+describe('parseId (ids are non-negative decimal integers)', () => {
   it.each([
     ['12', 12],
     ['0', 0],
@@ -78,7 +78,7 @@ describe('parseId (DECISIONS §2: ids are non-negative decimal integers)', () =>
   });
 });
 
-describe('parseBoolean (DECISIONS §2: flash, mms)', () => {
+describe('parseBoolean (flash, mms)', () => {
   it.each([['1'], ['true'], ['on'], ['yes'], ['TRUE'], ['Yes'], ['oN'], [1], [true]])(
     'reads %p as true',
     (value) => {
@@ -138,7 +138,7 @@ describe('parseOptionalString', () => {
   );
 });
 
-describe('asList (DECISIONS §2: a scalar where a list is expected is a one-element list)', () => {
+describe('asList (a scalar where a list is expected is a one-element list)', () => {
   it('keeps an array as it is', () => {
     expect(asList(['a', 'b'])).toEqual(['a', 'b']);
     expect(asList([])).toEqual([]);

@@ -21,7 +21,10 @@ export function parseId(value: unknown, name: string): number | undefined {
 const TRUE_VALUES = new Set(['1', 'true', 'on', 'yes']);
 const FALSE_VALUES = new Set(['', '0', 'false', 'off', 'no']);
 
-/** DECISIONS §2: `1 true on yes` / absent, `"" 0 false off no`; anything else is refused. */
+/**
+ * docs/api-choices.md#reading-parameters: `1 true on yes` / absent, `"" 0 false off no`; anything
+ * else is refused.
+ */
 export function parseBoolean(value: unknown, name: string): boolean {
   if (value === undefined || value === null || typeof value === 'boolean') {
     return value === true;
@@ -57,7 +60,8 @@ export function parseOptionalString(value: unknown, name: string): string | unde
 
 /**
  * A list parameter: an array, a bracket map with numeric keys (`a[3]=x&a[7]=y`, in key order) or a
- * single value, which is a one-element list (DECISIONS §2). Absent or empty is the empty list.
+ * single value, which is a one-element list (docs/api-choices.md#reading-parameters). Absent or
+ * empty is the empty list.
  */
 export function asList(value: unknown): unknown[] {
   if (value === undefined || value === null || value === '') {

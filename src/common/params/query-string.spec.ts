@@ -7,7 +7,7 @@ import {
 
 const parseQueryString = (source: string) => parseWithBudget(source, new ParamBudget(1_000_000));
 
-describe('parseQueryString (DECISIONS §2: PHP bracket syntax everywhere)', () => {
+describe('parseQueryString (PHP bracket syntax everywhere)', () => {
   it('reads `numbers[]=a&numbers[]=b` as a list', () => {
     expect(parseQueryString('numbers[]=a&numbers[]=b')).toEqual({ numbers: ['a', 'b'] });
   });

@@ -3,8 +3,9 @@ import { ApiRequest } from '../http/request';
 import { Params } from './parse';
 
 /**
- * All parameters of a request, merged as DECISIONS §2 orders them: GET reads path over query;
- * other methods read path, then the body (form or JSON), then the query string.
+ * All parameters of a request, merged as docs/api-choices.md#reading-parameters orders them: GET
+ * reads path over query; other methods read path, then the body (form or JSON), then the query
+ * string.
  */
 export const RequestParams = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Params => {

@@ -4,7 +4,7 @@ import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-j
  * A phone number in E.164 when it is valid (full metadata, not merely possible), else null.
  * Without a country only international input (`+…`) is accepted, as in RaspiSMS; with the
  * user's `default_phone_country` (an ISO code such as `fr`) national numbers of that country
- * are accepted too (DECISIONS §5).
+ * are accepted too (docs/api-choices.md#phone-numbers).
  */
 export function normalizePhoneNumber(input: unknown, defaultCountry = ''): string | null {
   if (typeof input !== 'string' || input.trim() === '') {

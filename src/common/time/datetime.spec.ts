@@ -1,6 +1,6 @@
 import { API_DATETIME_FORMAT, nowUtc, parseApiDatetime, utcToZone } from './datetime';
 
-describe('parseApiDatetime (DECISIONS §5: strict `YYYY-MM-DD HH:MM:SS` in the service zone)', () => {
+describe('parseApiDatetime (strict `YYYY-MM-DD HH:MM:SS` in the service zone)', () => {
   it('keeps a valid UTC wall time as it is', () => {
     expect(parseApiDatetime('2024-01-01 10:00:00', 'UTC')).toBe('2024-01-01 10:00:00');
     expect(parseApiDatetime('2024-02-29 23:59:59', 'UTC')).toBe('2024-02-29 23:59:59');

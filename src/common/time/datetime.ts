@@ -25,8 +25,8 @@ export function utcToZone(utc: string | null, zone: string): string | null {
 
 /**
  * A `YYYY-MM-DD HH:MM:SS` wall time of the service zone, strictly: it must re-format to itself
- * (DECISIONS §5). Returns the UTC string to store, or null when the value is not such a date.
- * With `allowDateOnly`, `YYYY-MM-DD` means midnight.
+ * (docs/api-choices.md#dates-and-time-zone). Returns the UTC string to store, or null when the
+ * value is not such a date. With `allowDateOnly`, `YYYY-MM-DD` means midnight.
  */
 export function parseApiDatetime(
   value: string,

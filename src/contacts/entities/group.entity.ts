@@ -1,7 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { IdColumn, Timestamped } from '../../common/database/columns';
 
-/** The spec's `group` entry: a named set of contacts. */
+/** The API's `group` entry: a named set of contacts. */
 @Entity('contact_group')
 export class Group extends Timestamped {
   @IdColumn()

@@ -96,7 +96,7 @@ const TABLES: TableSpec[] = [
     columns: [
       id(),
       str('email', 150),
-      // SHA-256 of the API key, hex: the key itself is never stored (DECISIONS §3).
+      // SHA-256 of the API key, hex: the key itself is never stored (docs/api-choices.md#api-keys).
       str('api_key_hash', 64),
       bool('admin'),
       str('status', 16, { default: "'active'" }),
@@ -158,7 +158,7 @@ const TABLES: TableSpec[] = [
     ],
   },
   {
-    // The spec's `group` entry type; `group` is a reserved word in SQL.
+    // The API's `group` entry type; `group` is a reserved word in SQL.
     name: 'contact_group',
     columns: [id(), int('id_user'), str('name', 100), ...timestamps()],
     foreignKeys: [fk('id_user', 'user')],

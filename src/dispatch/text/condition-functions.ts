@@ -19,8 +19,9 @@ export interface FunctionScope {
 type ConditionFunction = (scope: FunctionScope, ...args: unknown[]) => unknown;
 
 /**
- * The functions RaspiSMS adds to ExpressionLanguage for conditional groups (reference §6), with
- * PHP's meanings. The object has no prototype, so that `constructor()` is not a function.
+ * The functions RaspiSMS adds to ExpressionLanguage for conditional groups
+ * (docs/dispatch.md#texts), with PHP's meanings. The object has no prototype, so that
+ * `constructor()` is not a function.
  */
 export const CONDITION_FUNCTIONS: Readonly<Record<string, ConditionFunction>> = Object.assign(
   Object.create(null) as Record<string, ConditionFunction>,

@@ -4,11 +4,11 @@ import { toText } from './php-values';
 import { runWithin } from './time-limit';
 
 /**
- * A private twig.js instance turned into the sandbox RaspiSMS configures for Twig (reference §6):
- * only the tags if/for/set/apply, an allowed list of filters and functions, no method calls, no
- * prototypes, no template loading, no `_context`; and every render bounded in time, loop
- * iterations, value sizes and output length, since twig.js renders synchronously and cannot be
- * interrupted from outside.
+ * A private twig.js instance turned into the sandbox RaspiSMS configures for Twig
+ * (docs/dispatch.md#texts): only the tags if/for/set/apply, an allowed list of filters and
+ * functions, no method calls, no prototypes, no template loading, no `_context`; and every render
+ * bounded in time, loop iterations, value sizes and output length, since twig.js renders
+ * synchronously and cannot be interrupted from outside.
  */
 
 /** A template's output is at most this long. */

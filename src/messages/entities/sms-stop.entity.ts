@@ -1,7 +1,7 @@
 import { Column, Entity } from 'typeorm';
 import { IdColumn, Timestamped } from '../../common/database/columns';
 
-/** A number that answered STOP: the user's campaigns skip it (DECISIONS §8). */
+/** A number that answered STOP: the user's campaigns skip it (docs/dispatch.md#expansion). */
 @Entity('smsstop')
 export class SmsStop extends Timestamped {
   @IdColumn()
