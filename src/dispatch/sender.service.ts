@@ -83,7 +83,8 @@ export const UNKNOWN_OUTCOME =
 /**
  * Sends queued recipients: claims a batch (choosing each one's phone and reserving its limit),
  * commits, sends outside any transaction, then records each outcome as its `sended` entry and
- * removes it from the outbox in one transaction (STYLE: never call a provider inside one).
+ * removes it from the outbox in one transaction (docs/dispatch.md#guarantees: never call a
+ * provider inside one).
  * A claimed row is never claimed again: if its worker dies before recording it, the sweep
  * records it as `unknown` instead of sending it a second time.
  */

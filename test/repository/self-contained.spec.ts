@@ -16,6 +16,7 @@ const SELF = 'test/repository/self-contained.spec.ts';
 const FORBIDDEN: readonly { why: string; pattern: RegExp }[] = [
   { why: 'a path to the working notes', pattern: /(?:\.\.|\/work)\/shared\b/ },
   { why: 'the decisions file', pattern: /\bDECISIONS\b/ },
+  { why: 'the style guide of the working notes', pattern: /\bSTYLE\b/ },
   { why: 'a section of the reference report', pattern: /\breference (?:§|\d)/i },
   { why: 'a section of the specification', pattern: /\bspec(?:ification)? (?:§|part \d|\d)/i },
   {
