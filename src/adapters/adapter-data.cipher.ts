@@ -1,15 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { SecretCipher } from '../common/secrets/secret-cipher';
+import { adapterDataScope } from '../common/secrets/adapter-data-scope';
 import { openFields, parseTextRecord, sealFields } from '../common/secrets/sealed-fields';
-import { Phone, adapterDataScope } from '../phones/entities/phone.entity';
 import { AdapterData } from './adapter';
 import { AdapterRegistry } from './adapter.registry';
 
 /** Whose adapter data it is: the phone and its owner, which the encryption is bound to. */
-export type DataOwner = Pick<Phone, 'id' | 'id_user'>;
+export interface DataOwner {
+  id: number;
+  id_user: number;
+}
 
-/** A phone as stored, for what reads its adapter data. */
-export type StoredPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
+/** A phone as stored (its `phone` row), for what reads its adapter data. */
+export interface StoredPhone extends DataOwner {
+  adapter: string;
+  adapter_data: string | null;
+}
 
 /** A phone's adapter data as the adapter needs it, and the secret fields that could not be read. */
 export interface OpenedData {

@@ -1,5 +1,10 @@
-import { PhoneStatus } from '../phones/entities/phone.entity';
 import { AdapterDescriptor } from './adapter.descriptor';
+
+/**
+ * A phone's status. Adapters report all but `disabled`, which only the phone's owner sets; the
+ * phone's row stores it.
+ */
+export type PhoneStatus = 'available' | 'unavailable' | 'no_credit' | 'limit_reached' | 'disabled';
 
 /** A phone's adapter data: its descriptor's fields, as strings. */
 export type AdapterData = Readonly<Record<string, string>>;

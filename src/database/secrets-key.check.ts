@@ -3,7 +3,8 @@ import { SecretCipher } from '../common/secrets/secret-cipher';
 import { SecretsKeyError } from '../common/secrets/secrets-key';
 import { parseTextRecord } from '../common/secrets/sealed-fields';
 import { nowUtc } from '../common/time/datetime';
-import { Phone, adapterDataScope } from '../phones/entities/phone.entity';
+import { adapterDataScope } from '../common/secrets/adapter-data-scope';
+import { Phone } from '../phones/entities/phone.entity';
 
 /**
  * The fingerprint of the key the database's secrets are encrypted with (one row), so that a

@@ -16,7 +16,7 @@ import {
   PhoneRow,
 } from './dispatch.repository';
 import { choosePhone } from './phone-choice';
-import { measureSms } from './text/gsm';
+import { measureSms } from '../common/text/gsm';
 
 /** A claimed row and what it is to be sent through. */
 interface Claimed {

@@ -14,7 +14,7 @@ import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
-import { PhoneStatus } from './entities/phone.entity';
+import { PhoneStatus } from '../adapters/adapter';
 import { MAX_LIMITS, MAX_NAME_LENGTH } from './phones.params';
 import { PhonesService } from './phones.service';
 

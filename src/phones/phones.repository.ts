@@ -4,7 +4,8 @@ import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { Sended } from '../messages/entities/sended.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
-import { Phone, PhoneStatus } from './entities/phone.entity';
+import { PhoneStatus } from '../adapters/adapter';
+import { Phone } from './entities/phone.entity';
 import { startpointToUtc } from './startpoint';
 
 export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority'>;

@@ -7,7 +7,8 @@ import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params, parseId } from '../common/params/parse';
 import { isSettingOn } from '../users/settings';
-import { Phone, PhoneStatus } from './entities/phone.entity';
+import { PhoneStatus } from '../adapters/adapter';
+import { Phone } from './entities/phone.entity';
 import {
   checkAdapterData,
   checkStoredSize,

@@ -5,7 +5,7 @@ import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
 import { MIGRATIONS, migrate, openDataSource } from '../../src/database/data-source';
 import { resetSecretsKey, secretCipherOf } from '../../src/database/secrets-key.check';
-import { adapterDataScope } from '../../src/phones/entities/phone.entity';
+import { adapterDataScope } from '../../src/common/secrets/adapter-data-scope';
 import { makeUser } from '../support/factories';
 import {
   createTestDatabase,

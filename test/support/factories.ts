@@ -17,7 +17,8 @@ import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
 import { PhoneLimit } from '../../src/phones/entities/phone-limit.entity';
-import { Phone, adapterDataScope } from '../../src/phones/entities/phone.entity';
+import { adapterDataScope } from '../../src/common/secrets/adapter-data-scope';
+import { Phone } from '../../src/phones/entities/phone.entity';
 import {
   Scheduled,
   ScheduledConditionalGroup,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import { randomBytes } from 'node:crypto';
-import { Adapter, AdapterCapabilities, SendResult } from '../adapter';
+import { Adapter, AdapterCapabilities, PhoneStatus, SendResult } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 
 /** Accepts every message at once: the dispatch's own speed, without a provider. */

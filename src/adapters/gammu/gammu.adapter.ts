@@ -5,8 +5,7 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import { commandEnvironment } from '../../config/command-environment';
 import { AppConfig } from '../../config/configuration';
-import { measureSms } from '../../dispatch/text/gsm';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
+import { measureSms } from '../../common/text/gsm';
 import {
   Adapter,
   AdapterCapabilities,
@@ -14,6 +13,7 @@ import {
   InboundSink,
   ListenedPhone,
   OutgoingSms,
+  PhoneStatus,
   SendResult,
   field,
   secretField,

@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AppConfig } from '../../config/configuration';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
-import { measureSms } from '../../dispatch/text/gsm';
+import { measureSms } from '../../common/text/gsm';
 import { API_DATETIME_FORMAT, parseApiDatetime } from '../../common/time/datetime';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
   AdapterCapabilities,
@@ -15,6 +14,7 @@ import {
   FieldRefusal,
   IncomingSms,
   OutgoingSms,
+  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
   AdapterCapabilities,
@@ -9,6 +8,7 @@ import {
   InboundSink,
   ListenedPhone,
   OutgoingSms,
+  PhoneStatus,
   SendResult,
   StatusReport,
   field,

@@ -3,8 +3,7 @@ import { DateTime } from 'luxon';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { API_DATETIME_FORMAT } from '../../common/time/datetime';
 import { AppConfig } from '../../config/configuration';
-import { measureSms } from '../../dispatch/text/gsm';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
+import { measureSms } from '../../common/text/gsm';
 import {
   AdapterData,
   CallbackRequest,
@@ -12,6 +11,7 @@ import {
   IncomingSms,
   ListenedPhone,
   OutgoingSms,
+  PhoneStatus,
   SendResult,
   StatusReport,
   field,

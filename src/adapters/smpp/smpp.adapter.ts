@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AppConfig } from '../../config/configuration';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
   AdapterCapabilities,
@@ -10,6 +9,7 @@ import {
   InboundSink,
   ListenedPhone,
   OutgoingSms,
+  PhoneStatus,
   SendResult,
   field,
   secretField,

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import { randomBytes } from 'node:crypto';
 import {
   Adapter,
@@ -7,6 +6,7 @@ import {
   AdapterData,
   CallbackRequest,
   IncomingSms,
+  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,

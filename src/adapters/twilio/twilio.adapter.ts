@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/configuration';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
-import { PhoneStatus } from '../../phones/entities/phone.entity';
 import {
   Adapter,
   AdapterCapabilities,
@@ -10,6 +9,7 @@ import {
   CallbackRequest,
   IncomingSms,
   OutgoingSms,
+  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,

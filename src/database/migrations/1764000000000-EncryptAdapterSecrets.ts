@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { SecretCipher } from '../../common/secrets/secret-cipher';
 import { openFields, parseTextRecord, sealFields } from '../../common/secrets/sealed-fields';
-import { adapterDataScope } from '../../phones/entities/phone.entity';
+import { adapterDataScope } from '../../common/secrets/adapter-data-scope';
 import { SECRETS_KEY_TABLE, recordSecretsKey, secretCipherOf } from '../secrets-key.check';
 
 /**

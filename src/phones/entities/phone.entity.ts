@@ -1,7 +1,6 @@
 import { Column, Entity } from 'typeorm';
+import { PhoneStatus } from '../../adapters/adapter';
 import { IdColumn, Timestamped } from '../../common/database/columns';
-
-export type PhoneStatus = 'available' | 'unavailable' | 'no_credit' | 'limit_reached' | 'disabled';
 
 @Entity('phone')
 export class Phone extends Timestamped {
@@ -30,13 +29,4 @@ export class Phone extends Timestamped {
 
   @Column({ type: 'varchar', length: 20 })
   status!: PhoneStatus;
-}
-
-/**
- * What the encryption of a secret field of a phone's `adapter_data` is bound to (with the
- * field's name): its owner and the phone itself, so that a value copied to another phone, or
- * another user's, does not decrypt.
- */
-export function adapterDataScope(phone: Pick<Phone, 'id' | 'id_user'>): string {
-  return `phone/${Number(phone.id_user)}/${Number(phone.id)}/adapter_data`;
 }
