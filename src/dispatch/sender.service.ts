@@ -5,8 +5,8 @@ import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/ada
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
 import { Sql } from '../common/database/driver-runner';
+import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { AppConfig } from '../config/configuration';
-import { startpointToUtc } from '../phones/startpoint';
 import { isSettingOn } from '../users/settings';
 import {
   DispatchRepository,
@@ -302,19 +302,21 @@ export class SenderService {
     }
     yield* this.repository.lockPhones([...byPhone.keys()]);
     for (const phone of limitedPhones) {
-      const windows = byPhone.get(phone.id);
-      if (!windows) {
+      const limits = byPhone.get(phone.id);
+      if (!limits) {
         continue;
       }
-      let left = Infinity;
-      for (const window of windows) {
-        const since = startpointToUtc(window.startpoint, now, this.config.timeZone);
-        if (since !== null) {
-          const spent = yield* this.repository.spentSince(phone, since);
-          left = Math.min(left, Number(window.volume) - spent);
+      const windows = countingWindows(limits, now, this.config.timeZone);
+      const spent = new Map<string, number>();
+      for (const { since } of windows) {
+        if (!spent.has(since)) {
+          spent.set(since, yield* this.repository.spentSince(phone, since));
         }
       }
-      remaining.set(phone.id, left);
+      remaining.set(
+        phone.id,
+        remainingVolume(windows, (since) => spent.get(since) ?? 0),
+      );
     }
     return remaining;
   }

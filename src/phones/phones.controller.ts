@@ -8,13 +8,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { PhoneStatus } from '../adapters/adapter';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
 import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
-import { PhoneStatus } from '../adapters/adapter';
 import { MAX_LIMITS, MAX_NAME_LENGTH } from './phones.params';
 import { PhonesService } from './phones.service';
 

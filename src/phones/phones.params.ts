@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error';
 import { checkParsedJson } from '../common/params/check-params';
 import { asList } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
-import { isValidStartpoint } from './startpoint';
+import { isValidStartpoint } from '../common/limits/startpoint';
 
 /** `phone.name` is VARCHAR(150). */
 export const MAX_NAME_LENGTH = 150;

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { PhoneStatus } from '../adapters/adapter';
 import { nowUtc } from '../common/time/datetime';
-import { AppConfig } from '../config/configuration';
 import { Sended } from '../messages/entities/sended.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
-import { PhoneStatus } from '../adapters/adapter';
 import { Phone } from './entities/phone.entity';
-import { startpointToUtc } from './startpoint';
 
 export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority'>;
 export type PhoneChanges = Partial<NewPhone & Pick<Phone, 'adapter_data'>>;
@@ -15,10 +13,7 @@ export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
 /** Phones and their limits. Every query is scoped by the owner's id. */
 @Injectable()
 export class PhonesRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   findOwned(userId: number, phoneId: number): Promise<Phone | null> {
     return this.dataSource.getRepository(Phone).findOneBy({ id: phoneId, id_user: userId });
@@ -139,26 +134,20 @@ export class PhonesRepository {
   }
 
   /**
-   * The smallest remaining volume over `limits` (volume minus the user's `sended` rows of this
-   * phone, any status, sent since the limit's startpoint evaluated at `now` in the service zone);
-   * Infinity without limits. One query for all the limits, served by `(id_user, id_phone, at)`.
+   * The user's `sended` rows of this phone, any status, sent since each of `starts` (UTC), by
+   * start. One query for all of them, served by `(id_user, id_phone, at)`.
    */
-  async remainingVolume(
+  async countSentSince(
     userId: number,
     phoneId: number,
-    limits: readonly LimitWindow[],
-    now: Date,
-  ): Promise<number> {
-    const windows = limits.flatMap((limit) => {
-      const since = startpointToUtc(limit.startpoint, now, this.config.timeZone);
-      return since === null ? [] : [{ volume: limit.volume, since }];
-    });
-    if (windows.length === 0) {
-      return Infinity;
+    starts: readonly string[],
+  ): Promise<Map<string, number>> {
+    const sorted = [...new Set(starts)].sort();
+    if (sorted.length === 0) {
+      return new Map();
     }
-    const starts = [...new Set(windows.map((window) => window.since))].sort();
     const query = this.dataSource.createQueryBuilder().from(Sended, 's');
-    starts.forEach((since, index) => {
+    sorted.forEach((since, index) => {
       const count = `COUNT(CASE WHEN s.at >= :since${index} THEN 1 END)`;
       if (index === 0) {
         query.select(count, `c${index}`);
@@ -170,10 +159,9 @@ export class PhonesRepository {
     const row = await query
       .where('s.id_user = :userId', { userId })
       .andWhere('s.id_phone = :phoneId', { phoneId })
-      .andWhere('s.at >= :earliest', { earliest: starts[0] })
+      .andWhere('s.at >= :earliest', { earliest: sorted[0] })
       .getRawOne<Record<string, number | string>>();
-    const sentSince = new Map(starts.map((since, index) => [since, Number(row?.[`c${index}`])]));
-    return Math.min(...windows.map((window) => window.volume - (sentSince.get(window.since) ?? 0)));
+    return new Map(sorted.map((since, index) => [since, Number(row?.[`c${index}`])]));
   }
 
   private async insertLimits(

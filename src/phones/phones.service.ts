@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Adapter, AdapterData } from '../adapters/adapter';
+import { Adapter, AdapterData, PhoneStatus } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
+import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { Params, parseId } from '../common/params/parse';
+import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
-import { PhoneStatus } from '../adapters/adapter';
 import { Phone } from './entities/phone.entity';
 import {
   checkAdapterData,
@@ -38,6 +39,7 @@ export class PhonesService {
     private readonly phones: PhonesRepository,
     private readonly adapters: AdapterRegistry,
     private readonly secrets: AdapterDataCipher,
+    private readonly config: AppConfig,
   ) {}
 
   /** post_phone (docs/api.md#post_phone): the new phone's id. */
@@ -177,12 +179,7 @@ export class PhonesService {
     let status: PhoneStatus;
     if (
       isSettingOn(user.settings, 'phone_limit') &&
-      (await this.phones.remainingVolume(
-        user.id,
-        phone.id,
-        await this.phones.limitsOf(user.id, phone.id),
-        new Date(),
-      )) < 1
+      (await this.remainingVolume(user, phone)) < 1
     ) {
       status = 'limit_reached';
     } else {
@@ -261,6 +258,18 @@ export class PhonesService {
    * What the phone's adapter reports. A phone whose adapter is no longer known, or whose provider
    * cannot be asked, cannot send: it is `unavailable`.
    */
+  /** What the phone may still send under its limits, now; Infinity without any. */
+  private async remainingVolume(user: AuthenticatedUser, phone: Phone): Promise<number> {
+    const limits = await this.phones.limitsOf(user.id, phone.id);
+    const windows = countingWindows(limits, new Date(), this.config.timeZone);
+    const sent = await this.phones.countSentSince(
+      user.id,
+      phone.id,
+      windows.map((window) => window.since),
+    );
+    return remainingVolume(windows, (since) => sent.get(since) ?? 0);
+  }
+
   private async reportedStatus(phone: Phone, data: AdapterData): Promise<PhoneStatus> {
     const adapter = this.adapters.find(phone.adapter);
     if (!adapter) {

@@ -1,13 +1,12 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { Adapter, AdapterData, SendResult, field } from '../../src/adapters/adapter';
+import { Adapter, AdapterData, PhoneStatus, SendResult, field } from '../../src/adapters/adapter';
 import { AdapterDescriptor } from '../../src/adapters/adapter.descriptor';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
 import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
 import { PhoneLimit } from '../../src/phones/entities/phone-limit.entity';
-import { PhoneStatus } from '../../src/adapters/adapter';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { PhonesRepository } from '../../src/phones/phones.repository';
 import { Scheduled } from '../../src/scheduled/entities/scheduled.entity';

@@ -1,6 +1,6 @@
 import { strtotime } from 'locutus/php/datetime/strtotime';
 import { DateTime } from 'luxon';
-import { API_DATETIME_FORMAT } from '../common/time/datetime';
+import { API_DATETIME_FORMAT } from '../time/datetime';
 
 /** The `phone_limit.startpoint` column's length: a longer text could not be stored. */
 export const MAX_STARTPOINT_LENGTH = 254;
