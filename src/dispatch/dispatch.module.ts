@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { CallbacksModule } from '../callbacks/callbacks.module';
-import { CallbacksService } from '../callbacks/callbacks.service';
 import { DispatchSignalModule } from '../common/dispatch-signal';
 import { AppConfig } from '../config/configuration';
+import { InboundModule } from '../inbound/inbound.module';
+import { InboundService } from '../inbound/inbound.service';
 import { MediaModule } from '../media/media.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
@@ -22,7 +22,7 @@ export class DispatchModule {
   static forRoot(workerProcess = false): DynamicModule {
     return {
       module: DispatchModule,
-      imports: [CallbacksModule, MediaModule, DispatchSignalModule],
+      imports: [InboundModule, MediaModule, DispatchSignalModule],
       providers: [
         DispatchRepository,
         ExpansionService,
@@ -37,7 +37,7 @@ export class DispatchModule {
           useFactory: (config: AppConfig) => workerProcess || config.worker === 'inline',
         },
         // What listening adapters push (SMPP receipts, polled messages) is stored as callbacks are.
-        { provide: INBOUND_SINK, useExisting: CallbacksService },
+        { provide: INBOUND_SINK, useExisting: InboundService },
       ],
       exports: [WorkerService],
     };

@@ -6,6 +6,7 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc } from '../common/time/datetime';
 import { Sql } from '../common/database/driver-runner';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
+import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
 import {
@@ -65,11 +66,8 @@ const UNAVAILABLE: Readonly<Record<string, string>> = {
   disabled: 'The phone is disabled.',
 };
 
-/** A sent entry's text holds 1000 characters (docs/api-choices.md#text-length). */
-const MAX_TEXT = 1000;
-
 const TOO_LONG_WITH_LINKS =
-  `With the links of its medias, the text is longer than ${MAX_TEXT} characters: shorten it, ` +
+  `With the links of its medias, the text is longer than ${MAX_TEXT_CHARACTERS} characters: shorten it, ` +
   'or send through a phone that sends MMS.';
 
 const NO_MEDIA_LINKS =
@@ -359,7 +357,7 @@ export class SenderService {
       links.length > 0 && !asMms
         ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
         : row.text;
-    if ([...text].length > MAX_TEXT) {
+    if ([...text].length > MAX_TEXT_CHARACTERS) {
       return {
         claimed,
         text: row.text,

@@ -15,6 +15,7 @@ import {
   parseOptionalString,
 } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
+import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
@@ -27,8 +28,7 @@ import {
   ScheduledRepository,
 } from './scheduled.repository';
 
-/** docs/api-choices.md#text-length: the text of a message, and its tag, in Unicode code points. */
-export const MAX_TEXT_CHARACTERS = 1000;
+/** A message's tag, in Unicode code points: the `tag` columns are VARCHAR(1000). */
 const MAX_TAG_CHARACTERS = 1000;
 
 const RECIPIENT_NOUNS: Record<Recipients, string> = {

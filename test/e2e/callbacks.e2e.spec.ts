@@ -2,8 +2,8 @@ import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Adapter, CallbackRequest } from '../../src/adapters/adapter';
 import { TestAdapter } from '../../src/adapters/test/test.adapter';
-import { CallbacksRepository } from '../../src/callbacks/callbacks.repository';
-import { CallbacksService } from '../../src/callbacks/callbacks.service';
+import { InboundRepository } from '../../src/inbound/inbound.repository';
+import { InboundService } from '../../src/inbound/inbound.service';
 import { Received } from '../../src/messages/entities/received.entity';
 import { Sended, SendedStatus } from '../../src/messages/entities/sended.entity';
 import { SmsStop } from '../../src/messages/entities/sms-stop.entity';
@@ -260,7 +260,7 @@ describeEachDatabase('provider callbacks', (database) => {
       const message = await makeSended(ds, user.id);
       // The `failed` receipt reads the message (unknown), then waits while a `delivered`
       // receipt is applied in full; when it writes, `failed` no longer applies.
-      const repository = t.app.get(CallbacksRepository);
+      const repository = t.app.get(InboundRepository);
       const find = repository.findReceiptTarget.bind(repository);
       let reached!: () => void;
       const hasRead = new Promise<void>((resolve) => (reached = resolve));
@@ -561,7 +561,7 @@ describeEachDatabase('provider callbacks', (database) => {
 
   describe('the inbound sink that listening adapters report to', () => {
     it('applies receipts and stores messages, STOP included, as the HTTP callbacks do', async () => {
-      const sink = t.app.get(CallbacksService);
+      const sink = t.app.get(InboundService);
       const { user } = await makeUser(ds);
       const phone = await makePhone(ds, user.id);
       const delivered = await makeSended(ds, user.id, { id_phone: phone.id });

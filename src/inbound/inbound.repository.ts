@@ -11,10 +11,10 @@ import { Setting } from '../users/entities/setting.entity';
 /** A sent message a receipt names, with the phone that sent it (null once deleted). */
 export interface ReceiptTarget {
   status: SendedStatus;
-  phone: CallbackPhone | null;
+  phone: InboundPhone | null;
 }
 
-export type CallbackPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
+export type InboundPhone = Pick<Phone, 'id' | 'id_user' | 'adapter' | 'adapter_data'>;
 
 /** An inbound message as stored: one `received` row per chunk of its text. */
 export interface NewReceived {
@@ -34,9 +34,12 @@ export interface StoredReceived {
   replyId: number | null;
 }
 
-/** The SQL of provider callbacks. Every query is scoped by the owner's id. */
+/**
+ * The SQL of receipts, received messages and the STOP list. Every query is scoped by the
+ * owner's id.
+ */
 @Injectable()
-export class CallbacksRepository {
+export class InboundRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly scheduled: ScheduledRepository,
@@ -110,7 +113,7 @@ export class CallbacksRepository {
     return result.affected ?? 0;
   }
 
-  findOwnPhone(userId: number, phoneId: number): Promise<CallbackPhone | null> {
+  findOwnPhone(userId: number, phoneId: number): Promise<InboundPhone | null> {
     return this.dataSource.getRepository(Phone).findOne({
       select: { id: true, id_user: true, adapter: true, adapter_data: true },
       where: { id: phoneId, id_user: userId },
