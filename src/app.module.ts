@@ -12,9 +12,12 @@ import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
+import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
+import { MediaModule } from './media/media.module';
 import { PhonesModule } from './phones/phones.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
 import { StatsModule } from './stats/stats.module';
+import { UsageModule } from './usage/usage.module';
 import { UsersModule } from './users/users.module';
 
 @Module({})
@@ -33,7 +36,10 @@ export class AppModule implements NestModule {
         EntriesModule,
         PhonesModule,
         ScheduledModule,
+        MediaModule,
+        UsageModule,
         StatsModule,
+        InvalidNumbersModule,
         CallbacksModule,
         DispatchModule.forRoot(),
       ],

@@ -2,7 +2,7 @@ import { AdapterData } from '../adapters/adapter';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { ApiError } from '../common/errors/api-error';
 import { checkParsedJson } from '../common/params/check-params';
-import { asList } from '../common/params/parse';
+import { asList, isAbsent } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { isValidStartpoint } from '../common/limits/startpoint';
 
@@ -21,11 +21,6 @@ export const MAX_LIMITS = 100;
 export interface LimitInput {
   volume: number;
   startpoint: string;
-}
-
-/** Absent, null and `""` all mean that a parameter was not given. */
-export function isAbsent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
 }
 
 /** A phone name, when given: text of 1 to 150 characters that is not only blanks. */

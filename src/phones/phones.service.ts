@@ -6,7 +6,7 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
-import { Params, parseId } from '../common/params/parse';
+import { Params, isAbsent, parseId } from '../common/params/parse';
 import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
 import { Phone } from './entities/phone.entity';
@@ -14,7 +14,6 @@ import {
   checkAdapterData,
   checkStoredSize,
   cleanLimits,
-  isAbsent,
   parseAdapterData,
   parseAdapterName,
   parseName,

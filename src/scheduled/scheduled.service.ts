@@ -8,6 +8,7 @@ import { fieldBase } from '../common/http/multipart';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
 import {
   asList,
+  isAbsent,
   Params,
   parseBoolean,
   parseId,
@@ -383,10 +384,6 @@ function tagParameter(value: unknown): string | null {
     throw ApiError.invalid(`tag must be at most ${MAX_TAG_CHARACTERS} characters long.`);
   }
   return tag;
-}
-
-function isAbsent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

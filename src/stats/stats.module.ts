@@ -3,7 +3,7 @@ import { StatsController } from './stats.controller';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
 
-/** get_usage, get_sms_status_stats and get_invalid_numbers: read-only aggregates of `sended`. */
+/** get_sms_status_stats: the caller's sent messages per local day, phone and status. */
 @Module({
   controllers: [StatsController],
   providers: [StatsRepository, StatsService],

@@ -4,6 +4,19 @@ export type Params = Record<string, unknown>;
 
 const MAX_ID = 2_147_483_647;
 
+/** Absent, null and `""` all mean that a parameter was not given. */
+export function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** `a is required.`, `a and b are required.`, `a, b and c are required.` */
+export function requiredMessage(names: readonly string[]): string {
+  if (names.length === 1) {
+    return `${names[0]} is required.`;
+  }
+  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} are required.`;
+}
+
 /** A non-negative decimal integer; absent or empty is `undefined`; anything else is refused. */
 export function parseId(value: unknown, name: string): number | undefined {
   if (value === undefined || value === null || value === '') {

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { InvalidNumbersController } from './invalid-numbers.controller';
+import { InvalidNumbersRepository } from './invalid-numbers.repository';
+import { InvalidNumbersService } from './invalid-numbers.service';
+
+/** get_invalid_numbers: the caller's destinations whose messages often fail, 25 per page. */
+@Module({
+  controllers: [InvalidNumbersController],
+  providers: [InvalidNumbersRepository, InvalidNumbersService],
+})
+export class InvalidNumbersModule {}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import { Paged } from '../common/http/envelope';
+import { buildLink } from '../common/http/links';
+import { Params, isAbsent, parseId, requiredMessage } from '../common/params/parse';
+import { InvalidNumbersRepository } from './invalid-numbers.repository';
+import { parsePercent, roundedPercentage } from './percentages';
+
+/** A row of get_invalid_numbers. */
+export interface InvalidNumber {
+  destination: string;
+  total_sms_sent: number;
+  failed_percentage: number;
+  unknown_percentage: number;
+}
+
+const PAGE_SIZE = 25;
+const INVALID_NUMBER_PARAMETERS = ['volume', 'percent_failed', 'percent_unknown'] as const;
+
+/** get_invalid_numbers: the caller's destinations that often fail, rules in the API's order. */
+@Injectable()
+export class InvalidNumbersService {
+  constructor(private readonly invalidNumbers: InvalidNumbersRepository) {}
+
+  async list(
+    userId: number,
+    apiKey: string,
+    params: Params,
+    linkBase: string,
+  ): Promise<Paged<InvalidNumber>> {
+    // Rule 1. Empty counts as absent, as for every other parameter.
+    const missing = INVALID_NUMBER_PARAMETERS.filter((name) => isAbsent(params[name]));
+    if (missing.length > 0) {
+      throw ApiError.missing(requiredMessage(missing));
+    }
+    const volume = parseId(params.volume, 'volume') as number;
+    const percentFailed = parsePercent(params.percent_failed, 'percent_failed');
+    const percentUnknown = parsePercent(params.percent_unknown, 'percent_unknown');
+    const page = parseId(params.page, 'page') ?? 0;
+    // Rule 2: the caller's messages only (RaspiSMS counted every user's), by destination.
+    const rows = await this.invalidNumbers.listPage(
+      userId,
+      {
+        volume,
+        minFailedHundredths: percentFailed.minHundredths,
+        minUnknownHundredths: percentUnknown.minHundredths,
+      },
+      page * PAGE_SIZE,
+      PAGE_SIZE,
+    );
+    const items = rows.map((row) => ({
+      destination: row.destination,
+      total_sms_sent: row.total,
+      failed_percentage: roundedPercentage(row.failed, row.total),
+      unknown_percentage: roundedPercentage(row.unknown, row.total),
+    }));
+    // Rule 3.
+    const link = (target: number) =>
+      buildLink(linkBase, `/api/invalid_number/${target}/`, {
+        volume,
+        percent_failed: percentFailed.text,
+        percent_unknown: percentUnknown.text,
+        api_key: apiKey,
+      });
+    return new Paged(
+      items,
+      items.length === PAGE_SIZE ? link(page + 1) : null,
+      page > 0 ? link(page - 1) : null,
+    );
+  }
+}
