@@ -2,6 +2,98 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/*
+ * Which way dependencies run: the entry points (main, worker, cli, app.module) import the API
+ * features, the callbacks and dispatch; those import inbound storage, the data modules and the
+ * adapters; everything may import database/, common/ and config/. Never the other way: each row
+ * names folders of src/ and what they must not import, so that a wrong arrow fails
+ * `npm run lint` instead of waiting for a review. A bare name forbids a whole folder,
+ * `folder/*.service` one kind of file in it. Specs are exempt: a test may wire a piece to the
+ * real modules around it.
+ */
+const API_FEATURES = ['entries', 'phones', 'scheduled', 'stats', 'usage', 'invalid-numbers'];
+const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
+const FORBIDDEN_IMPORTS = [
+  {
+    folders: ['common'],
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...DATA_MODULES, 'adapters'],
+    why: 'common/ is plumbing that knows no feature',
+  },
+  {
+    folders: ['adapters'],
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...DATA_MODULES, 'database'],
+    why: 'an adapter knows only its provider, the adapter contract, common/ and config/',
+  },
+  {
+    folders: ['dispatch'],
+    forbidden: [...API_FEATURES, 'callbacks'],
+    why:
+      'dispatch runs without the HTTP face: a rule it shares with a feature lives below both ' +
+      '(common/limits, common/text), and what listening adapters report goes to inbound/',
+  },
+  {
+    folders: ['inbound'],
+    forbidden: [
+      'callbacks',
+      'dispatch',
+      'entries',
+      'stats',
+      'usage',
+      'invalid-numbers',
+      'phones/*.service',
+      'phones/*.controller',
+      'phones/*.module',
+      'scheduled/*.service',
+      'scheduled/*.controller',
+      'scheduled/*.module',
+    ],
+    why:
+      'inbound storage serves the HTTP callbacks and the dispatch worker alike: it may use ' +
+      "features' entities and repositories, not their services, controllers or modules",
+  },
+  {
+    folders: DATA_MODULES,
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound'],
+    why: 'data modules sit below the features, callbacks and dispatch that use them',
+  },
+  {
+    folders: [...API_FEATURES, 'callbacks'],
+    forbidden: ['dispatch'],
+    why: 'the API hands work to dispatch through the database and common/dispatch-signal',
+  },
+];
+
+/**
+ * One block per folder and depth, so that the pattern matches what the relative path resolves
+ * to (`../../phones` from `src/adapters/ovh/`, not a sibling folder of the same name); imports
+ * through the `src/` base URL are caught as well.
+ */
+function forbiddenImportBlocks() {
+  const pattern = (target) => target.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
+  return FORBIDDEN_IMPORTS.flatMap(({ folders, forbidden, why }) => {
+    const targets = forbidden.map(pattern).join('|');
+    return folders.flatMap((folder) =>
+      [1, 2, 3, 4].map((depth) => ({
+        files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+        ignores: ['**/*.spec.ts'],
+        rules: {
+          'no-restricted-imports': [
+            'error',
+            {
+              patterns: [
+                {
+                  regex: `^(?:${'\\.\\./'.repeat(depth)}|src/)(?:${targets})(?:/|$)`,
+                  message: `src/${folder} must not import this: ${why}.`,
+                },
+              ],
+            },
+          ],
+        },
+      })),
+    );
+  });
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -50,4 +142,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...forbiddenImportBlocks(),
 );
