@@ -1,5 +1,5 @@
 import { SecretsKeyError } from './common/secrets/secrets-key';
-import { ConfigurationError } from './config/configuration';
+import { ConfigurationError } from './config/configuration-error';
 
 /**
  * What a process that could not start prints: a configuration problem is the one line naming

@@ -66,6 +66,37 @@ const TABLE = [
   },
 ];
 
+/**
+ * What each adapter declares beside the API's view of it: RaspiSMS's meta_uid, which callback
+ * URLs set up for RaspiSMS carry, and the server settings it reads.
+ */
+const BEYOND_THE_API = [
+  { id: 'test', callbackId: 'test_adapter', settings: [] },
+  { id: 'benchmark', callbackId: 'benchmark_adapter', settings: [] },
+  {
+    id: 'twilio',
+    callbackId: 'twilio_virtual_number_adapter',
+    settings: [{ kind: 'url', variable: 'TWILIO_API_URL', default: 'https://api.twilio.com' }],
+  },
+  { id: 'kannel', callbackId: 'kannel_adapter', settings: [] },
+  {
+    id: 'ovh_virtual_number',
+    callbackId: 'ovh_sms_virtual_number_adapter',
+    settings: [{ kind: 'url', variable: 'OVH_API_URL', default: 'https://eu.api.ovh.com/1.0' }],
+  },
+  {
+    id: 'ovh_shortcode',
+    callbackId: 'ovh_sms_shortcode_adapter',
+    settings: [{ kind: 'url', variable: 'OVH_API_URL', default: 'https://eu.api.ovh.com/1.0' }],
+  },
+  {
+    id: 'gammu',
+    callbackId: 'gammu_adapter',
+    settings: [{ kind: 'folder', variable: 'GAMMU_CONFIG_DIR' }],
+  },
+  { id: 'smpp', callbackId: null, settings: [] },
+];
+
 @Module({
   imports: [
     AppConfigModule.forRoot(adapterConfig({ SECRETS_KEY: 'ab'.repeat(32) })),
@@ -151,6 +182,33 @@ describe('AdapterRegistry', () => {
     expect(registry.secretFields('carrier_pigeon')).toEqual([]);
   });
 
+  it.each(
+    BEYOND_THE_API.filter(({ callbackId }) => callbackId).map(({ id, callbackId }) => [
+      callbackId,
+      id,
+    ]),
+  )('finds the adapter of a callback by its RaspiSMS meta_uid %s: %s', (callbackId, id) => {
+    expect(registry.findForCallback(callbackId!)?.descriptor.id).toBe(id);
+    expect(registry.find(callbackId!)).toBeUndefined();
+  });
+
+  it('finds the adapter of a callback by its id or alias too, and nothing for another name', () => {
+    expect(registry.findForCallback('smpp')?.descriptor.id).toBe('smpp');
+    expect(registry.findForCallback('adapters\\KannelAdapter')?.descriptor.id).toBe('kannel');
+    expect(registry.findForCallback('smpp_adapter')).toBeUndefined();
+    expect(registry.findForCallback('carrier_pigeon')).toBeUndefined();
+  });
+
+  it('knows the RaspiSMS callback id and the settings of each adapter', () => {
+    const listed = registry.adapters.map(({ descriptor }) => ({
+      id: descriptor.id,
+      callbackId: descriptor.callbackId ?? null,
+      settings: descriptor.settings ?? [],
+    }));
+
+    expect(listed).toEqual(BEYOND_THE_API);
+  });
+
   it('gathers the secret field names of every adapter, each once', () => {
     expect([...registry.secretFieldNames()].sort()).toEqual([
       'app_secret',
@@ -159,5 +217,38 @@ describe('AdapterRegistry', () => {
       'password',
       'pin',
     ]);
+  });
+});
+
+describe('AdaptersModule', () => {
+  it('does not start when a setting an adapter declares is invalid, naming each such variable once', async () => {
+    @Module({
+      imports: [
+        AppConfigModule.forRoot(
+          adapterConfig({
+            SECRETS_KEY: 'ab'.repeat(32),
+            TWILIO_API_URL: 'api.twilio.com',
+            OVH_API_URL: 'ftp://eu.api.ovh.com/1.0',
+            GAMMU_CONFIG_DIR: 'anything',
+          }),
+        ),
+        SecretsModule,
+        AdaptersModule,
+      ],
+    })
+    class MisconfiguredModule {}
+
+    await expect(
+      NestFactory.createApplicationContext(MisconfiguredModule, {
+        logger: false,
+        abortOnError: false,
+      }),
+    ).rejects.toThrow(
+      new Error(
+        'Invalid environment variables: ' +
+          'TWILIO_API_URL="api.twilio.com": TWILIO_API_URL must be an absolute http(s) URL; ' +
+          'OVH_API_URL="ftp://eu.api.ovh.com/1.0": OVH_API_URL must be an absolute http(s) URL',
+      ),
+    );
   });
 });

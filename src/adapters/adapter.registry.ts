@@ -7,6 +7,7 @@ export const ADAPTER_LIST = Symbol('ADAPTER_LIST');
 @Injectable()
 export class AdapterRegistry {
   private readonly byName = new Map<string, Adapter>();
+  private readonly byCallbackId = new Map<string, Adapter>();
 
   constructor(@Inject(ADAPTER_LIST) readonly adapters: readonly Adapter[]) {
     for (const adapter of adapters) {
@@ -17,12 +18,23 @@ export class AdapterRegistry {
         this.byName.set(alias, adapter);
         this.byName.set(`\\${alias}`, adapter);
       }
+      if (adapter.descriptor.callbackId) {
+        this.byCallbackId.set(adapter.descriptor.callbackId, adapter);
+      }
     }
   }
 
   /** The adapter named by its id or RaspiSMS alias. */
   find(name: string): Adapter | undefined {
     return this.byName.get(name);
+  }
+
+  /**
+   * The adapter a provider callback names: by id or alias, or by the RaspiSMS `meta_uid` that
+   * callback URLs set up for RaspiSMS carry.
+   */
+  findForCallback(name: string): Adapter | undefined {
+    return this.find(name) ?? this.byCallbackId.get(name);
   }
 
   /** Whether listings must omit a phone's `adapter_data`; an unknown adapter's are kept secret. */

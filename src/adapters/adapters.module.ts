@@ -1,6 +1,8 @@
 import { Global, Module, Type } from '@nestjs/common';
 import { OutboundModule } from '../common/net/outbound.module';
 import { ADAPTER_SECRET_NAMES } from '../common/logging/logging.module';
+import { AppConfig } from '../config/configuration';
+import { ConfigurationError } from '../config/configuration-error';
 import { Adapter } from './adapter';
 import { AdapterDataCipher } from './adapter-data.cipher';
 import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
@@ -32,8 +34,11 @@ export const ADAPTERS: Array<Type<Adapter>> = [
     ...ADAPTERS,
     {
       provide: ADAPTER_LIST,
-      inject: ADAPTERS,
-      useFactory: (...adapters: Adapter[]) => adapters,
+      inject: [AppConfig, ...ADAPTERS],
+      useFactory: (config: AppConfig, ...adapters: Adapter[]) => {
+        checkSettings(config, adapters);
+        return adapters;
+      },
     },
     AdapterRegistry,
     AdapterDataCipher,
@@ -46,3 +51,16 @@ export const ADAPTERS: Array<Type<Adapter>> = [
   exports: [AdapterRegistry, AdapterDataCipher, ADAPTER_SECRET_NAMES],
 })
 export class AdaptersModule {}
+
+/**
+ * Stops the boot, naming every invalid variable, when a setting some adapter declares is
+ * invalid: the configuration checked the others, but knows no provider.
+ */
+function checkSettings(config: AppConfig, adapters: readonly Adapter[]): void {
+  const problems = config.providers.settings.problems(
+    adapters.flatMap((adapter) => adapter.descriptor.settings ?? []),
+  );
+  if (problems.length > 0) {
+    throw new ConfigurationError(`Invalid environment variables: ${problems.join('; ')}`);
+  }
+}

@@ -4,17 +4,6 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { AuthenticatedUser } from '../common/http/request';
 import { InboundService } from '../inbound/inbound.service';
 
-/** RaspiSMS's adapter `meta_uid`s, which the callback URLs of its users carry. */
-const RASPISMS_UIDS = new Map<string, string>([
-  ['test_adapter', 'test'],
-  ['benchmark_adapter', 'benchmark'],
-  ['twilio_virtual_number_adapter', 'twilio'],
-  ['kannel_adapter', 'kannel'],
-  ['ovh_sms_shortcode_adapter', 'ovh_shortcode'],
-  ['ovh_sms_virtual_number_adapter', 'ovh_virtual_number'],
-  ['gammu_adapter', 'gammu'],
-]);
-
 /**
  * The provider callbacks: which adapter and phone a request is for, and whether the adapter
  * understands it; what it reports is stored by InboundService. Nothing here answers the
@@ -35,7 +24,7 @@ export class CallbacksService {
     adapterName: string,
     request: CallbackRequest,
   ): Promise<void> {
-    const adapter = this.adapterNamed(adapterName);
+    const adapter = this.adapters.findForCallback(adapterName);
     if (!adapter?.parseStatusCallback) {
       this.logger.debug(`Status callback for ${describeAdapter(adapterName, adapter)} ignored.`);
       return;
@@ -61,7 +50,7 @@ export class CallbacksService {
     phoneIdParam: string,
     request: CallbackRequest,
   ): Promise<void> {
-    const adapter = this.adapterNamed(adapterName);
+    const adapter = this.adapters.findForCallback(adapterName);
     if (!adapter?.parseReceptionCallback) {
       this.logger.debug(`Reception callback for ${describeAdapter(adapterName, adapter)} ignored.`);
       return;
@@ -87,11 +76,6 @@ export class CallbacksService {
       return;
     }
     await this.inbound.store(user.id, user.settings, phone.id, sms);
-  }
-
-  private adapterNamed(name: string): Adapter | undefined {
-    const id = RASPISMS_UIDS.get(name);
-    return this.adapters.find(name) ?? (id === undefined ? undefined : this.adapters.find(id));
   }
 }
 

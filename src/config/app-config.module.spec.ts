@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfigModule } from './app-config.module';
-import { AppConfig, ConfigurationError } from './configuration';
+import { AppConfig } from './configuration';
+import { ConfigurationError } from './configuration-error';
 
 /** AppConfigModule without a configuration given: read by @nestjs/config from `.env` in the cwd. */
 async function configFromCwd(): Promise<AppConfig> {

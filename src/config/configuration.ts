@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'dotenv';
 import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
+import { ProviderSettings } from './provider-settings';
 import { EnvironmentVariables, parseSecretsKey, validateEnvironment } from './env.validation';
+import { ConfigurationError } from './configuration-error';
 import { processEnvironment } from './process-clock';
 
 export type DatabaseConfig = { type: 'sqlite'; path: string } | { type: 'mysql'; url: string };
@@ -31,13 +33,12 @@ export class AppConfig {
     /** Parameters of one request: query string and form fields together. */
     params: number;
   };
-  /** Where the real providers' APIs are, so that tests can point them at local fakes. */
   readonly providers: {
-    twilioApiUrl: string;
-    ovhApiUrl: string;
+    /** What each provider declares for itself, such as where its API is (tests use fakes). */
+    settings: ProviderSettings;
     /** How long one provider check (all its requests) may take. */
     timeoutMs: number;
-    /** How often providers that cannot push received messages (OVH, gammu) are asked for them. */
+    /** How often providers that cannot push received messages are asked for them. */
     pollIntervalMs: number;
   };
   readonly dispatch: {
@@ -58,8 +59,6 @@ export class AppConfig {
    * and file safe while its request is still writing them.
    */
   readonly mediaGraceMs: number;
-  /** The folder gammu configuration files must lie in; null: gammu phones are refused. */
-  readonly gammuConfigDir: string | null;
   /** Which addresses the destinations users give (provider URLs, SMSC hosts) may reach. */
   readonly outbound: OutboundSettings;
   /** Template rendering and condition evaluation, which run in a pool of worker threads. */
@@ -91,8 +90,7 @@ export class AppConfig {
       params: env.MAX_PARAMS,
     };
     this.providers = {
-      twilioApiUrl: env.TWILIO_API_URL.replace(/\/+$/, ''),
-      ovhApiUrl: env.OVH_API_URL.replace(/\/+$/, ''),
+      settings: new ProviderSettings(env.given),
       timeoutMs: env.PROVIDER_TIMEOUT_MS,
       pollIntervalMs: env.PROVIDER_POLL_INTERVAL_MS,
     };
@@ -104,7 +102,6 @@ export class AppConfig {
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
     this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
-    this.gammuConfigDir = env.GAMMU_CONFIG_DIR ? resolve(env.GAMMU_CONFIG_DIR) : null;
     this.outbound = {
       blockPrivate: env.OUTBOUND_BLOCK_PRIVATE,
       allow: parseOutboundAllow(env.OUTBOUND_ALLOW).allow,
@@ -123,9 +120,6 @@ function parseDatabaseUrl(url: string): DatabaseConfig {
   }
   return { type: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
 }
-
-/** The configuration could not be read: one line naming every invalid variable. */
-export class ConfigurationError extends Error {}
 
 /** Validates `raw` (variables by name) into the typed configuration, or throws a ConfigurationError. */
 export function configFromEnvironment(raw: Record<string, string | undefined>): AppConfig {

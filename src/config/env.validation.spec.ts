@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AppConfig, loadConfig } from './configuration';
 import { validateEnvironment } from './env.validation';
+import { ProviderSettings } from './provider-settings';
 
 /** The message of the error `validateEnvironment` throws for `raw`. */
 function rejection(raw: Record<string, string | undefined>): string {
@@ -32,8 +33,6 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       MAX_CSV_BYTES: 20 * 1024 * 1024,
       MAX_CSV_ROWS: 200_000,
       MAX_PARAMS: 20_000,
-      TWILIO_API_URL: 'https://api.twilio.com',
-      OVH_API_URL: 'https://eu.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 10_000,
       PROVIDER_POLL_INTERVAL_MS: 20_000,
       DISPATCH_POLL_MS: 500,
@@ -47,9 +46,9 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: 1,
       TEMPLATE_TIMEOUT_MS: 100,
       CONDITION_TIMEOUT_MS: 50,
+      given: {},
     });
     expect(env.PUBLIC_URL).toBeUndefined();
-    expect(env.GAMMU_CONFIG_DIR).toBeUndefined();
   });
 
   it('treats an empty variable as unset', () => {
@@ -58,8 +57,8 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     expect([env.PORT, env.TZ, env.BASE_PATH, env.PUBLIC_URL]).toEqual([3000, 'UTC', '', undefined]);
   });
 
-  it('reads valid values, integers as numbers', () => {
-    const env = validateEnvironment({
+  it('reads valid values, integers as numbers, and keeps what it was given', () => {
+    const given = {
       PORT: '8080',
       HOST: '127.0.0.1',
       DATABASE_URL: 'mariadb://smsgw:secret@db:3306/smsgw',
@@ -74,8 +73,6 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       MAX_CSV_BYTES: '8192',
       MAX_CSV_ROWS: '10',
       MAX_PARAMS: '500',
-      TWILIO_API_URL: 'http://127.0.0.1:8081',
-      OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: '250',
       PROVIDER_POLL_INTERVAL_MS: '50',
       DISPATCH_POLL_MS: '100',
@@ -89,7 +86,9 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: '2',
       TEMPLATE_TIMEOUT_MS: '20',
       CONDITION_TIMEOUT_MS: '10',
-    });
+      SOME_PROVIDER_API_URL: 'http://127.0.0.1:8081',
+    };
+    const env = validateEnvironment(given);
 
     expect({ ...env }).toEqual({
       PORT: 8080,
@@ -106,8 +105,6 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       MAX_CSV_BYTES: 8192,
       MAX_CSV_ROWS: 10,
       MAX_PARAMS: 500,
-      TWILIO_API_URL: 'http://127.0.0.1:8081',
-      OVH_API_URL: 'https://ca.api.ovh.com/1.0',
       PROVIDER_TIMEOUT_MS: 250,
       PROVIDER_POLL_INTERVAL_MS: 50,
       DISPATCH_POLL_MS: 100,
@@ -121,6 +118,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: 2,
       TEMPLATE_TIMEOUT_MS: 20,
       CONDITION_TIMEOUT_MS: 10,
+      given,
     });
   });
 
@@ -186,8 +184,6 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['MAX_CSV_ROWS', '0'],
     ['MAX_PARAMS', '9'],
     ['MAX_PARAMS', '1000001'],
-    ['TWILIO_API_URL', 'api.twilio.com'],
-    ['OVH_API_URL', 'ftp://eu.api.ovh.com/1.0'],
     ['PROVIDER_TIMEOUT_MS', '0'],
     ['PROVIDER_TIMEOUT_MS', '10s'],
     ['PROVIDER_TIMEOUT_MS', '600001'],
@@ -227,12 +223,6 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     );
     expect(rejection({ PUBLIC_URL: 'notaurl' })).toContain(
       'PUBLIC_URL must be an absolute http(s) URL',
-    );
-    expect(rejection({ TWILIO_API_URL: 'api.twilio.com' })).toContain(
-      'TWILIO_API_URL must be an absolute http(s) URL',
-    );
-    expect(rejection({ OVH_API_URL: 'eu.api.ovh.com' })).toContain(
-      'OVH_API_URL must be an absolute http(s) URL',
     );
     expect(rejection({ OUTBOUND_BLOCK_PRIVATE: 'maybe' })).toContain(
       'OUTBOUND_BLOCK_PRIVATE must be true or false',
@@ -330,12 +320,11 @@ describe('AppConfig', () => {
     expect(config.publicUrl).toBeNull();
   });
 
-  it('gives the providers their public API URLs, a 10 s timeout and a 20 s poll by default', () => {
+  it('gives the providers a 10 s timeout and a 20 s poll by default', () => {
     const config = new AppConfig(validateEnvironment({}));
 
     expect(config.providers).toEqual({
-      twilioApiUrl: 'https://api.twilio.com',
-      ovhApiUrl: 'https://eu.api.ovh.com/1.0',
+      settings: expect.any(ProviderSettings),
       timeoutMs: 10_000,
       pollIntervalMs: 20_000,
     });
@@ -348,30 +337,23 @@ describe('AppConfig', () => {
     );
   });
 
-  it('leaves gammu without a configuration folder unless GAMMU_CONFIG_DIR names one, resolved', () => {
-    expect(new AppConfig(validateEnvironment({})).gammuConfigDir).toBeNull();
-    expect(new AppConfig(validateEnvironment({ GAMMU_CONFIG_DIR: '' })).gammuConfigDir).toBeNull();
-    expect(
-      new AppConfig(validateEnvironment({ GAMMU_CONFIG_DIR: 'etc/gammu' })).gammuConfigDir,
-    ).toBe(resolve('etc/gammu'));
-  });
-
-  it('points the providers at configured URLs without their trailing slash', () => {
+  it('reads the settings providers declare from the variables it was given', () => {
     const config = new AppConfig(
       validateEnvironment({
-        TWILIO_API_URL: 'http://127.0.0.1:8081/',
-        OVH_API_URL: 'http://127.0.0.1:8082/1.0//',
+        SOME_PROVIDER_API_URL: 'http://127.0.0.1:8081/',
         PROVIDER_TIMEOUT_MS: '250',
         PROVIDER_POLL_INTERVAL_MS: '50',
       }),
     );
+    const setting = {
+      kind: 'url',
+      variable: 'SOME_PROVIDER_API_URL',
+      default: 'https://api.example.com',
+    } as const;
 
-    expect(config.providers).toEqual({
-      twilioApiUrl: 'http://127.0.0.1:8081',
-      ovhApiUrl: 'http://127.0.0.1:8082/1.0',
-      timeoutMs: 250,
-      pollIntervalMs: 50,
-    });
+    expect(config.providers.settings.url(setting)).toBe('http://127.0.0.1:8081');
+    expect(config.providers.timeoutMs).toBe(250);
+    expect(config.providers.pollIntervalMs).toBe(50);
   });
 });
 

@@ -14,7 +14,6 @@ import { parseOutboundAllow } from '../common/net/outbound-allow';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const WORKER_MODES = ['inline', 'off'] as const;
-const HTTP_URL = /^https?:\/\/[^\s]+$/;
 
 /** The environment as the README's configuration table names it; every variable has a default. */
 export class EnvironmentVariables {
@@ -73,12 +72,6 @@ export class EnvironmentVariables {
   @Max(1_000_000)
   MAX_PARAMS = 20_000;
 
-  @Matches(HTTP_URL, { message: 'TWILIO_API_URL must be an absolute http(s) URL' })
-  TWILIO_API_URL = 'https://api.twilio.com';
-
-  @Matches(HTTP_URL, { message: 'OVH_API_URL must be an absolute http(s) URL' })
-  OVH_API_URL = 'https://eu.api.ovh.com/1.0';
-
   @IsInt()
   @Min(1)
   @Max(600_000)
@@ -134,11 +127,6 @@ export class EnvironmentVariables {
   @Max(10_000)
   CONDITION_TIMEOUT_MS = 50;
 
-  /** Unset: gammu phones are refused, so that users cannot point gammu at the server's files. */
-  @IsOptional()
-  @IsString()
-  GAMMU_CONFIG_DIR?: string;
-
   @IsBoolean({ message: 'OUTBOUND_BLOCK_PRIVATE must be true or false' })
   OUTBOUND_BLOCK_PRIVATE = false;
 
@@ -149,6 +137,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   SECRETS_KEY?: string;
+
+  /**
+   * Every variable as given, for the settings providers declare in their adapter descriptors
+   * (`ProviderSettings`): no list here names a provider.
+   */
+  given: Readonly<Record<string, string | undefined>> = {};
 }
 
 /** Bytes of the key that encrypts provider credentials (AES-256). */
@@ -215,8 +209,8 @@ function withoutPassword(value: string | undefined): string | undefined {
  * Throws one Error whose message names every invalid variable.
  */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
-  const defaults: Record<string, unknown> = { ...new EnvironmentVariables() };
-  const known = Object.keys(defaults).concat('PUBLIC_URL', 'GAMMU_CONFIG_DIR', 'SECRETS_KEY');
+  const { given: _given, ...defaults }: Record<string, unknown> = { ...new EnvironmentVariables() };
+  const known = Object.keys(defaults).concat('PUBLIC_URL', 'SECRETS_KEY');
   const input: Record<string, unknown> = {};
   for (const name of known) {
     const value = raw[name];
@@ -257,5 +251,6 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
   if (problems.length > 0) {
     throw new Error(`Invalid environment variables: ${problems.join('; ')}`);
   }
+  env.given = { ...raw };
   return env;
 }

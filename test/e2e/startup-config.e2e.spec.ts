@@ -33,6 +33,29 @@ describe('the configuration at startup', () => {
     },
   );
 
+  it.each(['main.js', 'worker.js'])(
+    '%s refuses an invalid setting of a provider in one line naming it',
+    async (script) => {
+      const run = await runBuilt(
+        script,
+        {
+          DATA_DIR: folder,
+          DATABASE_URL: `sqlite:${join(folder, 'db.sqlite')}`,
+          TWILIO_API_URL: 'api.twilio.com',
+        },
+        folder,
+      );
+
+      expect(run).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'Invalid environment variables: TWILIO_API_URL="api.twilio.com": TWILIO_API_URL must ' +
+          'be an absolute http(s) URL\n',
+      });
+    },
+  );
+
   it('serves with the settings of .env, the real environment winning', async () => {
     writeFileSync(
       join(folder, '.env'),

@@ -9,6 +9,7 @@ export class BenchmarkAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'benchmark',
     alias: 'adapters\\BenchmarkAdapter',
+    callbackId: 'benchmark_adapter',
     name: 'Benchmark',
     description: 'Accepts every message at once, for measurements.',
     fields: [],

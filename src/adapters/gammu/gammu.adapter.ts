@@ -6,6 +6,7 @@ import { resolve, sep } from 'node:path';
 import { commandEnvironment } from '../../config/command-environment';
 import { AppConfig } from '../../config/configuration';
 import { measureSms } from '../../common/text/gsm';
+import { ProviderFolderSetting } from '../../config/provider-settings';
 import {
   Adapter,
   AdapterCapabilities,
@@ -60,6 +61,15 @@ const CONFIG_FILE_REFUSED =
 const NO_CONFIG_DIR =
   'gammu phones are disabled on this server until its operator sets GAMMU_CONFIG_DIR to the folder of their configuration files.';
 
+/**
+ * The folder gammu configuration files must lie in. Unset, gammu phones are refused, so that
+ * users cannot point gammu at the server's files.
+ */
+export const GAMMU_CONFIG_DIR: ProviderFolderSetting = {
+  kind: 'folder',
+  variable: 'GAMMU_CONFIG_DIR',
+};
+
 /** A modem as gammu is run for it: its configuration file, checked and without symbolic links. */
 interface Modem {
   configFile: string;
@@ -81,6 +91,7 @@ export class GammuAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'gammu',
     alias: 'adapters\\GammuAdapter',
+    callbackId: 'gammu_adapter',
     name: 'Gammu',
     description: 'Sends through a GSM modem with the gammu command.',
     fields: [
@@ -92,6 +103,7 @@ export class GammuAdapter implements Adapter {
       secretField('pin', 'SIM PIN code.', false),
     ],
     hideData: false,
+    settings: [GAMMU_CONFIG_DIR],
   };
   /** `gammu sendsms TEXT … -flash` sends a class 0 SMS. */
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
@@ -190,7 +202,7 @@ export class GammuAdapter implements Adapter {
     const problem =
       missingRequiredField(this.descriptor, phone.data) ??
       pinProblem(phone.data) ??
-      (this.config.gammuConfigDir === null ? NO_CONFIG_DIR : null);
+      (this.configDir() === null ? NO_CONFIG_DIR : null);
     if (problem) {
       this.logger.warn(`Gammu reception for phone ${phone.id} not started: ${problem}`);
       return () => Promise.resolve();
@@ -303,6 +315,10 @@ export class GammuAdapter implements Adapter {
     return unlock.kind === 'exited' ? null : this.failure('entersecuritycode', unlock);
   }
 
+  private configDir(): string | null {
+    return this.config.providers.settings.folder(GAMMU_CONFIG_DIR);
+  }
+
   /**
    * The phone's modem, or why gammu cannot be run for it. config_file is resolved in
    * GAMMU_CONFIG_DIR (a bare name is a file of that folder), then both are resolved to their
@@ -310,7 +326,7 @@ export class GammuAdapter implements Adapter {
    * given the real path, which no link swapped later can redirect.
    */
   private async modem(data: AdapterData): Promise<Modem | string> {
-    const folder = this.config.gammuConfigDir;
+    const folder = this.configDir();
     if (folder === null) {
       return NO_CONFIG_DIR;
     }

@@ -63,6 +63,7 @@ export class KannelAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'kannel',
     alias: 'adapters\\KannelAdapter',
+    callbackId: 'kannel_adapter',
     name: 'Kannel',
     description: "Sends through a Kannel smsbox's sendsms HTTP interface.",
     fields: [

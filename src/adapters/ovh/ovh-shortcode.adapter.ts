@@ -16,6 +16,7 @@ import {
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
+  OVH_API_URL,
   OVH_SERVICE_FIELDS,
   OvhLine,
   checkSmsService,
@@ -36,6 +37,7 @@ export class OvhShortcodeAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'ovh_shortcode',
     alias: 'adapters\\OvhSmsShortcodeAdapter',
+    callbackId: 'ovh_sms_shortcode_adapter',
     name: 'OVH SMS short code',
     description: 'Sends through the OVH SMS API from a short code or sender name.',
     fields: [
@@ -43,6 +45,7 @@ export class OvhShortcodeAdapter implements Adapter {
       field('sender', 'Sender name registered on the service, 3 to 11 characters.', false),
     ],
     hideData: true,
+    settings: [OVH_API_URL],
   };
   /** OVH sends a job of class `flash` as a class 0 SMS. */
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false };

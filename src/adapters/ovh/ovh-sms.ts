@@ -4,6 +4,7 @@ import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { API_DATETIME_FORMAT } from '../../common/time/datetime';
 import { AppConfig } from '../../config/configuration';
 import { measureSms } from '../../common/text/gsm';
+import { ProviderUrlSetting } from '../../config/provider-settings';
 import {
   AdapterData,
   CallbackRequest,
@@ -41,6 +42,13 @@ export const OVH_SERVICE_FIELDS: AdapterDataField[] = [
   secretField('consumer_key', 'OVH consumer key, granted GET and POST on /sms/*.', true),
 ];
 
+/** Where the OVH API is: another region's (ca.api.ovh.com…), or a local fake for tests. */
+export const OVH_API_URL: ProviderUrlSetting = {
+  kind: 'url',
+  variable: 'OVH_API_URL',
+  default: 'https://eu.api.ovh.com/1.0',
+};
+
 /** They travel in HTTP headers, which take visible ASCII only. */
 const CREDENTIAL = /^[\x21-\x7e]+$/;
 
@@ -59,7 +67,8 @@ function credentialsProblem(data: AdapterData): string | null {
 
 /** A client for credentials `credentialsProblem` accepts, with a deadline of its own. */
 function newClient(config: AppConfig, data: AdapterData): OvhClient {
-  const { ovhApiUrl, timeoutMs } = config.providers;
+  const { settings, timeoutMs } = config.providers;
+  const ovhApiUrl = settings.url(OVH_API_URL);
   return new OvhClient(
     ovhApiUrl,
     { appKey: data.app_key, appSecret: data.app_secret, consumerKey: data.consumer_key },

@@ -16,6 +16,7 @@ import {
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
+  OVH_API_URL,
   OVH_SERVICE_FIELDS,
   OvhLine,
   checkSmsService,
@@ -36,6 +37,7 @@ export class OvhVirtualNumberAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'ovh_virtual_number',
     alias: 'adapters\\OvhSmsVirtualNumberAdapter',
+    callbackId: 'ovh_sms_virtual_number_adapter',
     name: 'OVH SMS virtual number',
     description: 'Sends through the OVH SMS API from a virtual number.',
     fields: [
@@ -43,6 +45,7 @@ export class OvhVirtualNumberAdapter implements Adapter {
       field('number', 'The virtual number, international format.', true, true),
     ],
     hideData: true,
+    settings: [OVH_API_URL],
   };
   /** OVH sends a job of class `flash` as a class 0 SMS. */
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false };

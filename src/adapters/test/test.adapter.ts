@@ -28,6 +28,7 @@ export class TestAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'test',
     alias: 'adapters\\TestAdapter',
+    callbackId: 'test_adapter',
     name: 'Test',
     description: 'Sends nothing: records each message with the configured final status.',
     fields: [

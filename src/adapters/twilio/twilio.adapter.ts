@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppConfig } from '../../config/configuration';
+import { ProviderUrlSetting } from '../../config/provider-settings';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import {
   Adapter,
@@ -28,6 +29,13 @@ import {
 } from '../provider-http';
 
 const PROVIDER = 'Twilio';
+
+/** Where Twilio's REST API is: tests point it at a local fake. */
+export const TWILIO_API_URL: ProviderUrlSetting = {
+  kind: 'url',
+  variable: 'TWILIO_API_URL',
+  default: 'https://api.twilio.com',
+};
 
 /** Twilio's error code for too many requests, which it may give with another HTTP status. */
 const TOO_MANY_REQUESTS = 20429;
@@ -58,6 +66,7 @@ export class TwilioAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'twilio',
     alias: 'adapters\\TwilioVirtualNumberAdapter',
+    callbackId: 'twilio_virtual_number_adapter',
     name: 'Twilio virtual number',
     description: 'Sends through the Twilio Messages API from a Twilio number.',
     fields: [
@@ -67,6 +76,7 @@ export class TwilioAdapter implements Adapter {
       field('status_change_callback', 'URL Twilio calls with delivery statuses.', false),
     ],
     hideData: true,
+    settings: [TWILIO_API_URL],
   };
   readonly capabilities: AdapterCapabilities = { flash: false, mms: true };
 
@@ -231,12 +241,12 @@ export class TwilioAdapter implements Adapter {
   }
 
   private http(): ProviderHttp {
-    const { twilioApiUrl, timeoutMs } = this.config.providers;
-    return new ProviderHttp(PROVIDER, twilioApiUrl, timeoutMs);
+    const { settings, timeoutMs } = this.config.providers;
+    return new ProviderHttp(PROVIDER, settings.url(TWILIO_API_URL), timeoutMs);
   }
 
   private accountUrl(data: AdapterData): string {
-    const base = this.config.providers.twilioApiUrl;
+    const base = this.config.providers.settings.url(TWILIO_API_URL);
     return `${base}/2010-04-01/Accounts/${encodeURIComponent(data.account_sid)}`;
   }
 
