@@ -1,39 +1,18 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../config/configuration';
-import {
-  Adapter,
-  AdapterCapabilities,
-  AdapterData,
-  CallbackRequest,
-  InboundSink,
-  ListenedPhone,
-  OutgoingSms,
-  PhoneStatus,
-  SendResult,
-  StatusReport,
-  field,
-  missingRequiredField,
-} from '../adapter';
+import { Injectable } from '@nestjs/common';
+import { AdapterData, field } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
+  LineCheck,
   OVH_API_URL,
   OVH_SERVICE_FIELDS,
   OvhLine,
-  checkSmsService,
-  listenToLine,
-  ovhClient,
-  parseOvhStatusCallback,
-  refusal,
-  sendJob,
+  OvhSmsAdapter,
   smsPath,
-  smsServiceStatus,
 } from './ovh-sms';
 
 /** An OVH SMS service's short code or sender name, through the OVH API. */
 @Injectable()
-export class OvhShortcodeAdapter implements Adapter {
-  private readonly logger = new Logger(OvhShortcodeAdapter.name);
-
+export class OvhShortcodeAdapter extends OvhSmsAdapter {
   readonly descriptor: AdapterDescriptor = {
     id: 'ovh_shortcode',
     alias: 'adapters\\OvhSmsShortcodeAdapter',
@@ -47,74 +26,37 @@ export class OvhShortcodeAdapter implements Adapter {
     hideData: true,
     settings: [OVH_API_URL],
   };
-  /** OVH sends a job of class `flash` as a class 0 SMS. */
-  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
-  constructor(private readonly config: AppConfig) {}
-
-  async test(data: AdapterData): Promise<string | null> {
-    const missing = missingRequiredField(this.descriptor, data);
-    if (missing) {
-      return missing;
-    }
-    const sender = data.sender ?? '';
-    const senderProblem = checkSender(sender);
-    if (senderProblem) {
-      return senderProblem;
-    }
-    const client = ovhClient(this.config, data);
-    if (typeof client === 'string') {
-      return client;
-    }
-    const serviceProblem = await checkSmsService(client, data.service_name);
-    if (serviceProblem || !sender) {
-      return serviceProblem;
-    }
-    const reply = await client.request('GET', smsPath(data.service_name, 'senders', sender));
-    if (!reply.ok) {
-      return reply.reason;
-    }
-    if (reply.status === 404) {
-      return `${sender} is not a sender of OVH SMS service ${data.service_name}: check sender.`;
-    }
-    return reply.status === 200 ? null : refusal(reply);
+  /** Answers to the service's short codes come back to the service itself. */
+  protected line(data: AdapterData): OvhLine {
+    return {
+      path: smsPath(data.service_name),
+      notFound: `OVH has no SMS service ${data.service_name} for these credentials (HTTP 404): check service_name.`,
+    };
   }
 
-  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    if (missingRequiredField(this.descriptor, data)) {
-      return 'unavailable';
-    }
-    return smsServiceStatus(this.config, data, this.logger);
+  protected override dataProblem(data: AdapterData): string | null {
+    return checkSender(data.sender ?? '');
+  }
+
+  /** A sender name must be one the service registered; without one there is nothing more. */
+  protected lineCheck(data: AdapterData): LineCheck | null {
+    const sender = data.sender ?? '';
+    return sender
+      ? {
+          path: smsPath(data.service_name, 'senders', sender),
+          notFound: `${sender} is not a sender of OVH SMS service ${data.service_name}: check sender.`,
+        }
+      : null;
   }
 
   /**
    * Without a sender, OVH sends from one of its short codes and, with `senderForResponse`,
    * lets the recipient answer it; with one, OVH shows the name.
    */
-  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+  protected job(data: AdapterData): Record<string, unknown> {
     const sender = data.sender ?? '';
-    const problem = missingRequiredField(this.descriptor, data) ?? checkSender(sender);
-    if (problem) {
-      return { outcome: 'permanent', reason: problem };
-    }
-    return sendJob(this.config, data, line(data), sms, {
-      senderForResponse: !sender,
-      ...(sender ? { sender } : {}),
-    });
-  }
-
-  parseStatusCallback(request: CallbackRequest): StatusReport | null {
-    return parseOvhStatusCallback(request);
-  }
-
-  /** OVH keeps the answers to the service's short codes until they are read and deleted. */
-  listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
-    const problem = missingRequiredField(this.descriptor, phone.data);
-    if (problem) {
-      this.logger.warn(`OVH reception for phone ${phone.id} not started: ${problem}`);
-      return () => Promise.resolve();
-    }
-    return listenToLine(this.config, phone, line(phone.data), sink, this.logger);
+    return { senderForResponse: !sender, ...(sender ? { sender } : {}) };
   }
 }
 
@@ -123,11 +65,4 @@ function checkSender(sender: string): string | null {
   return sender && (sender.length < 3 || sender.length > 11)
     ? 'sender must be 3 to 11 characters long.'
     : null;
-}
-
-function line(data: AdapterData): OvhLine {
-  return {
-    path: smsPath(data.service_name),
-    notFound: `OVH has no SMS service ${data.service_name} for these credentials (HTTP 404): check service_name.`,
-  };
 }

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { normalizePhoneNumber } from '../../common/phone/phone-number';
 import { API_DATETIME_FORMAT } from '../../common/time/datetime';
@@ -6,6 +6,8 @@ import { AppConfig } from '../../config/configuration';
 import { measureSms } from '../../common/text/gsm';
 import { ProviderUrlSetting } from '../../config/provider-settings';
 import {
+  Adapter,
+  AdapterCapabilities,
   AdapterData,
   CallbackRequest,
   InboundSink,
@@ -16,9 +18,10 @@ import {
   SendResult,
   StatusReport,
   field,
+  missingRequiredField,
   secretField,
 } from '../adapter';
-import { AdapterDataField } from '../adapter.descriptor';
+import { AdapterDataField, AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
@@ -31,8 +34,9 @@ import { pollEvery } from '../poller';
 import { OvhClient } from './ovh.client';
 
 /*
- * What the two OVH SMS adapters share: their credentials and the SMS service they send
- * through (`/sms/{service_name}` of the OVH API).
+ * What the two OVH SMS adapters share: their credentials, the SMS service they send through
+ * (`/sms/{service_name}` of the OVH API), and all they do with it but the line a phone sends
+ * from (`OvhSmsAdapter`).
  */
 
 export const OVH_SERVICE_FIELDS: AdapterDataField[] = [
@@ -53,7 +57,7 @@ export const OVH_API_URL: ProviderUrlSetting = {
 const CREDENTIAL = /^[\x21-\x7e]+$/;
 
 /** A client for one check of `data`, or why its credentials cannot be sent. */
-export function ovhClient(config: AppConfig, data: AdapterData): OvhClient | string {
+function ovhClient(config: AppConfig, data: AdapterData): OvhClient | string {
   return credentialsProblem(data) ?? newClient(config, data);
 }
 
@@ -82,10 +86,7 @@ export function smsPath(serviceName: string, ...below: string[]): string {
 }
 
 /** Null when the SMS service answers to the credentials, else why not. */
-export async function checkSmsService(
-  client: OvhClient,
-  serviceName: string,
-): Promise<string | null> {
+async function checkSmsService(client: OvhClient, serviceName: string): Promise<string | null> {
   const reply = await client.request('GET', smsPath(serviceName));
   if (!reply.ok) {
     return reply.reason;
@@ -97,7 +98,7 @@ export async function checkSmsService(
 }
 
 /** Why OVH refused a request, for an answer no rule of the check expects. */
-export function refusal(reply: Extract<ProviderReply, { ok: true }>): string {
+function refusal(reply: Extract<ProviderReply, { ok: true }>): string {
   if (reply.status === 400) {
     // OVH answers 400 "Invalid signature" when the secret that signed the request is wrong.
     return 'OVH refused the request signature (HTTP 400): check app_secret.';
@@ -109,7 +110,7 @@ export function refusal(reply: Extract<ProviderReply, { ok: true }>): string {
 }
 
 /** The state of the SMS service: its credits, or unavailable when it does not answer. */
-export async function smsServiceStatus(
+async function smsServiceStatus(
   config: AppConfig,
   data: AdapterData,
   logger: Logger,
@@ -138,11 +139,98 @@ export interface OvhLine {
   notFound: string;
 }
 
+/** Where a phone's line is checked when its data are tested, and what a 404 there means. */
+export interface LineCheck {
+  path: string;
+  notFound: string;
+}
+
+/**
+ * An OVH SMS adapter: the two differ only in the line a phone sends from and receives on, what
+ * its data must hold beside the service's credentials, and what a sending job adds.
+ */
+@Injectable()
+export abstract class OvhSmsAdapter implements Adapter {
+  abstract readonly descriptor: AdapterDescriptor;
+  /** OVH sends a job of class `flash` as a class 0 SMS. */
+  readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
+  protected readonly logger = new Logger(this.constructor.name);
+
+  constructor(protected readonly config: AppConfig) {}
+
+  /** The phone's line. */
+  protected abstract line(data: AdapterData): OvhLine;
+
+  /** What `test` asks OVH about the line once the service answers; null: nothing more. */
+  protected abstract lineCheck(data: AdapterData): LineCheck | null;
+
+  /** What the sending job holds beside the message, its receiver, coding and class. */
+  protected abstract job(data: AdapterData): Record<string, unknown>;
+
+  /** Why the data cannot work whatever OVH says, beside a missing field; null when they can. */
+  protected dataProblem(_data: AdapterData): string | null {
+    return null;
+  }
+
+  async test(data: AdapterData): Promise<string | null> {
+    const problem = missingRequiredField(this.descriptor, data) ?? this.dataProblem(data);
+    if (problem) {
+      return problem;
+    }
+    const client = ovhClient(this.config, data);
+    if (typeof client === 'string') {
+      return client;
+    }
+    const serviceProblem = await checkSmsService(client, data.service_name);
+    const check = this.lineCheck(data);
+    if (serviceProblem || !check) {
+      return serviceProblem;
+    }
+    const reply = await client.request('GET', check.path);
+    if (!reply.ok) {
+      return reply.reason;
+    }
+    if (reply.status === 404) {
+      return check.notFound;
+    }
+    return reply.status === 200 ? null : refusal(reply);
+  }
+
+  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    if (missingRequiredField(this.descriptor, data)) {
+      return 'unavailable';
+    }
+    return smsServiceStatus(this.config, data, this.logger);
+  }
+
+  async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
+    const problem = missingRequiredField(this.descriptor, data) ?? this.dataProblem(data);
+    if (problem) {
+      return { outcome: 'permanent', reason: problem };
+    }
+    return sendJob(this.config, data, this.line(data), sms, this.job(data));
+  }
+
+  parseStatusCallback(request: CallbackRequest): StatusReport | null {
+    return parseOvhStatusCallback(request);
+  }
+
+  /** OVH keeps the messages sent to the line until they are read and deleted. */
+  listen(phone: ListenedPhone, sink: InboundSink): () => Promise<void> {
+    const problem = missingRequiredField(this.descriptor, phone.data);
+    if (problem) {
+      this.logger.warn(`OVH reception for phone ${phone.id} not started: ${problem}`);
+      return () => Promise.resolve();
+    }
+    return listenToLine(this.config, phone, this.line(phone.data), sink, this.logger);
+  }
+}
+
 /**
  * Posts one sending job and reads OVH's sending report. OVH takes no per-job callback URL:
  * receipts go to the service's own `callBack` URL, set in the OVH control panel.
  */
-export async function sendJob(
+async function sendJob(
   config: AppConfig,
   data: AdapterData,
   line: OvhLine,
@@ -223,7 +311,7 @@ function ovhMessage(body: string): string {
  * not delivered, 16 refused by the network before the handset (RaspiSMS reads them so);
  * anything else is an intermediate state.
  */
-export function parseOvhStatusCallback(request: CallbackRequest): StatusReport | null {
+function parseOvhStatusCallback(request: CallbackRequest): StatusReport | null {
   const read = (name: string) => request.query[name] ?? request.form[name];
   const uid = read('id')?.trim();
   if (!uid) {
@@ -238,7 +326,7 @@ export function parseOvhStatusCallback(request: CallbackRequest): StatusReport |
  * Polls the line for received messages until the returned function is called: OVH's SMS API
  * cannot push them.
  */
-export function listenToLine(
+function listenToLine(
   config: AppConfig,
   phone: ListenedPhone,
   line: OvhLine,
