@@ -7,7 +7,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { PhoneStatus } from '../adapters/adapter';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';

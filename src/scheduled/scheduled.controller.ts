@@ -8,7 +8,7 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';

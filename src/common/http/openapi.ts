@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 
 /** The envelope around `response` (docs/api.md#envelope), for the OpenAPI document. */
 export function envelopeSchema(response: SchemaObject): SchemaObject {
