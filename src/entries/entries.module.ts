@@ -1,9 +1,47 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { Contact } from '../contacts/entities/contact.entity';
+import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
+import { Received } from '../messages/entities/received.entity';
+import { Sended } from '../messages/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import {
+  Scheduled,
+  ScheduledConditionalGroup,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledNumber,
+} from '../scheduled/entities/scheduled.entity';
 import { EntriesController } from './entries.controller';
 import { EntriesRepository } from './entries.repository';
 import { EntriesService } from './entries.service';
 
 @Module({
+  imports: [
+    TypeOrmModule.forFeature([
+      Sended,
+      Received,
+      Scheduled,
+      ScheduledNumber,
+      ScheduledContact,
+      ScheduledGroup,
+      ScheduledConditionalGroup,
+      Contact,
+      Group,
+      GroupContact,
+      ConditionalGroup,
+      Media,
+      MediaScheduled,
+      MediaSended,
+      MediaReceived,
+      Phone,
+      PhoneGroup,
+      PhoneGroupPhone,
+    ]),
+  ],
   controllers: [EntriesController],
   providers: [EntriesRepository, EntriesService],
 })

@@ -1,4 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Received } from '../messages/entities/received.entity';
+import { Sended } from '../messages/entities/sended.entity';
+import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import { Setting } from '../users/entities/setting.entity';
 import { MediaModule } from '../media/media.module';
 import { ScheduledRepository } from '../scheduled/scheduled.repository';
 import { InboundRepository } from './inbound.repository';
@@ -11,7 +17,7 @@ import { InboundService } from './inbound.service';
  */
 @Module({
   // ScheduledRepository schedules STOP replies; it needs MediaModule's repository.
-  imports: [MediaModule],
+  imports: [TypeOrmModule.forFeature([Received, Sended, SmsStop, Phone, Setting]), MediaModule],
   providers: [InboundRepository, InboundService, ScheduledRepository],
   exports: [InboundService],
 })

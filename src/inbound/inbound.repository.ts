@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { Received } from '../messages/entities/received.entity';
 import { Sended, SendedStatus } from '../messages/entities/sended.entity';
@@ -43,6 +44,8 @@ export class InboundRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly scheduled: ScheduledRepository,
+    @InjectRepository(Phone) private readonly phones: Repository<Phone>,
+    @InjectRepository(Setting) private readonly settings: Repository<Setting>,
   ) {}
 
   /** The user's first message sent through `adapter` under the provider's `uid`, if any. */
@@ -114,7 +117,7 @@ export class InboundRepository {
   }
 
   findOwnPhone(userId: number, phoneId: number): Promise<InboundPhone | null> {
-    return this.dataSource.getRepository(Phone).findOne({
+    return this.phones.findOne({
       select: { id: true, id_user: true, adapter: true, adapter_data: true },
       where: { id: phoneId, id_user: userId },
     });
@@ -122,9 +125,10 @@ export class InboundRepository {
 
   /** The user's stored settings (without the defaults). */
   async settingsOf(userId: number): Promise<Record<string, string>> {
-    const rows = await this.dataSource
-      .getRepository(Setting)
-      .find({ select: { name: true, value: true }, where: { id_user: userId } });
+    const rows = await this.settings.find({
+      select: { name: true, value: true },
+      where: { id_user: userId },
+    });
     return Object.fromEntries(rows.map((row) => [row.name, row.value]));
   }
 

@@ -1,9 +1,15 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Sended } from '../messages/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
+import { PhoneLimit } from './entities/phone-limit.entity';
+import { Phone } from './entities/phone.entity';
 import { PhonesController } from './phones.controller';
 import { PhonesRepository } from './phones.repository';
 import { PhonesService } from './phones.service';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([Phone, PhoneLimit, PhoneGroup, PhoneGroupPhone, Sended])],
   controllers: [PhonesController],
   providers: [PhonesRepository, PhonesService],
   exports: [PhonesRepository],

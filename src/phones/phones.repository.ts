@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PhoneStatus } from '../adapters/adapter';
 import { nowUtc } from '../common/time/datetime';
 import { Sended } from '../messages/entities/sended.entity';
@@ -13,10 +14,14 @@ export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
 /** Phones and their limits. Every query is scoped by the owner's id. */
 @Injectable()
 export class PhonesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Phone) private readonly phones: Repository<Phone>,
+    @InjectRepository(PhoneLimit) private readonly limits: Repository<PhoneLimit>,
+  ) {}
 
   findOwned(userId: number, phoneId: number): Promise<Phone | null> {
-    return this.dataSource.getRepository(Phone).findOneBy({ id: phoneId, id_user: userId });
+    return this.phones.findOneBy({ id: phoneId, id_user: userId });
   }
 
   /** Whether another phone of the user has this name. Served by the unique `(id_user, name)`. */
@@ -93,9 +98,7 @@ export class PhonesRepository {
    * memberships and set `id_phone` to NULL on its sent, received and scheduled messages.
    */
   async deleteOwned(userId: number, phoneId: number): Promise<boolean> {
-    const result = await this.dataSource
-      .getRepository(Phone)
-      .delete({ id: phoneId, id_user: userId });
+    const result = await this.phones.delete({ id: phoneId, id_user: userId });
     return Boolean(result.affected);
   }
 
@@ -123,8 +126,7 @@ export class PhonesRepository {
 
   /** The limits of a phone of the user, in creation order. */
   limitsOf(userId: number, phoneId: number): Promise<PhoneLimit[]> {
-    return this.dataSource
-      .getRepository(PhoneLimit)
+    return this.limits
       .createQueryBuilder('l')
       .innerJoin(Phone, 'p', 'p.id = l.id_phone')
       .where('p.id_user = :userId', { userId })

@@ -1,4 +1,18 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { Contact } from '../contacts/entities/contact.entity';
+import { Group } from '../contacts/entities/group.entity';
+import { Media, MediaScheduled } from '../media/entities/media.entity';
+import { PhoneGroup } from '../phones/entities/phone-group.entity';
+import { Phone } from '../phones/entities/phone.entity';
+import {
+  Scheduled,
+  ScheduledConditionalGroup,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledNumber,
+} from './entities/scheduled.entity';
 import { DispatchSignalModule } from '../common/dispatch-signal';
 import { MediaModule } from '../media/media.module';
 import { ScheduledController } from './scheduled.controller';
@@ -6,7 +20,24 @@ import { ScheduledRepository } from './scheduled.repository';
 import { ScheduledService } from './scheduled.service';
 
 @Module({
-  imports: [MediaModule, DispatchSignalModule],
+  imports: [
+    TypeOrmModule.forFeature([
+      Scheduled,
+      ScheduledNumber,
+      ScheduledContact,
+      ScheduledGroup,
+      ScheduledConditionalGroup,
+      Contact,
+      Group,
+      ConditionalGroup,
+      Media,
+      MediaScheduled,
+      Phone,
+      PhoneGroup,
+    ]),
+    MediaModule,
+    DispatchSignalModule,
+  ],
   controllers: [ScheduledController],
   providers: [ScheduledRepository, ScheduledService],
 })
