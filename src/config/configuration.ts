@@ -71,6 +71,9 @@ export class AppConfig {
     conditionTimeoutMs: number;
   };
 
+  /** The Prometheus endpoint: whether it is served, and the bearer token it requires if any. */
+  readonly metrics: { enabled: boolean; token: string | null };
+
   constructor(env: EnvironmentVariables) {
     this.port = env.PORT;
     this.host = env.HOST;
@@ -111,6 +114,7 @@ export class AppConfig {
       templateTimeoutMs: env.TEMPLATE_TIMEOUT_MS,
       conditionTimeoutMs: env.CONDITION_TIMEOUT_MS,
     };
+    this.metrics = { enabled: env.METRICS === 'on', token: env.METRICS_TOKEN ?? null };
   }
 }
 

@@ -47,6 +47,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEMPLATE_TIMEOUT_MS: 100,
       CONDITION_TIMEOUT_MS: 50,
       given: {},
+      METRICS: 'on',
     });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
@@ -87,6 +88,8 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEMPLATE_TIMEOUT_MS: '20',
       CONDITION_TIMEOUT_MS: '10',
       SOME_PROVIDER_API_URL: 'http://127.0.0.1:8081',
+      METRICS: 'off',
+      METRICS_TOKEN: 'scrape-token',
     };
     const env = validateEnvironment(given);
 
@@ -119,6 +122,8 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEMPLATE_TIMEOUT_MS: 20,
       CONDITION_TIMEOUT_MS: 10,
       given,
+      METRICS: 'off',
+      METRICS_TOKEN: 'scrape-token',
     });
   });
 
@@ -202,6 +207,8 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['TEMPLATE_TIMEOUT_MS', '10001'],
     ['CONDITION_TIMEOUT_MS', '0'],
     ['CONDITION_TIMEOUT_MS', 'fast'],
+    ['METRICS', 'x'],
+    ['METRICS', 'true'],
   ])('refuses %s=%p with one message naming it and its value', (name, value) => {
     const message = rejection({ [name]: value });
 
@@ -209,6 +216,15 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     expect(message).toContain(`${name}=${JSON.stringify(value)}: `);
     // Exactly one problem is reported: the other variables take their valid defaults.
     expect(message.split('; ')).toHaveLength(1);
+  });
+
+  it('refuses a METRICS_TOKEN that cannot be a bearer token, without writing it in the message', () => {
+    const message = rejection({ METRICS_TOKEN: 'two words' });
+
+    expect(message).toMatch(
+      /^Invalid environment variables: METRICS_TOKEN: must be a bearer token/,
+    );
+    expect(message).not.toContain('two words');
   });
 
   it('explains what a variable should be', () => {

@@ -14,6 +14,9 @@ import { parseOutboundAllow } from '../common/net/outbound-allow';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const WORKER_MODES = ['inline', 'off'] as const;
+const METRICS_MODES = ['on', 'off'] as const;
+/** What `Authorization: Bearer` may carry (RFC 6750's token68). */
+const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
 /** The environment as the README's configuration table names it; every variable has a default. */
 export class EnvironmentVariables {
@@ -133,6 +136,18 @@ export class EnvironmentVariables {
   @IsString()
   OUTBOUND_ALLOW = '';
 
+  /** `off` serves no `/metrics` and measures nothing per request: for comparing with and without. */
+  @IsIn(METRICS_MODES)
+  METRICS: (typeof METRICS_MODES)[number] = 'on';
+
+  /**
+   * Unset: `/metrics` is open to whoever reaches the port. Checked against BEARER_TOKEN below,
+   * by a refusal that must not quote it.
+   */
+  @IsOptional()
+  @IsString()
+  METRICS_TOKEN?: string;
+
   /** Checked by `parseSecretsKey`, whose refusal must not quote the key. */
   @IsOptional()
   @IsString()
@@ -210,7 +225,7 @@ function withoutPassword(value: string | undefined): string | undefined {
  */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
   const { given: _given, ...defaults }: Record<string, unknown> = { ...new EnvironmentVariables() };
-  const known = Object.keys(defaults).concat('PUBLIC_URL', 'SECRETS_KEY');
+  const known = Object.keys(defaults).concat('PUBLIC_URL', 'SECRETS_KEY', 'METRICS_TOKEN');
   const input: Record<string, unknown> = {};
   for (const name of known) {
     const value = raw[name];
@@ -234,6 +249,12 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
   if (env.SECRETS_KEY !== undefined && parseSecretsKey(env.SECRETS_KEY) === null) {
     problems.push(
       'SECRETS_KEY: must be 32 bytes, as 64 hexadecimal characters or in base64 ' +
+        '(make one with `openssl rand -hex 32`)',
+    );
+  }
+  if (env.METRICS_TOKEN !== undefined && !BEARER_TOKEN.test(env.METRICS_TOKEN)) {
+    problems.push(
+      'METRICS_TOKEN: must be a bearer token: letters, digits and - . _ ~ + /, then = padding ' +
         '(make one with `openssl rand -hex 32`)',
     );
   }
