@@ -5,6 +5,9 @@ import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
 import { answerMalformedRequests } from './common/http/malformed-requests';
 import { AppConfig } from './config/configuration';
+import { METRICS_PATH } from './metrics/metrics.controller';
+import { measureRequests } from './metrics/http-metrics';
+import { MetricsService } from './metrics/metrics.service';
 import { setUpOpenApi } from './openapi';
 
 /**
@@ -21,6 +24,10 @@ export async function createApp(given?: AppConfig): Promise<NestExpressApplicati
   const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
   app.flushLogs();
+  const metrics = app.get(MetricsService);
+  if (metrics.enabled) {
+    app.use(measureRequests(metrics));
+  }
   answerMalformedRequests(app);
   // The query string is parsed by the body parsers, with each request's parameter budget.
   app.set('query parser', false);
@@ -28,7 +35,8 @@ export async function createApp(given?: AppConfig): Promise<NestExpressApplicati
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.
   app.set('etag', false);
   if (config.basePath) {
-    app.setGlobalPrefix(config.basePath);
+    // Scrapers are set up per host, not per mount of the API behind a proxy.
+    app.setGlobalPrefix(config.basePath, { exclude: [METRICS_PATH] });
   }
   setUpOpenApi(app, config);
   // Exits rather than re-raising the signal, so that the log lines still pending are written.

@@ -14,6 +14,7 @@ import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
 import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
 import { MediaModule } from './media/media.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { PhonesModule } from './phones/phones.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
 import { StatsModule } from './stats/stats.module';
@@ -42,6 +43,7 @@ export class AppModule implements NestModule {
         InvalidNumbersModule,
         CallbacksModule,
         DispatchModule.forRoot(),
+        MetricsModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

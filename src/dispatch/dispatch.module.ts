@@ -4,6 +4,7 @@ import { AppConfig } from '../config/configuration';
 import { InboundModule } from '../inbound/inbound.module';
 import { InboundService } from '../inbound/inbound.service';
 import { MediaModule } from '../media/media.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
@@ -22,7 +23,7 @@ export class DispatchModule {
   static forRoot(workerProcess = false): DynamicModule {
     return {
       module: DispatchModule,
-      imports: [InboundModule, MediaModule, DispatchSignalModule],
+      imports: [InboundModule, MediaModule, DispatchSignalModule, MetricsModule],
       providers: [
         DispatchRepository,
         ExpansionService,

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
@@ -8,6 +9,7 @@ import { Sql } from '../common/database/driver-runner';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { AppConfig } from '../config/configuration';
+import { MetricsService } from '../metrics/metrics.service';
 import { isSettingOn } from '../users/settings';
 import {
   DispatchRepository,
@@ -35,10 +37,14 @@ interface Refused {
   reason: string;
 }
 
-/** What a claim took: rows to send, and how many rows it handled, refused ones included. */
+/**
+ * What a claim took: rows to send, how many rows it handled, refused ones included, and the
+ * entries of those refused.
+ */
 interface Batch {
   claimed: Claimed[];
   handled: number;
+  recorded: readonly NewSended[];
 }
 
 /** Sends in flight at once per batch: a provider should not see hundreds of requests at once. */
@@ -98,6 +104,7 @@ export class SenderService {
     private readonly adapters: AdapterRegistry,
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   /**
@@ -124,6 +131,7 @@ export class SenderService {
     for (let round = 0; round < maxBatches && keepGoing(); round++) {
       await this.recordSent(workerId);
       const batch = await this.repository.transaction(this.claim(workerId));
+      this.metrics.countSent(batch.recorded);
       handled += batch.handled;
       if (batch.handled === 0 && !prepared) {
         break;
@@ -154,7 +162,7 @@ export class SenderService {
   private async recordSent(workerId: string): Promise<void> {
     while (this.unrecorded.length > 0) {
       const part = this.unrecorded.slice(0, RECORDED_PER_TRANSACTION);
-      await this.repository.transaction(this.record(workerId, part));
+      this.metrics.countSent(await this.repository.transaction(this.record(workerId, part)));
       this.unrecorded = this.unrecorded.slice(part.length);
       await setImmediate();
     }
@@ -167,7 +175,7 @@ export class SenderService {
     const rejected = yield* this.repository.lockReady('rejected', now, size);
     const queued = yield* this.repository.lockReady('queued', now, size - rejected.length);
     if (rejected.length + queued.length === 0) {
-      return { claimed: [], handled: 0 };
+      return { claimed: [], handled: 0, recorded: [] };
     }
     const refused: Refused[] = rejected.map((row) => ({
       row,
@@ -178,7 +186,7 @@ export class SenderService {
     if (queued.length > 0) {
       yield* this.route(queued, new Date(), claimed, refused);
     }
-    yield* this.recordRefused(refused, now);
+    const recorded = yield* this.recordRefused(refused, now);
     const byPhone = new Map<number, number[]>();
     for (const { row, phone } of claimed) {
       const ids = byPhone.get(phone.id) ?? [];
@@ -188,7 +196,7 @@ export class SenderService {
     for (const [phoneId, ids] of byPhone) {
       yield* this.repository.claim(ids, phoneId, workerId, now);
     }
-    return { claimed, handled: rejected.length + queued.length };
+    return { claimed, handled: rejected.length + queued.length, recorded };
   }
 
   /**
@@ -365,6 +373,7 @@ export class SenderService {
       };
     }
     let result: SendResult;
+    const started = performance.now();
     try {
       result = await adapter.send(data, {
         destination: row.destination,
@@ -379,6 +388,11 @@ export class SenderService {
         reason: `The ${phone.adapter} adapter failed unexpectedly; the server log holds the details.`,
       };
     }
+    this.metrics.observeProviderCall(
+      phone.adapter,
+      result.outcome,
+      (performance.now() - started) / 1000,
+    );
     return { claimed, text, result };
   }
 
@@ -387,10 +401,13 @@ export class SenderService {
     return `${this.config.publicUrl ?? ''}${this.config.basePath}/media/${path}`;
   }
 
-  /** Records outcomes; transient failures with attempts left go back to the queue. */
-  private *record(workerId: string, outcomes: readonly Outcome[]): Sql<void> {
+  /**
+   * Records outcomes; transient failures with attempts left go back to the queue. The entries
+   * recorded.
+   */
+  private *record(workerId: string, outcomes: readonly Outcome[]): Sql<readonly NewSended[]> {
     if (outcomes.length === 0) {
-      return;
+      return [];
     }
     const now = nowUtc();
     const mine = yield* this.repository.stillClaimed(
@@ -438,11 +455,11 @@ export class SenderService {
         ),
       });
     }
-    yield* this.store(done, now);
+    return yield* this.store(done, now);
   }
 
-  private *recordRefused(refused: readonly Refused[], now: string): Sql<void> {
-    yield* this.store(
+  private *recordRefused(refused: readonly Refused[], now: string): Sql<readonly NewSended[]> {
+    return yield* this.store(
       refused.map(({ row, phone, reason }) => ({
         row,
         sended: sended(row, phone, now, row.text, 'failed', { uid: null, error: reason }),
@@ -451,10 +468,16 @@ export class SenderService {
     );
   }
 
-  /** Inserts the `sended` entries with their media links and removes their outbox rows. */
-  *store(done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>, now: string): Sql<void> {
+  /**
+   * Inserts the `sended` entries with their media links and removes their outbox rows; the
+   * entries, for the caller to count once they are committed.
+   */
+  *store(
+    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>,
+    now: string,
+  ): Sql<readonly NewSended[]> {
     if (done.length === 0) {
-      return;
+      return [];
     }
     const phoneIds = [...new Set(done.flatMap(({ sended }) => sended.id_phone ?? []))];
     const existing = yield* this.repository.existingPhones(phoneIds);
@@ -476,6 +499,7 @@ export class SenderService {
       now,
     );
     yield* this.repository.remove(done.map((entry) => entry.row.id));
+    return done.map((entry) => entry.sended);
   }
 }
 

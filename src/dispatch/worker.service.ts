@@ -15,7 +15,8 @@ import { Sql } from '../common/database/driver-runner';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
-import { DispatchRepository } from './dispatch.repository';
+import { MetricsService } from '../metrics/metrics.service';
+import { DispatchRepository, NewSended } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
 import { RenderingService } from './rendering.service';
@@ -64,6 +65,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
     private readonly signal: DispatchSignal,
+    private readonly metrics: MetricsService,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
   ) {}
@@ -200,24 +202,25 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       utcString(new Date(now - this.config.dispatch.workerTimeoutMs)),
     );
     const swept = await this.repository.transaction(this.recordOrphans());
-    if (swept > 0) {
-      this.logger.warn(`Recorded ${swept} sends of stopped workers as unknown.`);
+    this.metrics.countSent(swept);
+    if (swept.length > 0) {
+      this.logger.warn(`Recorded ${swept.length} sends of stopped workers as unknown.`);
     }
-    return swept > 0;
+    return swept.length > 0;
   }
 
-  /** Records a batch of the sends in flight of dead workers; how many. */
-  private *recordOrphans(): Sql<number> {
+  /** Records a batch of the sends in flight of dead workers; the entries recorded. */
+  private *recordOrphans(): Sql<readonly NewSended[]> {
     const orphans = yield* this.repository.lockOrphans(this.config.dispatch.batchSize);
     if (orphans.length === 0) {
-      return 0;
+      return [];
     }
     const stamp = nowUtc();
     const phoneIds = [
       ...new Set(orphans.flatMap((row) => (row.via_phone ? [Number(row.via_phone)] : []))),
     ];
     const adapters = yield* this.repository.adaptersOf(phoneIds);
-    yield* this.sender.store(
+    return yield* this.sender.store(
       orphans.map((row) => {
         const phoneId = row.via_phone === null ? null : Number(row.via_phone);
         const phone =
@@ -232,7 +235,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       }),
       stamp,
     );
-    return orphans.length;
   }
 
   /**

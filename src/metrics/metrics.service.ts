@@ -1,0 +1,146 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { nowUtc } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { MetricsRepository, OUTBOX_STATES } from './metrics.repository';
+
+/** Seconds: most API answers take a few milliseconds, a slow read a second or more. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Seconds: a provider answers in tens of milliseconds to seconds, or at its timeout. */
+const PROVIDER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The route label of a request no route matched: the raw path would make labels unbounded. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** What the sent-entries counter needs of a recorded entry. */
+export interface SentEntry {
+  adapter: string;
+  status: string;
+}
+
+/**
+ * The Prometheus metrics of the process, in a registry of its own (several apps may share a
+ * process, as the tests and the benchmarks do). Counters and histograms are recorded as things
+ * happen; the gauges that read the database are computed when scraped, so that an idle process
+ * queries nothing. With `METRICS=off` nothing is served and the process metrics are not
+ * collected; the dispatch's counters still count, which costs nothing measurable beside a
+ * batch's commits.
+ */
+@Injectable()
+export class MetricsService {
+  private readonly logger = new Logger(MetricsService.name);
+  private readonly registry = new Registry();
+  readonly enabled: boolean;
+
+  private readonly httpRequests = new Histogram({
+    name: 'smsgw_http_request_duration_seconds',
+    help: 'HTTP requests answered, by route template, method and status, and how long each took.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly sentEntries = new Counter({
+    name: 'smsgw_sent_entries_total',
+    help: 'Sent entries recorded by the dispatch, by adapter and status ("none": no phone).',
+    labelNames: ['adapter', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly providerCalls = new Histogram({
+    name: 'smsgw_provider_call_duration_seconds',
+    help: 'Sends handed to a provider, by adapter and outcome, and how long each took.',
+    labelNames: ['adapter', 'outcome'] as const,
+    buckets: PROVIDER_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor(
+    config: AppConfig,
+    private readonly repository: MetricsRepository,
+  ) {
+    this.enabled = config.metrics.enabled;
+    const queue: Gauge<'state'> = new Gauge({
+      name: 'smsgw_dispatch_queue_recipients',
+      help: 'Recipients in the dispatch queue, by state (sending: handed to a provider).',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const counts = await this.read('dispatch queue', () => repository.queueByState());
+        for (const state of OUTBOX_STATES) {
+          queue.set({ state }, counts ? (counts.get(state) ?? 0) : Number.NaN);
+        }
+      },
+    });
+    const due: Gauge = new Gauge({
+      name: 'smsgw_scheduled_due_messages',
+      help: 'Scheduled messages of active users that are due and not yet queued in full.',
+      registers: [this.registry],
+      collect: async () => {
+        due.set(
+          (await this.read('due messages', () => repository.dueScheduled(nowUtc()))) ?? Number.NaN,
+        );
+      },
+    });
+    const heartbeat: Gauge = new Gauge({
+      name: 'smsgw_worker_heartbeat_age_seconds',
+      help: 'Seconds since the latest heartbeat of any dispatch worker (+Inf: none is registered).',
+      registers: [this.registry],
+      collect: async () => {
+        const at = await this.read('worker heartbeat', () => repository.lastHeartbeat());
+        heartbeat.set(at === undefined ? Number.NaN : ageSeconds(at));
+      },
+    });
+    if (this.enabled) {
+      collectDefaultMetrics({ register: this.registry });
+    }
+  }
+
+  /** The exposition's content type (Prometheus text format 0.0.4). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every metric in the Prometheus text format, the database gauges read now. */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.httpRequests.observe({ route, method, status: String(status) }, seconds);
+  }
+
+  /** Counts entries once their transaction has committed: a rolled-back one is retried. */
+  countSent(entries: readonly SentEntry[]): void {
+    for (const entry of entries) {
+      this.sentEntries.inc({ adapter: entry.adapter || 'none', status: entry.status });
+    }
+  }
+
+  observeProviderCall(adapter: string, outcome: string, seconds: number): void {
+    this.providerCalls.observe({ adapter, outcome }, seconds);
+  }
+
+  /**
+   * What `query` reads for a gauge; undefined when the database does not answer, for the gauge
+   * to be NaN rather than fail the scrape: the process metrics still matter then, and readiness
+   * says what is wrong.
+   */
+  private async read<T>(gauge: string, query: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await query();
+    } catch (error) {
+      this.logger.warn({ err: error }, `The ${gauge} gauge could not read the database.`);
+      return undefined;
+    }
+  }
+}
+
+/** Seconds since a UTC `YYYY-MM-DD HH:MM:SS` datetime; +Inf for none. */
+function ageSeconds(at: string | null): number {
+  if (at === null) {
+    return Number.POSITIVE_INFINITY;
+  }
+  return Math.max(0, (Date.now() - Date.parse(`${at.replace(' ', 'T')}Z`)) / 1000);
+}
