@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
 import { answerMalformedRequests } from './common/http/malformed-requests';
 import { AppConfig } from './config/configuration';
+import { HEALTH_PATH } from './health/health.controller';
 import { METRICS_PATH } from './metrics/metrics.controller';
 import { measureRequests } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -35,8 +36,10 @@ export async function createApp(given?: AppConfig): Promise<NestExpressApplicati
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.
   app.set('etag', false);
   if (config.basePath) {
-    // Scrapers are set up per host, not per mount of the API behind a proxy.
-    app.setGlobalPrefix(config.basePath, { exclude: [METRICS_PATH] });
+    // Probes and scrapers are set up per host, not per mount of the API behind a proxy.
+    app.setGlobalPrefix(config.basePath, {
+      exclude: [HEALTH_PATH, `${HEALTH_PATH}/ready`, METRICS_PATH],
+    });
   }
   setUpOpenApi(app, config);
   // Exits rather than re-raising the signal, so that the log lines still pending are written.

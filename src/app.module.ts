@@ -12,6 +12,7 @@ import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
+import { HealthModule } from './health/health.module';
 import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
 import { MediaModule } from './media/media.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -43,6 +44,7 @@ export class AppModule implements NestModule {
         InvalidNumbersModule,
         CallbacksModule,
         DispatchModule.forRoot(),
+        HealthModule,
         MetricsModule,
       ],
       providers: [

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DispatchSignalModule } from '../common/dispatch-signal';
+import { WorkerHeartbeatModule } from '../common/worker-heartbeat';
 import { AppConfig } from '../config/configuration';
 import { InboundModule } from '../inbound/inbound.module';
 import { InboundService } from '../inbound/inbound.service';
@@ -23,7 +24,13 @@ export class DispatchModule {
   static forRoot(workerProcess = false): DynamicModule {
     return {
       module: DispatchModule,
-      imports: [InboundModule, MediaModule, DispatchSignalModule, MetricsModule],
+      imports: [
+        InboundModule,
+        MediaModule,
+        DispatchSignalModule,
+        WorkerHeartbeatModule,
+        MetricsModule,
+      ],
       providers: [
         DispatchRepository,
         ExpansionService,

@@ -13,6 +13,7 @@ import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.ci
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { Sql } from '../common/database/driver-runner';
 import { DispatchSignal } from '../common/dispatch-signal';
+import { WorkerHeartbeat } from '../common/worker-heartbeat';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
@@ -65,6 +66,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
     private readonly signal: DispatchSignal,
+    private readonly heartbeat: WorkerHeartbeat,
     private readonly metrics: MetricsService,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
@@ -88,6 +90,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     await this.repository.heartbeat(this.id, nowUtc());
     this.running = true;
+    this.heartbeat.beat();
     this.tasks = [
       this.every(this.heartbeatMs, () => this.repository.heartbeat(this.id, nowUtc())),
       this.every(this.heartbeatMs, () => this.sweep()),
@@ -107,6 +110,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.running = false;
     this.stopping.abort();
     await Promise.all(this.tasks);
+    this.heartbeat.stop();
     await Promise.all([...this.listeners.values()].map((stop) => stop()));
     this.listeners.clear();
     try {
@@ -159,6 +163,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    * work.
    */
   private async dispatch(): Promise<boolean> {
+    const going = () => {
+      this.heartbeat.beat();
+      return this.running;
+    };
     let expanded = false;
     const expand = async () => {
       const more = this.running && (await this.expansion.expandBatch(this.stopping.signal));
@@ -167,8 +175,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     };
     // Renders run in the text pool's threads: batches already rendered are sent meanwhile.
     const [rendered, sent] = await Promise.allSettled([
-      this.render(),
-      this.sender.sendBatches(this.id, BATCHES_PER_TURN, () => this.running, expand),
+      this.render(going),
+      this.sender.sendBatches(this.id, BATCHES_PER_TURN, going, expand),
     ]);
     for (const outcome of [rendered, sent]) {
       if (outcome.status === 'rejected') {
@@ -182,10 +190,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     );
   }
 
-  /** Renders up to BATCHES_PER_TURN pages; the number of rows rendered. */
-  private async render(): Promise<number> {
+  /** Renders up to BATCHES_PER_TURN pages while `going` says so; the number of rows rendered. */
+  private async render(going: () => boolean): Promise<number> {
     let rendered = 0;
-    for (let page = 0; page < BATCHES_PER_TURN && this.running; page++) {
+    for (let page = 0; page < BATCHES_PER_TURN && going(); page++) {
       const count = await this.rendering.renderNext(this.id, this.stopping.signal);
       if (count === 0) {
         break;

@@ -155,6 +155,7 @@ describeEachDatabase('metrics', (database) => {
         expect(response.headers['www-authenticate']).toBe('Bearer realm="metrics"');
         expect(response.text).toBe('Unauthorized\n');
       }
+      expect((await request(t.url).get('/health')).status).toBe(200);
     });
 
     it('reads the dispatch queue and the due messages from the database when scraped', async () => {
