@@ -5,7 +5,8 @@
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306/test          (a scratch database is created and dropped)
  *   BENCH_SIZES=10000,100000,1000000                            (sended rows seeded, default these three)
  *   BENCH_SECONDS=10                                            (duration of each throughput run)
- *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size)
+ *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size,
+ *                                                                and again with METRICS=off)
  *   BENCH_ONLY=campaign                                         (only latencies while a campaign dispatches)
  *   BENCH_CAMPAIGN=100000                                       (its recipients)
  *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
@@ -17,10 +18,16 @@
  * handler doing the same key lookup and insert with the same driver, each request committed on
  * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
  *
+ * BENCH_ONLY=send-sms also measures get_send_sms on a second app over the same database with
+ * METRICS=off (no per-request timing, no process metrics), its runs alternated with those of the
+ * first in mirrored order (an even BENCH_ROUNDS, e.g. 4, lets each side run first as often), and
+ * prints the ratio: what the metrics cost.
+ *
  * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
  * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
  * next to the same requests with nothing to dispatch.
  */
+import { INestApplication } from '@nestjs/common';
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
@@ -116,15 +123,27 @@ async function load(
   return { rate: result.requests.average, cpu: cpu / result.requests.total };
 }
 
-function configFor(database: BenchDatabase, worker: 'off' | 'inline' = 'off'): AppConfig {
+function configFor(
+  database: BenchDatabase,
+  worker: 'off' | 'inline' = 'off',
+  metrics: 'on' | 'off' = 'on',
+): AppConfig {
   return new AppConfig(
     validateEnvironment({
       DATABASE_URL: database.url,
       DATA_DIR: database.dataDir,
       LOG_LEVEL: 'silent',
       WORKER: worker,
+      METRICS: metrics,
     }),
   );
+}
+
+/** The real app on a free port of 127.0.0.1, and its base URL. */
+async function listening(config: AppConfig): Promise<{ app: INestApplication; base: string }> {
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}` };
 }
 
 async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[string, Latency]>> {
@@ -165,20 +184,56 @@ async function compare(
   baseline: string,
   options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
 ): Promise<{ api: Load; raw: Load }> {
+  const [api, raw] = await alternate([base, baseline], options);
+  return { api, raw };
+}
+
+/**
+ * The mean load of `options` on each of `bases`, ROUNDS runs each, alternated; `mirrored`, every
+ * other round runs them in reverse order, so that neither side always runs first (on a machine
+ * whose load drifts, that alone moved the ratio by 10 %).
+ */
+async function alternate(
+  bases: readonly string[],
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
+  mirrored = false,
+): Promise<Load[]> {
   const { path, ...request } = options;
-  const api = { rate: 0, cpu: 0 };
-  const raw = { rate: 0, cpu: 0 };
+  const sums = bases.map(() => ({ rate: 0, cpu: 0 }));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [sum, url] of [
-      [api, base + path],
-      [raw, baseline + path],
-    ] as const) {
-      const measured = await load({ ...request, url });
-      sum.rate += measured.rate / ROUNDS;
-      sum.cpu += measured.cpu / ROUNDS;
+    const order = [...bases.entries()];
+    for (const [index, base] of mirrored && round % 2 === 1 ? order.reverse() : order) {
+      const measured = await load({ ...request, url: base + path });
+      sums[index].rate += measured.rate / ROUNDS;
+      sums[index].cpu += measured.cpu / ROUNDS;
     }
   }
-  return { api, raw };
+  return sums;
+}
+
+/**
+ * get_send_sms with the metrics on (`base`) and on an app with METRICS=off over the same
+ * database, alternated; printed with the ratio.
+ */
+async function metricsCost(base: string, database: BenchDatabase, apiKey: string): Promise<void> {
+  const path = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
+  const off = await listening(configFor(database, 'off', 'off'));
+  try {
+    // Its connections and caches warmed as the first app's were by the runs before.
+    await measure(off.base + path);
+    const [on, without] = await alternate([base, off.base], { path }, true);
+    process.stdout.write(
+      `\nMetrics cost (get_send_sms, ${CONNECTIONS} connections, ${SECONDS} s each, ${ROUNDS} ` +
+        'alternated runs per side):\n\n' +
+        '| metrics | req/s | CPU µs/request |\n|---|---|---|\n' +
+        `| on | ${on.rate.toFixed(0)} | ${on.cpu.toFixed(0)} |\n` +
+        `| off | ${without.rate.toFixed(0)} | ${without.cpu.toFixed(0)} |\n` +
+        `\nThroughput with / without: ${(on.rate / without.rate).toFixed(3)}; ` +
+        `CPU per request with / without: ${(on.cpu / without.cpu).toFixed(3)}\n`,
+    );
+  } finally {
+    await off.app.close();
+  }
 }
 
 async function throughput(base: string, baseline: string, apiKey: string) {
@@ -367,9 +422,7 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\n## ${size.toLocaleString('en')} sended rows (${seeded.userRows.toLocaleString('en')} of the measured user; seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)\n\n`,
       );
-      const app = await createApp(config);
-      await app.listen(0, '127.0.0.1');
-      const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      const { app, base } = await listening(config);
       if (!ONLY_SEND_SMS) {
         process.stdout.write('| operation | p50 | p99 |\n|---|---|---|\n');
         for (const [label, latency] of await readLatencies(base, seeded)) {
@@ -396,6 +449,9 @@ async function main(): Promise<void> {
               )
               .join(''),
         );
+        if (ONLY_SEND_SMS) {
+          await metricsCost(base, database, seeded.apiKey);
+        }
       }
       await app.close();
     } finally {
