@@ -16,7 +16,16 @@ const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 const FORBIDDEN_IMPORTS = [
   {
     folders: ['common'],
-    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...DATA_MODULES, 'adapters'],
+    forbidden: [
+      ...API_FEATURES,
+      'callbacks',
+      'dispatch',
+      'inbound',
+      ...DATA_MODULES,
+      'adapters',
+      'health',
+      'metrics',
+    ],
     why: 'common/ is plumbing that knows no feature',
   },
   {
@@ -55,6 +64,13 @@ const FORBIDDEN_IMPORTS = [
     folders: DATA_MODULES,
     forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound'],
     why: 'data modules sit below the features, callbacks and dispatch that use them',
+  },
+  {
+    folders: ['health', 'metrics'],
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...DATA_MODULES, 'adapters'],
+    why:
+      'the operator endpoints read the database and common/worker-heartbeat: they must run the ' +
+      'same in an API replica, with or without the worker',
   },
   {
     folders: [...API_FEATURES, 'callbacks'],
