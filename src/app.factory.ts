@@ -4,9 +4,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
 import { answerMalformedRequests } from './common/http/malformed-requests';
+import { OPERATOR_PATHS } from './common/http/operator-paths';
 import { AppConfig } from './config/configuration';
-import { HEALTH_PATH } from './health/health.controller';
-import { METRICS_PATH } from './metrics/metrics.controller';
 import { measureRequests } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { setUpOpenApi } from './openapi';
@@ -36,10 +35,7 @@ export async function createApp(given?: AppConfig): Promise<NestExpressApplicati
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.
   app.set('etag', false);
   if (config.basePath) {
-    // Probes and scrapers are set up per host, not per mount of the API behind a proxy.
-    app.setGlobalPrefix(config.basePath, {
-      exclude: [HEALTH_PATH, `${HEALTH_PATH}/ready`, METRICS_PATH],
-    });
+    app.setGlobalPrefix(config.basePath, { exclude: [...OPERATOR_PATHS] });
   }
   setUpOpenApi(app, config);
   // Exits rather than re-raising the signal, so that the log lines still pending are written.

@@ -4,12 +4,10 @@ import { HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/public.decorator';
+import { HEALTH_PATH } from '../common/http/operator-paths';
 import { PlainExceptionFilter } from '../common/http/plain-exception.filter';
 import { MigrationsHealthIndicator } from './migrations.health';
 import { WorkerHealthIndicator } from './worker.health';
-
-/** Where orchestrators probe: outside the base path, as the global prefix leaves it. */
-export const HEALTH_PATH = 'health';
 
 /** How long the database may take to answer a readiness check before it counts as down. */
 const DATABASE_TIMEOUT_MS = 2000;

@@ -2,12 +2,10 @@ import { Controller, Get, NotFoundException, Res, UseFilters, UseGuards } from '
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/auth/public.decorator';
+import { METRICS_PATH } from '../common/http/operator-paths';
 import { PlainExceptionFilter } from '../common/http/plain-exception.filter';
 import { MetricsService } from './metrics.service';
 import { MetricsTokenGuard } from './metrics-token.guard';
-
-/** Where Prometheus scrapes: outside the base path, as the global prefix leaves it. */
-export const METRICS_PATH = 'metrics';
 
 /**
  * The Prometheus text format, for scrapers rather than API clients: no API key, no envelope,

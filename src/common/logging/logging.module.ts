@@ -5,6 +5,7 @@ import { destination, stdSerializers } from 'pino';
 import type { Options } from 'pino-http';
 import { AppConfig } from '../../config/configuration';
 import { Redactor } from './redaction';
+import { isOperatorPath } from '../http/operator-paths';
 
 /**
  * Parameter names whose values are secrets wherever they appear, beside the adapters'
@@ -53,6 +54,7 @@ export function pinoHttpOptions(logLevel: AppConfig['logLevel'], redactor: Redac
     // the level: the serialisers take the raw objects, rather than the copies pino-http would
     // first make of them (all headers, the query parsed once more), which doubled that cost.
     wrapSerializers: false,
+    autoLogging: { ignore: (request) => isOperatorPath(request.url ?? '') },
     genReqId: (request: IncomingMessage, response: ServerResponse) => {
       const id = requestIdOf(request);
       // Given back so that a caller can quote it, as the 500 envelope does.
