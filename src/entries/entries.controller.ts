@@ -8,6 +8,7 @@ import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { AppConfig } from '../config/configuration';
+import { parseEntriesParams } from './entries.params';
 import { Row } from './entries.repository';
 import { ENTRY_TYPES } from './entry-types';
 import { EntriesService } from './entries.service';
@@ -53,7 +54,12 @@ export class EntriesController {
     @RequestParams() params: Params,
     @Req() request: ApiRequest,
   ): Promise<Paged<Row>> {
-    return this.entries.list(user.id, user.apiKey, params, publicBaseUrl(request, this.config));
+    return this.entries.list(
+      user.id,
+      user.apiKey,
+      parseEntriesParams(params),
+      publicBaseUrl(request, this.config),
+    );
   }
 
   @Get(':page')

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AdapterDataCipher } from '../adapters/adapter-data.cipher';
-import { ApiError } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
-import { Params, parseId } from '../common/params/parse';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { EntriesRepository, Row } from './entries.repository';
-import { Cursor, ENTRY_TYPES, EntryType, PAGE_SIZE, isEntryType } from './entry-types';
+import { EntriesInput } from './entries.params';
+import { EntryType, PAGE_SIZE } from './entry-types';
 
 const DATETIME_FIELDS = ['at', 'created_at', 'updated_at'];
 
@@ -23,15 +22,10 @@ export class EntriesService {
   async list(
     userId: number,
     apiKey: string,
-    params: Params,
+    { type, cursor }: EntriesInput,
     linkBase: string,
   ): Promise<Paged<Row>> {
-    // Rule 1.
-    const type = params.entry_type;
-    if (!isEntryType(type)) {
-      throw ApiError.invalid(`entry_type must be one of : ${ENTRY_TYPES.join(', ')}.`);
-    }
-    const cursor = readCursor(params);
+    // Rule 1 and the cursor were checked at the edge (entries.params.ts).
     // Rule 2.
     const rows = await this.entries.listPage(type, userId, cursor);
     const items = (await this.withExtras(type, rows)).map((row) => this.present(row));
@@ -129,26 +123,6 @@ export class EntriesService {
     }
     return presented;
   }
-}
-
-/**
- * The slice to list. `after_id` / `before_id` win over `page` (docs/api.md#get_entries rule 5;
- * RaspiSMS leaves it open: a cursor is the more precise request); giving both cursors is refused.
- */
-function readCursor(params: Params): Cursor {
-  const page = parseId(params.page, 'page') ?? 0;
-  const after = parseId(params.after_id, 'after_id');
-  const before = parseId(params.before_id, 'before_id');
-  if (after !== undefined && before !== undefined) {
-    throw ApiError.invalid('after_id, before_id : give at most one of after_id and before_id.');
-  }
-  if (after !== undefined) {
-    return { mode: 'after', id: after };
-  }
-  if (before !== undefined) {
-    return { mode: 'before', id: before };
-  }
-  return { mode: 'page', page };
 }
 
 /** Puts each linked list on its owner row, under its field name; owners without links get []. */
