@@ -5,6 +5,8 @@ import { ApiEnvelopeResponse } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { AppConfig } from '../config/configuration';
+import { parseUsageParams } from './usage.params';
 import { Usage, UsageService } from './usage.service';
 
 const DATETIME = { type: 'string', example: '2024-02-01 00:00:00' } as const;
@@ -29,7 +31,10 @@ const USAGE_RESPONSE = ApiEnvelopeResponse(
 @ApiTags('stats')
 @Controller('api')
 export class UsageController {
-  constructor(private readonly usage: UsageService) {}
+  constructor(
+    private readonly usage: UsageService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get('usage')
   @ApiOperation({
@@ -48,6 +53,6 @@ export class UsageController {
   })
   @USAGE_RESPONSE
   usageOf(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Usage> {
-    return this.usage.usageOf(user.id, params);
+    return this.usage.usageOf(user.id, parseUsageParams(params, this.config.timeZone));
   }
 }
