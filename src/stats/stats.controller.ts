@@ -6,6 +6,8 @@ import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { DayCount } from './local-days';
+import { AppConfig } from '../config/configuration';
+import { parseStatsParams } from './stats.params';
 import { StatsService } from './stats.service';
 
 const DATETIME = { type: 'string', example: '2024-02-01 00:00:00' } as const;
@@ -30,7 +32,10 @@ const STATUS_STATS_RESPONSE = ApiEnvelopeResponse(
 @ApiTags('stats')
 @Controller('api')
 export class StatsController {
-  constructor(private readonly stats: StatsService) {}
+  constructor(
+    private readonly stats: StatsService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get('stats/sms-status')
   @ApiOperation({
@@ -62,6 +67,6 @@ export class StatsController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<DayCount[]> {
-    return this.stats.smsStatusStats(user.id, params);
+    return this.stats.smsStatusStats(user.id, parseStatsParams(params, this.config.timeZone));
   }
 }

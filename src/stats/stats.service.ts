@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error';
-import { Params, isAbsent, parseId, requiredMessage } from '../common/params/parse';
-import { parseApiDatetime } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { BY_SECOND, DayCount, chooseBucketing, foldIntoDays } from './local-days';
+import { StatsInput } from './stats.params';
 import { StatsRepository } from './stats.repository';
 
 /** get_sms_status_stats: sent messages per local day, phone and status, rules in the API's order. */
@@ -14,21 +13,9 @@ export class StatsService {
     private readonly config: AppConfig,
   ) {}
 
-  async smsStatusStats(userId: number, params: Params): Promise<DayCount[]> {
-    // Rule 1.
-    const missing = ['start', 'end'].filter((name) => isAbsent(params[name]));
-    if (missing.length > 0) {
-      throw ApiError.missing(requiredMessage(missing));
-    }
-    // Rule 2, with both bounds inclusive and `YYYY-MM-DD` for midnight
-    // (docs/api-choices.md#dates-and-time-zone).
-    const start = this.statsDatetime(params.start, 'start');
-    const end = this.statsDatetime(params.end, 'end');
-    if (end < start) {
-      throw ApiError.invalid('end must not be before start.');
-    }
+  async smsStatusStats(userId: number, { start, end, phoneId }: StatsInput): Promise<DayCount[]> {
+    // Rules 1 and 2 were checked at the edge (stats.params.ts).
     // Rule 3. Another user's phone is refused exactly as one that does not exist.
-    const phoneId = parseId(params.id_phone, 'id_phone');
     if (phoneId !== undefined && !(await this.stats.isPhoneOfUser(userId, phoneId))) {
       throw ApiError.invalid(`id_phone must be the id of one of your phones, got ${phoneId}.`);
     }
@@ -47,16 +34,5 @@ export class StatsService {
         zone,
       )
     );
-  }
-
-  private statsDatetime(value: unknown, name: string): string {
-    const utc =
-      typeof value === 'string' ? parseApiDatetime(value, this.config.timeZone, true) : null;
-    if (utc === null) {
-      throw ApiError.invalid(
-        `${name} must be a date of format "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DD".`,
-      );
-    }
-    return utc;
   }
 }
