@@ -8,6 +8,7 @@ import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { AppConfig } from '../config/configuration';
+import { parseInvalidNumbersParams } from './invalid-numbers.params';
 import { InvalidNumber, InvalidNumbersService } from './invalid-numbers.service';
 
 const INVALID_NUMBERS_RESPONSE = ApiEnvelopeResponse(
@@ -73,7 +74,7 @@ export class InvalidNumbersController {
     return this.invalidNumbers.list(
       user.id,
       user.apiKey,
-      params,
+      parseInvalidNumbersParams(params),
       publicBaseUrl(request, this.config),
     );
   }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
-import { Params, isAbsent, parseId, requiredMessage } from '../common/params/parse';
 import { InvalidNumbersRepository } from './invalid-numbers.repository';
-import { parsePercent, roundedPercentage } from './percentages';
+import { InvalidNumbersInput } from './invalid-numbers.params';
+import { roundedPercentage } from './percentages';
 
 /** A row of get_invalid_numbers. */
 export interface InvalidNumber {
@@ -15,7 +14,6 @@ export interface InvalidNumber {
 }
 
 const PAGE_SIZE = 25;
-const INVALID_NUMBER_PARAMETERS = ['volume', 'percent_failed', 'percent_unknown'] as const;
 
 /** get_invalid_numbers: the caller's destinations that often fail, rules in the API's order. */
 @Injectable()
@@ -25,18 +23,10 @@ export class InvalidNumbersService {
   async list(
     userId: number,
     apiKey: string,
-    params: Params,
+    { volume, percentFailed, percentUnknown, page }: InvalidNumbersInput,
     linkBase: string,
   ): Promise<Paged<InvalidNumber>> {
-    // Rule 1. Empty counts as absent, as for every other parameter.
-    const missing = INVALID_NUMBER_PARAMETERS.filter((name) => isAbsent(params[name]));
-    if (missing.length > 0) {
-      throw ApiError.missing(requiredMessage(missing));
-    }
-    const volume = parseId(params.volume, 'volume') as number;
-    const percentFailed = parsePercent(params.percent_failed, 'percent_failed');
-    const percentUnknown = parsePercent(params.percent_unknown, 'percent_unknown');
-    const page = parseId(params.page, 'page') ?? 0;
+    // Rule 1 was checked at the edge (invalid-numbers.params.ts).
     // Rule 2: the caller's messages only (RaspiSMS counted every user's), by destination.
     const rows = await this.invalidNumbers.listPage(
       userId,
