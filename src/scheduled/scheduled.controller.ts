@@ -14,6 +14,8 @@ import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { AppConfig } from '../config/configuration';
+import { parseRemoveParams, parseScheduleParams, parseSendNowParams } from './scheduled.params';
 import { ScheduledService } from './scheduled.service';
 
 const ID_LIST = (what: string): SchemaObject => ({
@@ -89,7 +91,10 @@ const ERROR = (status: number, description: string) =>
 @ApiTags('scheduled')
 @Controller('api')
 export class ScheduledController {
-  constructor(private readonly scheduled: ScheduledService) {}
+  constructor(
+    private readonly scheduled: ScheduledService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post('scheduled')
   @HttpCode(201)
@@ -109,7 +114,10 @@ export class ScheduledController {
     @RequestParams() params: Params,
     @Req() request: ApiRequest,
   ): Promise<number> {
-    return this.scheduled.schedule(user, params, request.files ?? []);
+    return this.scheduled.schedule(
+      user,
+      parseScheduleParams(params, request.files ?? [], countryOf(user), this.config.timeZone),
+    );
   }
 
   @Get('send-sms')
@@ -131,7 +139,7 @@ export class ScheduledController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<number> {
-    return this.scheduled.sendNow(user, params);
+    return this.scheduled.sendNow(user, parseSendNowParams(params, countryOf(user)));
   }
 
   @Delete('scheduled/:id')
@@ -146,6 +154,11 @@ export class ScheduledController {
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The message was deleted')
   @ERROR(404, "No such scheduled message among the caller's (error 32)")
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
-    return this.scheduled.remove(user.id, params);
+    return this.scheduled.remove(user.id, parseRemoveParams(params));
   }
+}
+
+/** The caller's default country, which national numbers are read in. */
+function countryOf(user: AuthenticatedUser): string {
+  return user.settings.default_phone_country ?? '';
 }

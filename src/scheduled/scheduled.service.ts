@@ -3,34 +3,15 @@ import { createReadStream } from 'node:fs';
 import { QueryFailedError } from 'typeorm';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
-import { checkParsedJson } from '../common/params/check-params';
-import { fieldBase } from '../common/http/multipart';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
-import {
-  asList,
-  isAbsent,
-  Params,
-  parseBoolean,
-  parseId,
-  parseIdList,
-  parseOptionalString,
-} from '../common/params/parse';
-import { normalizePhoneNumber } from '../common/phone/phone-number';
-import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
-import { nowUtc, parseApiDatetime } from '../common/time/datetime';
+import { Deferred } from '../common/params/deferred';
+import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
 import { isSettingOn } from '../users/settings';
-import { MAX_DATA_BYTES, parseNumbersCsv } from './numbers-csv';
-import {
-  NewScheduled,
-  RecipientNumber,
-  Recipients,
-  ScheduledRepository,
-} from './scheduled.repository';
-
-/** A message's tag, in Unicode code points: the `tag` columns are VARCHAR(1000). */
-const MAX_TAG_CHARACTERS = 1000;
+import { parseNumbersCsv } from './numbers-csv';
+import { ScheduleInput, SendNowInput } from './scheduled.params';
+import { NewScheduled, Recipients, ScheduledRepository } from './scheduled.repository';
 
 const RECIPIENT_NOUNS: Record<Recipients, string> = {
   contacts: 'contacts',
@@ -50,57 +31,34 @@ export class ScheduledService {
     private readonly dispatch: DispatchSignal,
   ) {}
 
-  /** post_scheduled: `files` are the request's uploads (`numbers_csv`, `medias`). */
-  async schedule(
-    user: AuthenticatedUser,
-    params: Params,
-    files: readonly UploadedFile[],
-  ): Promise<number> {
-    const country = user.settings.default_phone_country ?? '';
-    // Rule 1.
-    if (isAbsent(params.text)) {
-      throw ApiError.missing('text : the text of the message is required.');
-    }
-    const at = isAbsent(params.at) ? undefined : params.at;
-    // Rule 2.
-    if (at !== undefined && typeof at !== 'string') {
-      throw ApiError.invalid('at must be a string.');
-    }
-    const text = textParameter(params.text);
-    // Rule 3.
-    checkTextLength(text);
-    // Rule 4.
-    const atUtc = at === undefined ? nowUtc() : parseApiDatetime(at, this.config.timeZone);
-    if (atUtc === null) {
-      throw ApiError.invalid(
-        `at must be a date of format "YYYY-MM-DD HH:MM:SS" in the ${this.config.timeZone} ` +
-          `time zone, got ${shown(at)}.`,
-      );
-    }
-    // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
-    // other scalar parameters, before rule 5 needs mms.
-    const flash = parseBoolean(params.flash, 'flash');
-    const mms = parseBoolean(params.mms, 'mms');
-    const tag = tagParameter(params.tag);
+  /** post_scheduled. */
+  async schedule(user: AuthenticatedUser, input: ScheduleInput): Promise<number> {
+    // Rules 1 to 4 were checked at the edge (scheduled.params.ts).
     // Rule 5.
-    if (mms && !isSettingOn(user.settings, 'mms')) {
+    if (input.mms && !isSettingOn(user.settings, 'mms')) {
       throw ApiError.invalid(
         'mms is set to true, but MMS are disabled in your settings (setting mms).',
       );
     }
     // Rule 6.
-    const csvNumbers = await this.readNumbersCsv(params, files, country);
+    const csvFile = input.numbersCsv.get();
+    const csvNumbers = csvFile
+      ? await parseNumbersCsv(createReadStream(csvFile.path), {
+          defaultCountry: user.settings.default_phone_country ?? '',
+          maxRows: this.config.limits.csvRows,
+        })
+      : [];
     // Rule 7.
-    const numbers = [...readNumbers(params.numbers, country), ...csvNumbers];
+    const numbers = [...input.numbers.get(), ...csvNumbers];
     // Every contact, group and conditional group must be the caller's (RaspiSMS skipped others
     // silently): checked before rule 8 so that a list of foreign ids is refused rather than
     // counted.
-    const contactIds = await this.ownIds(user.id, 'contacts', params.contacts);
-    const groupIds = await this.ownIds(user.id, 'groups', params.groups);
+    const contactIds = await this.ownIds(user.id, 'contacts', input.contactIds);
+    const groupIds = await this.ownIds(user.id, 'groups', input.groupIds);
     const conditionalGroupIds = await this.ownIds(
       user.id,
       'conditional_groups',
-      params.conditional_groups,
+      input.conditionalGroupIds,
     );
     // Rule 8.
     if (
@@ -115,14 +73,7 @@ export class ScheduledService {
       );
     }
     // Rule 9.
-    const phoneId = parseId(params.id_phone, 'id_phone');
-    const phoneGroupId = parseId(params.id_phone_group, 'id_phone_group');
-    if (phoneId !== undefined && phoneGroupId !== undefined) {
-      throw ApiError.invalid(
-        'id_phone, id_phone_group : You must specify at most one of id_phone or ' +
-          'id_phone_group, not both.',
-      );
-    }
+    const { phoneId, phoneGroupId } = input.phone.get();
     // Rule 10.
     if (phoneId !== undefined && !(await this.scheduled.isOwnPhone(user.id, phoneId))) {
       throw ApiError.invalid(`id_phone : ${phoneId} is not the id of one of your phones.`);
@@ -135,19 +86,16 @@ export class ScheduledService {
         `id_phone_group : ${phoneGroupId} is not the id of one of your phone groups.`,
       );
     }
-    // Rule 11 (the files are stored by `create`): medias are used only when mms is true.
-    if (mms && !isAbsent(params.medias)) {
-      throw ApiError.invalid('medias must be files sent in a multipart/form-data body.');
-    }
-    const medias = mms ? files.filter((file) => fieldBase(file.fieldname) === 'medias') : [];
+    // Rule 11 (the files are stored by `create`).
+    const medias = input.medias.get();
     return this.create(
       {
         userId: user.id,
-        at: atUtc,
-        text,
-        flash,
-        mms,
-        tag,
+        at: input.at,
+        text: input.text,
+        flash: input.flash,
+        mms: input.mms,
+        tag: input.tag,
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
         numbers,
@@ -160,25 +108,9 @@ export class ScheduledService {
   }
 
   /** get_send_sms: one SMS to `to`, due now. */
-  async sendNow(user: AuthenticatedUser, params: Params): Promise<number> {
-    // Rule 1.
-    const to = normalizePhoneNumber(params.to, user.settings.default_phone_country ?? '');
-    const missing: string[] = [];
-    if (to === null) {
-      missing.push(
-        isAbsent(params.to) ? 'to' : `to (${shown(params.to)} is not a valid phone number)`,
-      );
-    }
-    if (isAbsent(params.text)) {
-      missing.push('text');
-    }
-    if (to === null || missing.length > 0) {
-      throw ApiError.missing(`${missing.join(', ')}.`);
-    }
-    // The length limit of post_scheduled: the column holds no more.
-    const text = textParameter(params.text);
-    checkTextLength(text);
-    const phoneId = parseId(params.id_phone, 'id_phone');
+  async sendNow(user: AuthenticatedUser, { to, text, phoneId }: SendNowInput): Promise<number> {
+    // Rule 1's parameters were checked at the edge (scheduled.params.ts); the phone's owner is
+    // the database's to tell.
     if (phoneId !== undefined && !(await this.scheduled.isOwnPhone(user.id, phoneId))) {
       throw ApiError.refused(
         ErrorCode.CANNOT_CREATE,
@@ -206,8 +138,7 @@ export class ScheduledService {
   }
 
   /** delete_scheduled: the message's medias go with it, files included. */
-  async remove(userId: number, params: Params): Promise<true> {
-    const id = parseId(params.id, 'id');
+  async remove(userId: number, { id }: { id?: number }): Promise<true> {
     const medias = id === undefined ? null : await this.scheduled.deleteOwn(userId, id);
     if (medias === null) {
       throw ApiError.notFound(
@@ -253,32 +184,13 @@ export class ScheduledService {
     }
   }
 
-  private async readNumbersCsv(
-    params: Params,
-    files: readonly UploadedFile[],
-    country: string,
-  ): Promise<RecipientNumber[]> {
-    const csvFiles = files.filter((file) => fieldBase(file.fieldname) === 'numbers_csv');
-    if (csvFiles.length === 0) {
-      if (!isAbsent(params.numbers_csv)) {
-        throw ApiError.invalid(
-          'csv : numbers_csv must be a file sent in a multipart/form-data body.',
-        );
-      }
-      return [];
-    }
-    if (csvFiles.length > 1) {
-      throw ApiError.invalid('csv : send one numbers_csv file, not several.');
-    }
-    return parseNumbersCsv(createReadStream(csvFiles[0].path), {
-      defaultCountry: country,
-      maxRows: this.config.limits.csvRows,
-    });
-  }
-
-  /** The ids of a list parameter, without repeats, each one of the caller's entries. */
-  private async ownIds(userId: number, kind: Recipients, value: unknown): Promise<number[]> {
-    const ids = [...new Set(parseIdList(value, kind))];
+  /** The ids of a list parameter, each one of the caller's entries. */
+  private async ownIds(
+    userId: number,
+    kind: Recipients,
+    parsed: Deferred<number[]>,
+  ): Promise<number[]> {
+    const ids = parsed.get();
     const foreign =
       ids.length > 0 ? await this.scheduled.firstNotOwned(kind, userId, ids) : undefined;
     if (foreign !== undefined) {
@@ -288,51 +200,6 @@ export class ScheduledService {
     }
     return ids;
   }
-}
-
-/**
- * Rule 7: each entry is a number, or `{number, data}`. Invalid numbers are dropped silently;
- * the data of a kept number must be JSON.
- */
-function readNumbers(value: unknown, country: string): RecipientNumber[] {
-  const numbers: RecipientNumber[] = [];
-  asList(value).forEach((item, index) => {
-    const entry = isRecord(item) ? item : { number: item };
-    const raw = typeof entry.number === 'number' ? String(entry.number) : entry.number;
-    const number = normalizePhoneNumber(raw, country);
-    if (number !== null) {
-      numbers.push({ number, data: dataParameter(entry.data, `numbers[${index}][data]`) });
-    }
-  });
-  return numbers;
-}
-
-/**
- * A number's template data: a string of JSON other than `null`, `[]` when left out. Data given
- * as a structure (a JSON body's object, or `numbers[0][data][firstname]=…` in a form) is taken
- * as the JSON it encodes to.
- */
-function dataParameter(value: unknown, name: string): string {
-  if (isAbsent(value)) {
-    return '[]';
-  }
-  let data: string;
-  if (typeof value === 'string') {
-    const parsed = parseJson(value);
-    if (parsed === undefined || parsed === null) {
-      throw ApiError.invalid(
-        `${name} must be valid JSON other than null, or left out, got ${shown(value)}.`,
-      );
-    }
-    checkParsedJson(parsed, name);
-    data = value;
-  } else {
-    data = JSON.stringify(value);
-  }
-  if (Buffer.byteLength(data) > MAX_DATA_BYTES) {
-    throw ApiError.invalid(`${name} must be at most ${MAX_DATA_BYTES} bytes long.`);
-  }
-  return data;
 }
 
 function isRefusedStatement(error: unknown): boolean {
@@ -346,57 +213,4 @@ function isRefusedStatement(error: unknown): boolean {
       error !== null &&
       (error as { name?: unknown }).name === 'SqliteError')
   );
-}
-
-/** The value of JSON text, undefined when it is not JSON. */
-function parseJson(value: string): unknown {
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Rule 2: `text` must be a string; a JSON number or a list is refused, not converted. */
-function textParameter(value: unknown): string {
-  if (typeof value !== 'string') {
-    throw ApiError.invalid('text must be a string.');
-  }
-  return value;
-}
-
-function checkTextLength(text: string): void {
-  const length = [...text].length;
-  if (length > MAX_TEXT_CHARACTERS) {
-    throw ApiError.invalid(
-      `text must be at most ${MAX_TEXT_CHARACTERS} characters long, got ${length}.`,
-    );
-  }
-}
-
-/** An empty tag is no tag. */
-function tagParameter(value: unknown): string | null {
-  const tag = parseOptionalString(value, 'tag');
-  if (tag === undefined || tag === '') {
-    return null;
-  }
-  if ([...tag].length > MAX_TAG_CHARACTERS) {
-    throw ApiError.invalid(`tag must be at most ${MAX_TAG_CHARACTERS} characters long.`);
-  }
-  return tag;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A parameter's value quoted for a message, shortened. */
-function shown(value: unknown): string {
-  if (typeof value === 'string') {
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  }
-  if (Array.isArray(value)) {
-    return 'a list';
-  }
-  return typeof value === 'object' && value !== null ? 'an object' : JSON.stringify(value);
 }

@@ -1,0 +1,122 @@
+import { ErrorCode } from '../common/errors/api-error';
+import { UploadedFile } from '../common/http/request';
+import { parseRemoveParams, parseScheduleParams, parseSendNowParams } from './scheduled.params';
+
+const file = (fieldname: string): UploadedFile => ({
+  fieldname,
+  originalname: `${fieldname}.bin`,
+  mimetype: 'application/octet-stream',
+  path: `/tmp/${fieldname}`,
+  size: 1,
+});
+
+const schedule = (params: Record<string, unknown>, files: UploadedFile[] = []) =>
+  parseScheduleParams(params, files, 'FR', 'Europe/Paris');
+
+describe('parseScheduleParams', () => {
+  it('reads the scalar parameters of rules 1 to 4, at in the service time zone', () => {
+    const input = schedule({ text: 'Hi', at: '2030-07-01 02:00:00', flash: '1', tag: 'x' });
+
+    expect(input).toMatchObject({
+      text: 'Hi',
+      at: '2030-07-01 00:00:00',
+      flash: true,
+      mms: false,
+      tag: 'x',
+    });
+  });
+
+  it('reads the recipients: numbers normalised, invalid ones dropped, ids without repeats', () => {
+    const input = schedule({
+      text: 'Hi',
+      numbers: ['0612345678', 'nope', { number: '+33612345679', data: '{"a":1}' }],
+      contacts: ['3', '3', '4'],
+    });
+
+    expect(input.numbers.get()).toEqual([
+      { number: '+33612345678', data: '[]' },
+      { number: '+33612345679', data: '{"a":1}' },
+    ]);
+    expect(input.contactIds.get()).toEqual([3, 4]);
+    expect(input.groupIds.get()).toEqual([]);
+    expect(input.phone.get()).toEqual({ phoneId: undefined, phoneGroupId: undefined });
+  });
+
+  it('throws the first error of rules 1 to 4 at once, text before at', () => {
+    expect(() => schedule({ at: 'soon' })).toThrow(
+      expect.objectContaining({ code: ErrorCode.MISSING_PARAMETER }),
+    );
+    expect(() => schedule({ text: 'Hi', at: 'soon' })).toThrow(
+      'at must be a date of format "YYYY-MM-DD HH:MM:SS" in the Europe/Paris time zone, got "soon".',
+    );
+  });
+
+  it('keeps the errors of the rules after 5 for the service to throw in their turn', () => {
+    const input = schedule({
+      text: 'Hi',
+      numbers: [{ number: '+33612345678', data: 'not json' }],
+      groups: ['x'],
+      id_phone: '1',
+      id_phone_group: '2',
+    });
+
+    expect(() => input.numbers.get()).toThrow('numbers[0][data] must be valid JSON');
+    expect(() => input.groupIds.get()).toThrow('groups[0] must be a non-negative integer');
+    expect(() => input.phone.get()).toThrow('at most one of id_phone or id_phone_group');
+    expect(input.contactIds.get()).toEqual([]);
+  });
+
+  it('takes the one numbers_csv upload, refuses several or one sent as text', () => {
+    expect(schedule({ text: 'Hi' }, [file('numbers_csv')]).numbersCsv.get()).toEqual(
+      file('numbers_csv'),
+    );
+    expect(() =>
+      schedule({ text: 'Hi' }, [file('numbers_csv'), file('numbers_csv[]')]).numbersCsv.get(),
+    ).toThrow('csv : send one numbers_csv file, not several.');
+    expect(() => schedule({ text: 'Hi', numbers_csv: '+336' }).numbersCsv.get()).toThrow(
+      'csv : numbers_csv must be a file sent in a multipart/form-data body.',
+    );
+  });
+
+  it('uses media uploads only with mms', () => {
+    const files = [file('medias'), file('numbers_csv')];
+
+    expect(schedule({ text: 'Hi' }, files).medias.get()).toEqual([]);
+    expect(schedule({ text: 'Hi', mms: '1' }, files).medias.get()).toEqual([file('medias')]);
+    expect(() => schedule({ text: 'Hi', mms: '1', medias: 'x' }).medias.get()).toThrow(
+      'medias must be files sent in a multipart/form-data body.',
+    );
+  });
+});
+
+describe('parseSendNowParams', () => {
+  it('reads to in the default country, the text and id_phone', () => {
+    expect(parseSendNowParams({ to: '0612345678', text: 'Hi', id_phone: '2' }, 'FR')).toEqual({
+      to: '+33612345678',
+      text: 'Hi',
+      phoneId: 2,
+    });
+  });
+
+  it('names what is missing or invalid together with MISSING_PARAMETER', () => {
+    expect(() => parseSendNowParams({ to: '12' }, '')).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.MISSING_PARAMETER,
+        message: 'One require parameter is missing : to ("12" is not a valid phone number), text.',
+      }),
+    );
+  });
+
+  it('refuses a text longer than 1000 characters before looking at id_phone', () => {
+    expect(() =>
+      parseSendNowParams({ to: '+33612345678', text: 'a'.repeat(1001), id_phone: 'x' }, ''),
+    ).toThrow('text must be at most 1000 characters long, got 1001.');
+  });
+});
+
+describe('parseRemoveParams', () => {
+  it('reads the id, absent when empty', () => {
+    expect(parseRemoveParams({ id: '5' })).toEqual({ id: 5 });
+    expect(parseRemoveParams({ id: '' })).toEqual({ id: undefined });
+  });
+});

@@ -1,0 +1,271 @@
+import { ApiError } from '../common/errors/api-error';
+import { fieldBase } from '../common/http/multipart';
+import { UploadedFile } from '../common/http/request';
+import { checkParsedJson } from '../common/params/check-params';
+import { Deferred } from '../common/params/deferred';
+import {
+  asList,
+  isAbsent,
+  Params,
+  parseBoolean,
+  parseId,
+  parseIdList,
+  parseOptionalString,
+} from '../common/params/parse';
+import { normalizePhoneNumber } from '../common/phone/phone-number';
+import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
+import { nowUtc, parseApiDatetime } from '../common/time/datetime';
+import { MAX_DATA_BYTES } from './numbers-csv';
+import { RecipientNumber } from './scheduled.repository';
+
+/** A message's tag, in Unicode code points: the `tag` columns are VARCHAR(1000). */
+const MAX_TAG_CHARACTERS = 1000;
+
+/**
+ * post_scheduled's parameters (docs/api.md#post_scheduled). Rules 1 to 4 are parsed outright;
+ * rule 5 reads the user's settings and rule 6 the CSV's content in the service, so what the
+ * later rules read waits there (common/params/deferred.ts).
+ */
+export interface ScheduleInput {
+  /** UTC; now when `at` was not given. */
+  at: string;
+  text: string;
+  flash: boolean;
+  mms: boolean;
+  tag: string | null;
+  /** Rule 6: the uploaded `numbers_csv`, whose content the service reads. */
+  numbersCsv: Deferred<UploadedFile | undefined>;
+  /** Rule 7: the valid numbers of `numbers`, normalised. */
+  numbers: Deferred<RecipientNumber[]>;
+  /** Rule 7: ids without repeats, not yet known to be the caller's. */
+  contactIds: Deferred<number[]>;
+  groupIds: Deferred<number[]>;
+  conditionalGroupIds: Deferred<number[]>;
+  /** Rule 9: at most one of them, not yet known to be the caller's (rule 10). */
+  phone: Deferred<{ phoneId?: number; phoneGroupId?: number }>;
+  /** Rule 11: the files to store as medias, none without mms. */
+  medias: Deferred<UploadedFile[]>;
+}
+
+/** get_send_sms' parameters (docs/api.md#get_send_sms); `id_phone` is not yet known to be the caller's. */
+export interface SendNowInput {
+  to: string;
+  text: string;
+  phoneId?: number;
+}
+
+/** `country` is the caller's default country, for national numbers. */
+export function parseScheduleParams(
+  params: Params,
+  files: readonly UploadedFile[],
+  country: string,
+  timeZone: string,
+): ScheduleInput {
+  // Rule 1.
+  if (isAbsent(params.text)) {
+    throw ApiError.missing('text : the text of the message is required.');
+  }
+  const at = isAbsent(params.at) ? undefined : params.at;
+  // Rule 2.
+  if (at !== undefined && typeof at !== 'string') {
+    throw ApiError.invalid('at must be a string.');
+  }
+  const text = textParameter(params.text);
+  // Rule 3.
+  checkTextLength(text);
+  // Rule 4.
+  const atUtc = at === undefined ? nowUtc() : parseApiDatetime(at, timeZone);
+  if (atUtc === null) {
+    throw ApiError.invalid(
+      `at must be a date of format "YYYY-MM-DD HH:MM:SS" in the ${timeZone} ` +
+        `time zone, got ${shown(at)}.`,
+    );
+  }
+  // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
+  // other scalar parameters, before rule 5 needs mms.
+  const flash = parseBoolean(params.flash, 'flash');
+  const mms = parseBoolean(params.mms, 'mms');
+  const tag = tagParameter(params.tag);
+  return {
+    at: atUtc,
+    text,
+    flash,
+    mms,
+    tag,
+    numbersCsv: Deferred.parse(() => numbersCsvFile(params, files)),
+    numbers: Deferred.parse(() => readNumbers(params.numbers, country)),
+    contactIds: Deferred.parse(() => uniqueIds(params.contacts, 'contacts')),
+    groupIds: Deferred.parse(() => uniqueIds(params.groups, 'groups')),
+    conditionalGroupIds: Deferred.parse(() =>
+      uniqueIds(params.conditional_groups, 'conditional_groups'),
+    ),
+    phone: Deferred.parse(() => phoneOrGroup(params)),
+    medias: Deferred.parse(() => mediaFiles(params, files, mms)),
+  };
+}
+
+/** `country` is the caller's default country, for national numbers. */
+export function parseSendNowParams(params: Params, country: string): SendNowInput {
+  // Rule 1.
+  const to = normalizePhoneNumber(params.to, country);
+  const missing: string[] = [];
+  if (to === null) {
+    missing.push(
+      isAbsent(params.to) ? 'to' : `to (${shown(params.to)} is not a valid phone number)`,
+    );
+  }
+  if (isAbsent(params.text)) {
+    missing.push('text');
+  }
+  if (to === null || missing.length > 0) {
+    throw ApiError.missing(`${missing.join(', ')}.`);
+  }
+  // The length limit of post_scheduled: the column holds no more.
+  const text = textParameter(params.text);
+  checkTextLength(text);
+  return { to, text, phoneId: parseId(params.id_phone, 'id_phone') };
+}
+
+/** delete_scheduled's `id`; absent or empty is no message of the caller's, told as such. */
+export function parseRemoveParams(params: Params): { id?: number } {
+  return { id: parseId(params.id, 'id') };
+}
+
+function numbersCsvFile(params: Params, files: readonly UploadedFile[]): UploadedFile | undefined {
+  const csvFiles = files.filter((file) => fieldBase(file.fieldname) === 'numbers_csv');
+  if (csvFiles.length === 0) {
+    if (!isAbsent(params.numbers_csv)) {
+      throw ApiError.invalid(
+        'csv : numbers_csv must be a file sent in a multipart/form-data body.',
+      );
+    }
+    return undefined;
+  }
+  if (csvFiles.length > 1) {
+    throw ApiError.invalid('csv : send one numbers_csv file, not several.');
+  }
+  return csvFiles[0];
+}
+
+/**
+ * Rule 7: each entry is a number, or `{number, data}`. Invalid numbers are dropped silently;
+ * the data of a kept number must be JSON.
+ */
+function readNumbers(value: unknown, country: string): RecipientNumber[] {
+  const numbers: RecipientNumber[] = [];
+  asList(value).forEach((item, index) => {
+    const entry = isRecord(item) ? item : { number: item };
+    const raw = typeof entry.number === 'number' ? String(entry.number) : entry.number;
+    const number = normalizePhoneNumber(raw, country);
+    if (number !== null) {
+      numbers.push({ number, data: dataParameter(entry.data, `numbers[${index}][data]`) });
+    }
+  });
+  return numbers;
+}
+
+function uniqueIds(value: unknown, name: string): number[] {
+  return [...new Set(parseIdList(value, name))];
+}
+
+/** Rule 9. */
+function phoneOrGroup(params: Params): { phoneId?: number; phoneGroupId?: number } {
+  const phoneId = parseId(params.id_phone, 'id_phone');
+  const phoneGroupId = parseId(params.id_phone_group, 'id_phone_group');
+  if (phoneId !== undefined && phoneGroupId !== undefined) {
+    throw ApiError.invalid(
+      'id_phone, id_phone_group : You must specify at most one of id_phone or ' +
+        'id_phone_group, not both.',
+    );
+  }
+  return { phoneId, phoneGroupId };
+}
+
+/** Rule 11: medias are used only when mms is true. */
+function mediaFiles(params: Params, files: readonly UploadedFile[], mms: boolean): UploadedFile[] {
+  if (mms && !isAbsent(params.medias)) {
+    throw ApiError.invalid('medias must be files sent in a multipart/form-data body.');
+  }
+  return mms ? files.filter((file) => fieldBase(file.fieldname) === 'medias') : [];
+}
+
+/**
+ * A number's template data: a string of JSON other than `null`, `[]` when left out. Data given
+ * as a structure (a JSON body's object, or `numbers[0][data][firstname]=…` in a form) is taken
+ * as the JSON it encodes to.
+ */
+function dataParameter(value: unknown, name: string): string {
+  if (isAbsent(value)) {
+    return '[]';
+  }
+  let data: string;
+  if (typeof value === 'string') {
+    const parsed = parseJson(value);
+    if (parsed === undefined || parsed === null) {
+      throw ApiError.invalid(
+        `${name} must be valid JSON other than null, or left out, got ${shown(value)}.`,
+      );
+    }
+    checkParsedJson(parsed, name);
+    data = value;
+  } else {
+    data = JSON.stringify(value);
+  }
+  if (Buffer.byteLength(data) > MAX_DATA_BYTES) {
+    throw ApiError.invalid(`${name} must be at most ${MAX_DATA_BYTES} bytes long.`);
+  }
+  return data;
+}
+
+/** The value of JSON text, undefined when it is not JSON. */
+function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rule 2: `text` must be a string; a JSON number or a list is refused, not converted. */
+function textParameter(value: unknown): string {
+  if (typeof value !== 'string') {
+    throw ApiError.invalid('text must be a string.');
+  }
+  return value;
+}
+
+function checkTextLength(text: string): void {
+  const length = [...text].length;
+  if (length > MAX_TEXT_CHARACTERS) {
+    throw ApiError.invalid(
+      `text must be at most ${MAX_TEXT_CHARACTERS} characters long, got ${length}.`,
+    );
+  }
+}
+
+/** An empty tag is no tag. */
+function tagParameter(value: unknown): string | null {
+  const tag = parseOptionalString(value, 'tag');
+  if (tag === undefined || tag === '') {
+    return null;
+  }
+  if ([...tag].length > MAX_TAG_CHARACTERS) {
+    throw ApiError.invalid(`tag must be at most ${MAX_TAG_CHARACTERS} characters long.`);
+  }
+  return tag;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A parameter's value quoted for a message, shortened. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') {
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  }
+  if (Array.isArray(value)) {
+    return 'a list';
+  }
+  return typeof value === 'object' && value !== null ? 'an object' : JSON.stringify(value);
+}
