@@ -15,7 +15,14 @@ import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
-import { MAX_LIMITS, MAX_NAME_LENGTH } from './phones.params';
+import {
+  MAX_LIMITS,
+  MAX_NAME_LENGTH,
+  parseCreatePhoneParams,
+  parseForceStatusParams,
+  parsePhoneIdParams,
+  parseUpdatePhoneParams,
+} from './phones.params';
 import { PhonesService } from './phones.service';
 
 const BODY_TYPES = ApiConsumes(
@@ -120,7 +127,7 @@ export class PhonesController {
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new phone', 201)
   @refused(ErrorCode.CANNOT_CREATE, "The adapter's test refused the data")
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
-    return this.phones.create(user, params);
+    return this.phones.create(user, parseCreatePhoneParams(params, this.phones.adapterIds()));
   }
 
   @Post(':id')
@@ -139,7 +146,7 @@ export class PhonesController {
   @notFound(ErrorCode.CANNOT_UPDATE, 'No such phone')
   @refused(ErrorCode.CANNOT_UPDATE, "The adapter's test refused the data")
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
-    return this.phones.update(user, params);
+    return this.phones.update(user, parseUpdatePhoneParams(params));
   }
 
   @Delete(':id')
@@ -154,7 +161,7 @@ export class PhonesController {
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone was deleted')
   @notFound(ErrorCode.CANNOT_DELETE, 'No such phone')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
-    return this.phones.delete(user, params);
+    return this.phones.delete(user, parsePhoneIdParams(params));
   }
 
   @Post(':id/status')
@@ -176,7 +183,7 @@ export class PhonesController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<PhoneStatus> {
-    return this.phones.checkStatus(user, params);
+    return this.phones.checkStatus(user, parsePhoneIdParams(params));
   }
 
   @Post(':id/status/force')
@@ -199,6 +206,6 @@ export class PhonesController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<PhoneStatus> {
-    return this.phones.forceStatus(user, params);
+    return this.phones.forceStatus(user, parseForceStatusParams(params));
   }
 }

@@ -6,8 +6,12 @@ import {
   MAX_LIMITS,
   parseAdapterData,
   parseAdapterName,
+  parseCreatePhoneParams,
+  parseForceStatusParams,
   parseName,
+  parsePhoneIdParams,
   parsePriority,
+  parseUpdatePhoneParams,
   phpIntval,
 } from './phones.params';
 
@@ -282,5 +286,84 @@ describe('cleanLimits (post_phone rule 3)', () => {
     const error = errorOf(() => cleanLimits(limits));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/limits : a phone may have at most 100 limits/);
+  });
+});
+
+const TOO_MANY_LIMITS = Array.from({ length: MAX_LIMITS + 1 }, () => ({
+  volume: 1,
+  startpoint: 'today',
+}));
+
+describe('parseCreatePhoneParams (post_phone)', () => {
+  it('reads rule 1 outright, with a default priority and no data', () => {
+    const input = parseCreatePhoneParams({ name: 'Office', adapter: 'test' }, 'test, twilio');
+    expect(input).toMatchObject({ name: 'Office', adapter: 'test', priority: 0, adapterData: {} });
+    expect(input.limits.get()).toEqual([]);
+  });
+
+  it('refuses a missing name, then a missing adapter, listing the adapters', () => {
+    expect(errorOf(() => parseCreatePhoneParams({ adapter: 'nope' }, 'test')).code).toBe(
+      ErrorCode.MISSING_PARAMETER,
+    );
+    const error = errorOf(() => parseCreatePhoneParams({ name: 'Office', priority: 'x' }, 'a, b'));
+    expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
+    expect(error.message).toMatch(/adapter is required: one of a, b\.$/);
+  });
+
+  it('keeps too many limits for rule 3, after the name is known to be free', () => {
+    const input = parseCreatePhoneParams(
+      { name: 'Office', adapter: 'test', limits: TOO_MANY_LIMITS },
+      'test',
+    );
+    expect(errorOf(() => input.limits.get()).message).toMatch(/at most 100 limits/);
+  });
+});
+
+describe('parseUpdatePhoneParams (post_update_phone)', () => {
+  it('requires the id outright', () => {
+    expect(errorOf(() => parseUpdatePhoneParams({ name: 'x' })).code).toBe(
+      ErrorCode.MISSING_PARAMETER,
+    );
+    expect(errorOf(() => parseUpdatePhoneParams({ id: 'one' })).code).toBe(
+      ErrorCode.INVALID_PARAMETER,
+    );
+  });
+
+  it('keeps rule 2 for after rule 1: an invalid name or nothing to change', () => {
+    const invalid = parseUpdatePhoneParams({ id: '3', name: ['a'], adapter: 7 });
+    expect(invalid.id).toBe(3);
+    expect(errorOf(() => invalid.changes.get()).message).toMatch(/name must be a text/);
+    const nothing = parseUpdatePhoneParams({ id: '3' });
+    expect(errorOf(() => nothing.changes.get()).code).toBe(ErrorCode.MISSING_PARAMETER);
+  });
+
+  it('counts limits alone as a change, an empty one removing every limit', () => {
+    const input = parseUpdatePhoneParams({ id: '3', limits: '' });
+    expect(input.changes.get()).toEqual({});
+    expect(input.limits.get()).toEqual([]);
+    expect(parseUpdatePhoneParams({ id: '3', priority: '2' }).limits.get()).toBeUndefined();
+  });
+
+  it('keeps too many limits for rule 4', () => {
+    const input = parseUpdatePhoneParams({ id: '3', limits: TOO_MANY_LIMITS });
+    expect(input.changes.get()).toEqual({});
+    expect(errorOf(() => input.limits.get()).message).toMatch(/at most 100 limits/);
+  });
+});
+
+describe('parsePhoneIdParams and parseForceStatusParams', () => {
+  it('reads the id', () => {
+    expect(parsePhoneIdParams({ id: '12' })).toEqual({ id: 12 });
+    expect(errorOf(() => parsePhoneIdParams({})).code).toBe(ErrorCode.MISSING_PARAMETER);
+  });
+
+  it('checks the status before the id', () => {
+    expect(parseForceStatusParams({ id: '4', status: 'disabled' })).toEqual({
+      id: 4,
+      status: 'disabled',
+    });
+    const error = errorOf(() => parseForceStatusParams({ status: 'limit_reached' }));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toMatch(/status must be "available" or "disabled"/);
   });
 });

@@ -2,7 +2,8 @@ import { AdapterData } from '../adapters/adapter';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { ApiError } from '../common/errors/api-error';
 import { checkParsedJson } from '../common/params/check-params';
-import { asList, isAbsent } from '../common/params/parse';
+import { Deferred } from '../common/params/deferred';
+import { asList, isAbsent, Params, parseId } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { isValidStartpoint } from '../common/limits/startpoint';
 
@@ -21,6 +22,121 @@ export const MAX_LIMITS = 100;
 export interface LimitInput {
   volume: number;
   startpoint: string;
+}
+
+/** The statuses post_change_phone_status sets. */
+const FORCED_STATUSES = ['available', 'disabled'] as const;
+export type ForcedStatus = (typeof FORCED_STATUSES)[number];
+
+/**
+ * post_phone's parameters (docs/api.md#post_phone). Rule 1 is parsed outright; rule 2 asks the
+ * database whether the name is taken, so the limits of rule 3 wait (common/params/deferred.ts).
+ * The adapter is still a name: rules 4 to 6 need the adapter's descriptor and the user's country.
+ */
+export interface CreatePhoneInput {
+  name: string;
+  adapter: string;
+  priority: number;
+  /** The fields sent, not yet checked against the adapter's descriptor. */
+  adapterData: Record<string, unknown>;
+  limits: Deferred<LimitInput[]>;
+}
+
+/** The fields post_update_phone changes; one not sent is undefined and keeps its stored value. */
+export interface PhoneChangesInput {
+  name?: string;
+  adapter?: string;
+  priority?: number;
+  adapterData?: Record<string, unknown>;
+}
+
+/**
+ * post_update_phone's parameters (docs/api.md#post_update_phone). Only the id is parsed
+ * outright: rule 1 looks the phone up before rule 2 reads the changes, and rule 3 asks whether
+ * the new name is taken before rule 4 reads the limits.
+ */
+export interface UpdatePhoneInput {
+  id: number;
+  /** Rule 2: at least one change, limits included. */
+  changes: Deferred<PhoneChangesInput>;
+  /** Rule 4: the limits replacing the phone's; undefined when `limits` was not sent. */
+  limits: Deferred<LimitInput[] | undefined>;
+}
+
+/** delete_phone's and post_update_phone_status' parameter: the phone's id. */
+export interface PhoneIdInput {
+  id: number;
+}
+
+/** post_change_phone_status' parameters (docs/api.md#post_change_phone_status). */
+export interface ForceStatusInput {
+  id: number;
+  status: ForcedStatus;
+}
+
+/** `adapterIds` lists the adapters, for the message of a missing adapter. */
+export function parseCreatePhoneParams(params: Params, adapterIds: string): CreatePhoneInput {
+  // Rule 1.
+  const name = parseName(params.name);
+  if (name === undefined) {
+    throw ApiError.missing("name is required: the phone's name, unique among your phones.");
+  }
+  const adapter = parseAdapterName(params.adapter);
+  if (adapter === undefined) {
+    throw ApiError.missing(`adapter is required: one of ${adapterIds}.`);
+  }
+  return {
+    name,
+    adapter,
+    priority: parsePriority(params.priority) ?? 0,
+    adapterData: parseAdapterData(params.adapter_data) ?? {},
+    limits: Deferred.parse(() => cleanLimits(params.limits)),
+  };
+}
+
+export function parseUpdatePhoneParams(params: Params): UpdatePhoneInput {
+  const id = requiredId(params.id);
+  // An empty `limits=` is sent: it removes every limit.
+  const limitsSent = params.limits !== undefined && params.limits !== null;
+  return {
+    id,
+    changes: Deferred.parse(() => {
+      const changes: PhoneChangesInput = {
+        name: parseName(params.name),
+        adapter: parseAdapterName(params.adapter),
+        priority: parsePriority(params.priority),
+        adapterData: parseAdapterData(params.adapter_data),
+      };
+      if (Object.values(changes).every((value) => value === undefined) && !limitsSent) {
+        throw ApiError.missing(
+          'give at least one of name, adapter, adapter_data, priority or limits to change.',
+        );
+      }
+      return changes;
+    }),
+    limits: Deferred.parse(() => (limitsSent ? cleanLimits(params.limits) : undefined)),
+  };
+}
+
+export function parsePhoneIdParams(params: Params): PhoneIdInput {
+  return { id: requiredId(params.id) };
+}
+
+export function parseForceStatusParams(params: Params): ForceStatusInput {
+  // Rule 1, before the id is read.
+  const status = params.status;
+  if (!FORCED_STATUSES.includes(status as ForcedStatus)) {
+    throw ApiError.invalid('status must be "available" or "disabled".');
+  }
+  return { id: requiredId(params.id), status: status as ForcedStatus };
+}
+
+function requiredId(value: unknown): number {
+  const id = parseId(value, 'id');
+  if (id === undefined) {
+    throw ApiError.missing('id is required: the id of one of your phones.');
+  }
+  return id;
 }
 
 /** A phone name, when given: text of 1 to 150 characters that is not only blanks. */

@@ -6,24 +6,20 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
-import { Params, isAbsent, parseId } from '../common/params/parse';
+import { isAbsent } from '../common/params/parse';
 import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
 import { Phone } from './entities/phone.entity';
 import {
   checkAdapterData,
   checkStoredSize,
-  cleanLimits,
-  parseAdapterData,
-  parseAdapterName,
-  parseName,
-  parsePriority,
+  CreatePhoneInput,
+  ForcedStatus,
+  ForceStatusInput,
+  PhoneIdInput,
+  UpdatePhoneInput,
 } from './phones.params';
 import { PhoneChanges, PhonesRepository } from './phones.repository';
-
-/** The statuses post_change_phone_status sets. */
-const FORCED_STATUSES = ['available', 'disabled'] as const;
-type ForcedStatus = (typeof FORCED_STATUSES)[number];
 
 /**
  * post_phone, post_update_phone, delete_phone, post_update_phone_status and
@@ -41,30 +37,20 @@ export class PhonesService {
     private readonly config: AppConfig,
   ) {}
 
-  /** post_phone (docs/api.md#post_phone): the new phone's id. */
-  async create(user: AuthenticatedUser, params: Params): Promise<number> {
-    // Rule 1.
-    const name = parseName(params.name);
-    if (name === undefined) {
-      throw ApiError.missing("name is required: the phone's name, unique among your phones.");
-    }
-    const adapterName = parseAdapterName(params.adapter);
-    if (adapterName === undefined) {
-      throw ApiError.missing(`adapter is required: one of ${this.adapterIds()}.`);
-    }
-    const priority = parsePriority(params.priority) ?? 0;
-    const sentData = parseAdapterData(params.adapter_data) ?? {};
+  /** post_phone (docs/api.md#post_phone): the new phone's id. Rule 1 was checked by the parse. */
+  async create(user: AuthenticatedUser, input: CreatePhoneInput): Promise<number> {
+    const { name, priority } = input;
     // Rule 2.
     if (await this.phones.isNameTaken(user.id, name)) {
       throw nameTaken(name);
     }
     // Rule 3.
-    const limits = cleanLimits(params.limits);
+    const limits = input.limits.get();
     // Rule 4.
-    const adapter = this.findAdapter(adapterName);
+    const adapter = this.findAdapter(input.adapter);
     // Rules 5 and 6.
     const adapterId = adapter.descriptor.id;
-    const data = checkAdapterData(adapter.descriptor, sentData, defaultCountry(user));
+    const data = checkAdapterData(adapter.descriptor, input.adapterData, defaultCountry(user));
     // The encryption's length does not depend on the phone's id, not known yet.
     checkStoredSize(this.secrets.seal(adapterId, data, { id: 0, id_user: user.id }));
     // Rule 7.
@@ -91,33 +77,21 @@ export class PhonesService {
    * adapter's checks and test run when `adapter` or `adapter_data` is sent, on the data the phone
    * will have.
    */
-  async update(user: AuthenticatedUser, params: Params): Promise<true> {
-    const phoneId = requiredId(params.id);
+  async update(user: AuthenticatedUser, input: UpdatePhoneInput): Promise<true> {
+    const phoneId = input.id;
     // Rule 1.
     const phone = await this.phones.findOwned(user.id, phoneId);
     if (!phone) {
       throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
     }
     // Rule 2.
-    const name = parseName(params.name);
-    const adapterName = parseAdapterName(params.adapter);
-    const priority = parsePriority(params.priority);
-    const sentData = parseAdapterData(params.adapter_data);
-    const limitsSent = params.limits !== undefined && params.limits !== null;
-    if (
-      [name, adapterName, priority, sentData].every((value) => value === undefined) &&
-      !limitsSent
-    ) {
-      throw ApiError.missing(
-        'give at least one of name, adapter, adapter_data, priority or limits to change.',
-      );
-    }
+    const { name, adapter: adapterName, priority, adapterData: sentData } = input.changes.get();
     // Rule 3.
     if (name !== undefined && (await this.phones.isNameTaken(user.id, name, phone.id))) {
       throw nameTaken(name);
     }
     // Rule 4.
-    const limits = limitsSent ? cleanLimits(params.limits) : undefined;
+    const limits = input.limits.get();
     const changes: PhoneChanges = { name, priority };
     if (adapterName !== undefined || sentData !== undefined) {
       const adapter = this.findAdapter(adapterName ?? phone.adapter);
@@ -151,8 +125,7 @@ export class PhonesService {
   }
 
   /** delete_phone (docs/api.md#delete_phone). */
-  async delete(user: AuthenticatedUser, params: Params): Promise<true> {
-    const phoneId = requiredId(params.id);
+  async delete(user: AuthenticatedUser, { id: phoneId }: PhoneIdInput): Promise<true> {
     // Rule 1: nothing deleted (no such phone, or another user's) is CANNOT_DELETE.
     if (!(await this.phones.deleteOwned(user.id, phoneId))) {
       throw noPhone(ErrorCode.CANNOT_DELETE, phoneId);
@@ -163,8 +136,7 @@ export class PhonesService {
   /**
    * post_update_phone_status (docs/api.md#post_update_phone_status): the phone's new status.
    */
-  async checkStatus(user: AuthenticatedUser, params: Params): Promise<PhoneStatus> {
-    const phoneId = requiredId(params.id);
+  async checkStatus(user: AuthenticatedUser, { id: phoneId }: PhoneIdInput): Promise<PhoneStatus> {
     // Rule 1.
     const phone = await this.phones.findOwned(user.id, phoneId);
     if (!phone) {
@@ -203,19 +175,16 @@ export class PhonesService {
     return status;
   }
 
-  /** post_change_phone_status (docs/api.md#post_change_phone_status): the status set. */
-  async forceStatus(user: AuthenticatedUser, params: Params): Promise<ForcedStatus> {
-    // Rule 1.
-    const status = params.status;
-    if (!FORCED_STATUSES.includes(status as ForcedStatus)) {
-      throw ApiError.invalid('status must be "available" or "disabled".');
-    }
+  /**
+   * post_change_phone_status (docs/api.md#post_change_phone_status): the status set. Rule 1 was
+   * checked by the parse.
+   */
+  async forceStatus(user: AuthenticatedUser, input: ForceStatusInput): Promise<ForcedStatus> {
     // Rules 2 and 3: not owned is CANNOT_UPDATE; else the status is stored and answered.
-    const phoneId = requiredId(params.id);
-    if (!(await this.phones.storeStatus(user.id, phoneId, status as ForcedStatus, true))) {
-      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    if (!(await this.phones.storeStatus(user.id, input.id, input.status, true))) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, input.id);
     }
-    return status as ForcedStatus;
+    return input.status;
   }
 
   private findAdapter(name: string): Adapter {
@@ -226,7 +195,8 @@ export class PhonesService {
     return adapter;
   }
 
-  private adapterIds(): string {
+  /** The adapters' ids, as the messages of a missing or unknown adapter list them. */
+  adapterIds(): string {
     return this.adapters.adapters.map((adapter) => adapter.descriptor.id).join(', ');
   }
 
@@ -253,10 +223,6 @@ export class PhonesService {
     );
   }
 
-  /**
-   * What the phone's adapter reports. A phone whose adapter is no longer known, or whose provider
-   * cannot be asked, cannot send: it is `unavailable`.
-   */
   /** What the phone may still send under its limits, now; Infinity without any. */
   private async remainingVolume(user: AuthenticatedUser, phone: Phone): Promise<number> {
     const limits = await this.phones.limitsOf(user.id, phone.id);
@@ -269,6 +235,10 @@ export class PhonesService {
     return remainingVolume(windows, (since) => sent.get(since) ?? 0);
   }
 
+  /**
+   * What the phone's adapter reports. A phone whose adapter is no longer known, or whose provider
+   * cannot be asked, cannot send: it is `unavailable`.
+   */
   private async reportedStatus(phone: Phone, data: AdapterData): Promise<PhoneStatus> {
     const adapter = this.adapters.find(phone.adapter);
     if (!adapter) {
@@ -285,14 +255,6 @@ export class PhonesService {
       return 'unavailable';
     }
   }
-}
-
-function requiredId(value: unknown): number {
-  const id = parseId(value, 'id');
-  if (id === undefined) {
-    throw ApiError.missing('id is required: the id of one of your phones.');
-  }
-  return id;
 }
 
 function nameTaken(name: string): ApiError {
