@@ -19,9 +19,11 @@
  * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
  *
  * BENCH_ONLY=send-sms also measures get_send_sms on a second app over the same database with
- * METRICS=off (no per-request timing, no process metrics), its runs alternated with those of the
- * first in mirrored order (an even BENCH_ROUNDS, e.g. 4, lets each side run first as often), and
- * prints the ratio: what the metrics cost.
+ * METRICS=off (no per-request timing), its runs alternated with those of the first in mirrored
+ * order (an even BENCH_ROUNDS, e.g. 4, lets each side run first as often), and prints the ratio.
+ * It understates what the metrics cost: the first app's process metrics (prom-client's garbage
+ * collection observer, its event-loop monitor) run in this one process during both sides' runs
+ * (bench/RESULTS.md measures the whole cost with separate apps).
  *
  * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
  * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
