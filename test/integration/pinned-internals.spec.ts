@@ -591,7 +591,7 @@ describe('locutus: strtotime and sprintf', () => {
   const local = (seconds: number | false) =>
     seconds === false ? false : new Date(seconds * 1000).toString();
 
-  it("reads PHP's relative dates in the zone of the process (startpoint.ts, condition-functions.ts)", () => {
+  it("reads PHP's relative dates in the zone of the process (common/time/php-date.ts)", () => {
     expect(typeof strtotime).toBe('function');
     expect(local(strtotime('today', now))).toBe(new Date(2026, 2, 18).toString());
     expect(local(strtotime('-24 hours', now))).toBe(new Date(2026, 2, 17, 15, 30).toString());

@@ -1,4 +1,4 @@
-import { strtotime } from 'locutus/php/datetime/strtotime';
+import { phpStrtotime } from '../../common/time/php-date';
 import { DateTime } from 'luxon';
 import {
   entriesOf,
@@ -127,26 +127,8 @@ function substring(text: string, start: number, length: number | null): string {
  * `+1 day`), as a wall time of the service zone; false when PHP cannot read it.
  */
 function createDate(text: string, now: DateTime): PhpDate | false {
-  // The port of strtotime works in the process's zone: it is given the zone's wall time as a
-  // local time, and its answer, a local wall time again, is read back in the zone.
-  const localNow = new Date(now.year, now.month - 1, now.day, now.hour, now.minute, now.second);
-  const seconds = strtotime(text, Math.floor(localNow.getTime() / 1000));
-  if (seconds === false || !Number.isFinite(seconds)) {
-    return false;
-  }
-  const local = new Date(seconds * 1000);
-  const time = DateTime.fromObject(
-    {
-      year: local.getFullYear(),
-      month: local.getMonth() + 1,
-      day: local.getDate(),
-      hour: local.getHours(),
-      minute: local.getMinutes(),
-      second: local.getSeconds(),
-    },
-    { zone: now.zone },
-  );
-  return time.isValid ? new PhpDate(time) : false;
+  const time = phpStrtotime(text, now);
+  return time === null ? false : new PhpDate(time);
 }
 
 type Unit = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second';
