@@ -18,12 +18,12 @@
  * handler doing the same key lookup and insert with the same driver, each request committed on
  * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
  *
- * BENCH_ONLY=send-sms also measures get_send_sms on a second app over the same database with
- * METRICS=off (no per-request timing), its runs alternated with those of the first in mirrored
- * order (an even BENCH_ROUNDS, e.g. 4, lets each side run first as often), and prints the ratio.
- * It understates what the metrics cost: the first app's process metrics (prom-client's garbage
- * collection observer, its event-loop monitor) run in this one process during both sides' runs
- * (bench/RESULTS.md measures the whole cost with separate apps).
+ * BENCH_ONLY=send-sms also measures what the metrics cost: get_send_sms on the compiled app
+ * (`dist/main.js`, built by the script) started twice over the same database, with METRICS=on
+ * and METRICS=off, each in a process of its own as it runs in production (in one process, the
+ * process metrics one app starts would run during the other's runs too); their runs alternated
+ * in mirrored order (an even BENCH_ROUNDS, e.g. 10, lets each side run first as often), the CPU
+ * that of the whole process (garbage collection threads included), and prints the ratios.
  *
  * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
  * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
@@ -41,6 +41,7 @@ import { secretCipher } from '../src/common/secrets/secrets-key';
 import { AppConfig } from '../src/config/configuration';
 import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
+import { BuiltApp, startBuiltApp } from '../test/support/built-app';
 import { startBaseline } from './baseline';
 import { BenchDatabase, createBenchDatabase } from './database';
 import { seed, SeedResult } from './seed';
@@ -90,8 +91,17 @@ async function fetchOk(url: string): Promise<void> {
  * Unlike requests/s it hardly moves with what else runs on the machine. NaN elsewhere.
  */
 function serverThreadCpuMicros(): number {
+  return cpuMicros(`/proc/self/task/${process.pid}/stat`);
+}
+
+/** CPU time of every thread of process `pid` so far, in µs; NaN where Linux does not tell. */
+function processCpuMicros(pid: number): number {
+  return cpuMicros(`/proc/${pid}/stat`);
+}
+
+function cpuMicros(statFile: string): number {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     // Fields after the command's closing parenthesis: state is the 3rd, utime the 14th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
@@ -107,20 +117,34 @@ interface Load {
   cpu: number;
 }
 
+/** Where a load is sent, and how to read the CPU time (µs) of the server behind it. */
+interface Target {
+  url: string;
+  cpu: () => number;
+}
+
+/** A server on this process's main thread. */
+const inProcess = (url: string): Target => ({ url, cpu: serverThreadCpuMicros });
+
 async function load(
-  options: Pick<autocannon.Options, 'url' | 'method' | 'body' | 'headers'>,
+  target: Target,
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
 ): Promise<Load> {
-  const cpuBefore = serverThreadCpuMicros();
+  const { path, ...request } = options;
+  const cpuBefore = target.cpu();
   // The load runs in a worker thread, so that it does not take the event loop of the servers.
   const result = await autocannon({
-    ...options,
+    ...request,
+    url: target.url + path,
     connections: CONNECTIONS,
     duration: SECONDS,
     workers: 1,
   });
-  const cpu = serverThreadCpuMicros() - cpuBefore;
+  const cpu = target.cpu() - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    throw new Error(
+      `${target.url}${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`,
+    );
   }
   return { rate: result.requests.average, cpu: cpu / result.requests.total };
 }
@@ -186,7 +210,7 @@ async function compare(
   baseline: string,
   options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
 ): Promise<{ api: Load; raw: Load }> {
-  const [api, raw] = await alternate([base, baseline], options);
+  const [api, raw] = await alternate([inProcess(base), inProcess(baseline)], options);
   return { api, raw };
 }
 
@@ -196,16 +220,15 @@ async function compare(
  * whose load drifts, that alone moved the ratio by 10 %).
  */
 async function alternate(
-  bases: readonly string[],
+  targets: readonly Target[],
   options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
   mirrored = false,
 ): Promise<Load[]> {
-  const { path, ...request } = options;
-  const sums = bases.map(() => ({ rate: 0, cpu: 0 }));
+  const sums = targets.map(() => ({ rate: 0, cpu: 0 }));
   for (let round = 0; round < ROUNDS; round += 1) {
-    const order = [...bases.entries()];
-    for (const [index, base] of mirrored && round % 2 === 1 ? order.reverse() : order) {
-      const measured = await load({ ...request, url: base + path });
+    const order = [...targets.entries()];
+    for (const [index, target] of mirrored && round % 2 === 1 ? order.reverse() : order) {
+      const measured = await load(target, options);
       sums[index].rate += measured.rate / ROUNDS;
       sums[index].cpu += measured.cpu / ROUNDS;
     }
@@ -214,27 +237,45 @@ async function alternate(
 }
 
 /**
- * get_send_sms with the metrics on (`base`) and on an app with METRICS=off over the same
- * database, alternated; printed with the ratio.
+ * get_send_sms on the compiled app started with METRICS=on and with METRICS=off over the same
+ * database, each in a process of its own, alternated; printed with the ratios.
  */
-async function metricsCost(base: string, database: BenchDatabase, apiKey: string): Promise<void> {
+async function metricsCost(database: BenchDatabase, apiKey: string): Promise<void> {
   const path = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
-  const off = await listening(configFor(database, 'off', 'off'));
+  const started: BuiltApp[] = [];
   try {
-    // Its connections and caches warmed as the first app's were by the runs before.
-    await measure(off.base + path);
-    const [on, without] = await alternate([base, off.base], { path }, true);
+    for (const metrics of ['on', 'off']) {
+      started.push(
+        await startBuiltApp(
+          {
+            DATABASE_URL: database.url,
+            DATA_DIR: database.dataDir,
+            LOG_LEVEL: 'silent',
+            WORKER: 'off',
+            METRICS: metrics,
+          },
+          database.dataDir,
+        ),
+      );
+    }
+    const targets = started.map((app) => ({ url: app.url, cpu: () => processCpuMicros(app.pid) }));
+    for (const target of targets) {
+      // Each warmed (JIT, connections, caches) as the in-process app was by the runs before.
+      await load(target, { path });
+    }
+    const [on, off] = await alternate(targets, { path }, true);
     process.stdout.write(
-      `\nMetrics cost (get_send_sms, ${CONNECTIONS} connections, ${SECONDS} s each, ${ROUNDS} ` +
-        'alternated runs per side):\n\n' +
-        '| metrics | req/s | CPU µs/request |\n|---|---|---|\n' +
+      `\nMetrics cost (get_send_sms on dist/main.js, one process per side, ${CONNECTIONS} ` +
+        `connections, ${SECONDS} s each, ${ROUNDS} alternated runs per side; CPU: µs of the ` +
+        'whole process per request):\n\n' +
+        '| METRICS | req/s | CPU µs/request |\n|---|---|---|\n' +
         `| on | ${on.rate.toFixed(0)} | ${on.cpu.toFixed(0)} |\n` +
-        `| off | ${without.rate.toFixed(0)} | ${without.cpu.toFixed(0)} |\n` +
-        `\nThroughput with / without: ${(on.rate / without.rate).toFixed(3)}; ` +
-        `CPU per request with / without: ${(on.cpu / without.cpu).toFixed(3)}\n`,
+        `| off | ${off.rate.toFixed(0)} | ${off.cpu.toFixed(0)} |\n` +
+        `\nThroughput on / off: ${(on.rate / off.rate).toFixed(3)}; ` +
+        `CPU per request on / off: ${(on.cpu / off.cpu).toFixed(3)}\n`,
     );
   } finally {
-    await off.app.close();
+    await Promise.all(started.map((app) => app.stop()));
   }
 }
 
@@ -452,7 +493,7 @@ async function main(): Promise<void> {
               .join(''),
         );
         if (ONLY_SEND_SMS) {
-          await metricsCost(base, database, seeded.apiKey);
+          await metricsCost(database, seeded.apiKey);
         }
       }
       await app.close();

@@ -10,6 +10,7 @@ const DIST = join(__dirname, '..', '..', 'dist');
 export interface BuiltApp {
   /** `http://127.0.0.1:<port>` */
   url: string;
+  pid: number;
   /** Everything the process wrote so far, stdout and stderr. */
   output(): string;
   /** Stops it (SIGTERM, or `signal`) and resolves once it exited. */
@@ -95,6 +96,7 @@ export async function startBuiltApp(
   }
   return {
     url,
+    pid: child.pid ?? 0,
     output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) {
