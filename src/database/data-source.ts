@@ -10,6 +10,7 @@ import { EncryptAdapterSecrets1764000000000 } from './migrations/1764000000000-E
 import { bindSecretCipher, checkSecretsKey } from './secrets-key.check';
 import { OutboxRenderInput1764100000000 } from './migrations/1764100000000-OutboxRenderInput';
 import { ScheduledExpansionCursor1764200000000 } from './migrations/1764200000000-ScheduledExpansionCursor';
+import { ManagementApi1764300000000 } from './migrations/1764300000000-ManagementApi';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   EncryptAdapterSecrets1764000000000,
   OutboxRenderInput1764100000000,
   ScheduledExpansionCursor1764200000000,
+  ManagementApi1764300000000,
 ];
 
 export function dataSourceOptions(

@@ -44,5 +44,6 @@ import { EntriesService } from './entries.service';
   ],
   controllers: [EntriesController],
   providers: [EntriesRepository, EntriesService],
+  exports: [EntriesService],
 })
 export class EntriesModule {}

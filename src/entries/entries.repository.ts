@@ -103,6 +103,15 @@ export class EntriesRepository {
     return rows.map((row) => inOrder(row, COLUMNS[type]));
   }
 
+  /** The user's entry `id` of a type, with the columns of its listing; undefined when none. */
+  async findOne(type: EntryType, userId: number, id: number): Promise<Row | undefined> {
+    const row = await this.select(ENTITIES[type], 't', COLUMNS[type])
+      .where('t.id_user = :userId', { userId })
+      .andWhere('t.id = :id', { id })
+      .getRawOne<Row>();
+    return row && inOrder(row, COLUMNS[type]);
+  }
+
   medias(owner: 'scheduled' | 'sended' | 'received', ids: number[]): Promise<Linked> {
     const link = { scheduled: MediaScheduled, sended: MediaSended, received: MediaReceived }[owner];
     return this.linked(Media, COLUMNS.media_link, link, 'id_media', `id_${owner}`, ids);

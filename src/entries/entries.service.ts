@@ -49,6 +49,15 @@ export class EntriesService {
     return new Paged(items, hasNext ? link(`after/${Number(last)}`) : null, prev);
   }
 
+  /**
+   * The caller's entry `id` of a type exactly as get_entries lists it (the read-one operations,
+   * and what an update answers), or undefined when it is not the caller's.
+   */
+  async findOne(userId: number, type: EntryType, id: number): Promise<Row | undefined> {
+    const row = await this.entries.findOne(type, userId, id);
+    return row && this.present((await this.withExtras(type, [row]))[0]);
+  }
+
   /** Adds the extra fields of docs/api.md#entry-types, each with one query for the whole page. */
   private async withExtras(type: EntryType, rows: Row[]): Promise<Row[]> {
     const ids = rows.map((row) => Number(row.id));

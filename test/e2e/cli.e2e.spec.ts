@@ -321,6 +321,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'EncryptAdapterSecrets1764000000000',
           'OutboxRenderInput1764100000000',
           'ScheduledExpansionCursor1764200000000',
+          'ManagementApi1764300000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

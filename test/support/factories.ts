@@ -2,6 +2,7 @@ import { DataSource, ObjectLiteral } from 'typeorm';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
 import { ADAPTERS } from '../../src/adapters/adapters.module';
 import { generateApiKey, hashApiKey } from '../../src/common/auth/api-key';
+import { nameKey } from '../../src/common/params/entry-name';
 import { parseTextRecord, sealFields } from '../../src/common/secrets/sealed-fields';
 import { secretCipherOf } from '../../src/database/secrets-key.check';
 import { ConditionalGroup } from '../../src/contacts/entities/conditional-group.entity';
@@ -102,13 +103,22 @@ export async function makePhone(
 export const makePhoneLimit = (ds: DataSource, id_phone: number, o: Partial<PhoneLimit> = {}) =>
   insert(ds, PhoneLimit, { id_phone, volume: 10, startpoint: 'today', ...o });
 
+/** A named entry's row with the key its name is unique by, as the API writes it. */
+function named<T extends { name?: string }>(row: T): T & { name_key: string | null } {
+  return { ...row, name_key: row.name === undefined ? null : nameKey(row.name) };
+}
+
 export async function makePhoneGroup(
   ds: DataSource,
   id_user: number,
   phoneIds: number[] = [],
   o: Partial<PhoneGroup> = {},
 ): Promise<PhoneGroup> {
-  const group = await insert(ds, PhoneGroup, { id_user, name: `phone group ${next()}`, ...o });
+  const group = await insert(
+    ds,
+    PhoneGroup,
+    named({ id_user, name: `phone group ${next()}`, ...o }),
+  );
   for (const id_phone of phoneIds) {
     await insert(ds, PhoneGroupPhone, { id_phone_group: group.id, id_phone });
   }
@@ -116,13 +126,17 @@ export async function makePhoneGroup(
 }
 
 export const makeContact = (ds: DataSource, id_user: number, o: Partial<Contact> = {}) =>
-  insert(ds, Contact, {
-    id_user,
-    name: `contact ${next()}`,
-    number: '+33612345678',
-    data: '{"firstname":"John"}',
-    ...o,
-  });
+  insert(
+    ds,
+    Contact,
+    named({
+      id_user,
+      name: `contact ${next()}`,
+      number: '+33612345678',
+      data: '{"firstname":"John"}',
+      ...o,
+    }),
+  );
 
 export async function makeGroup(
   ds: DataSource,
@@ -130,7 +144,7 @@ export async function makeGroup(
   contactIds: number[] = [],
   o: Partial<Group> = {},
 ): Promise<Group> {
-  const group = await insert(ds, Group, { id_user, name: `group ${next()}`, ...o });
+  const group = await insert(ds, Group, named({ id_user, name: `group ${next()}`, ...o }));
   for (const id_contact of contactIds) {
     await insert(ds, GroupContact, { id_group: group.id, id_contact });
   }
@@ -142,12 +156,16 @@ export const makeConditionalGroup = (
   id_user: number,
   o: Partial<ConditionalGroup> = {},
 ) =>
-  insert(ds, ConditionalGroup, {
-    id_user,
-    name: `conditional group ${next()}`,
-    condition: "contact.gender == 'female'",
-    ...o,
-  });
+  insert(
+    ds,
+    ConditionalGroup,
+    named({
+      id_user,
+      name: `conditional group ${next()}`,
+      condition: "contact.gender == 'female'",
+      ...o,
+    }),
+  );
 
 export const makeMedia = (ds: DataSource, id_user: number, o: Partial<Media> = {}) =>
   insert(ds, Media, { id_user, path: `${id_user}/${next()}.png`, ...o });

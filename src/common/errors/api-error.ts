@@ -71,8 +71,11 @@ export class ApiError extends Error {
     return new ApiError(code, detail, 'not_found');
   }
 
-  /** A creation or update refused for a reason other than its parameters (HTTP 422). */
-  static refused(code: ErrorCode.CANNOT_CREATE | ErrorCode.CANNOT_UPDATE, detail?: string) {
+  /** A creation, update or delete refused for a reason other than its parameters (HTTP 422). */
+  static refused(
+    code: ErrorCode.CANNOT_CREATE | ErrorCode.CANNOT_UPDATE | ErrorCode.CANNOT_DELETE,
+    detail?: string,
+  ) {
     return new ApiError(code, detail, 'refused');
   }
 

@@ -13,6 +13,10 @@ export class ConditionalGroup extends Timestamped {
   @Column({ type: 'varchar', length: 100 })
   name!: string;
 
+  /** The name as uniqueness compares it (nameKey): unique per user. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name_key!: string | null;
+
   @Column({ type: 'text', nullable: true })
   condition!: string | null;
 }

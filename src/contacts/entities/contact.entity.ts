@@ -12,6 +12,10 @@ export class Contact extends Timestamped {
   @Column({ type: 'varchar', length: 100 })
   name!: string;
 
+  /** The name as uniqueness compares it (nameKey): unique per user. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name_key!: string | null;
+
   /** E.164. */
   @Column({ type: 'varchar', length: 20 })
   number!: string;

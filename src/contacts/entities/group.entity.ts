@@ -12,6 +12,10 @@ export class Group extends Timestamped {
 
   @Column({ type: 'varchar', length: 100 })
   name!: string;
+
+  /** The name as uniqueness compares it (nameKey): unique per user. */
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name_key!: string | null;
 }
 
 @Entity('group_contact')
