@@ -13,7 +13,8 @@
  *   BENCH_CONNECTIONS=20                                        (concurrent clients of the throughput runs)
  *
  * For each size it seeds sent messages across users and phones, starts the real app and prints
- * p50/p99 of the read operations. Then it measures requests/s of get_send_sms and post_scheduled
+ * p50/p99 of the read operations (a filtered page among them). At the first size it times a
+ * contacts import of BENCH_IMPORT_LINES lines, new then updated. Then it measures requests/s of get_send_sms and post_scheduled
  * under concurrency (autocannon) next to a baseline measured in the same run: a bare node:http
  * handler doing the same key lookup and insert with the same driver, each request committed on
  * its own (smsgw commits the inserts of concurrent requests together: see DriverSql).
@@ -31,7 +32,8 @@
  */
 import { INestApplication } from '@nestjs/common';
 import autocannon from 'autocannon';
-import { readFileSync } from 'node:fs';
+import { openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
@@ -53,6 +55,7 @@ const ONLY_CAMPAIGN = process.env.BENCH_ONLY === 'campaign';
 const CAMPAIGN = Number(process.env.BENCH_CAMPAIGN ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const IMPORT_LINES = Number(process.env.BENCH_IMPORT_LINES ?? 100_000);
 /** USER_HZ, the unit of the CPU times in /proc: 100 on x86 and ARM Linux. */
 const CLOCK_TICKS_PER_SECOND = 100;
 const SAMPLES = 200;
@@ -186,6 +189,10 @@ async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[s
       'get_entries sended after_id (middle)',
       await measure(`${base}/api/list/sended/after/${seeded.middleId}/?${key}`),
     ],
+    [
+      'get_entries sended status=failed after_id (middle)',
+      await measure(`${base}/api/list/sended/after/${seeded.middleId}/?status=failed&${key}`),
+    ],
     ['get_usage', await measure(`${base}/api/usage/?${key}`)],
     ['get_usage (month, tag)', await measure(`${base}/api/usage/?${month}&tag=campaign%25&${key}`)],
     [
@@ -277,6 +284,41 @@ async function metricsCost(database: BenchDatabase, apiKey: string): Promise<voi
   } finally {
     await Promise.all(started.map((app) => app.stop()));
   }
+}
+
+/**
+ * Lines per second of a contacts import (one request, one transaction): IMPORT_LINES new
+ * contacts, then the same file again, where every line updates the contact of its name.
+ */
+async function importRates(base: string, apiKey: string, dataDir: string): Promise<void> {
+  const file = join(dataDir, 'contacts.csv');
+  const lines = ['name,number,firstname,plan'];
+  for (let index = 0; index < IMPORT_LINES; index += 1) {
+    lines.push(
+      `Contact ${index},+336${30_000_000 + index},First${index},${index % 3 ? 'pro' : 'free'}`,
+    );
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const rates: string[] = [];
+  for (const label of ['new contacts', 'updates']) {
+    const form = new FormData();
+    form.append('contacts_csv', await openAsBlob(file), 'contacts.csv');
+    const started = performance.now();
+    const response = await fetch(`${base}/api/contact/import/?api_key=${apiKey}`, {
+      method: 'POST',
+      body: form,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const body = (await response.json()) as { error: number; message: string | null };
+    if (!response.ok || body.error !== 0) {
+      throw new Error(`contact import answered ${response.status}: ${body.message}`);
+    }
+    rates.push(`| ${label} | ${(IMPORT_LINES / seconds).toFixed(0)} | ${seconds.toFixed(2)} |`);
+  }
+  process.stdout.write(
+    `\nContacts import (${IMPORT_LINES.toLocaleString('en')} CSV lines, one request):\n\n` +
+      `| lines | lines/s | seconds |\n|---|---|---|\n${rates.join('\n')}\n`,
+  );
 }
 
 async function throughput(base: string, baseline: string, apiKey: string) {
@@ -475,6 +517,9 @@ async function main(): Promise<void> {
         }
       }
       if (size === SIZES[0]) {
+        if (!ONLY_SEND_SMS) {
+          await importRates(base, seeded.apiKey, database.dataDir);
+        }
         const baseline = await startBaseline(database.url);
         const rates = await throughput(base, baseline.url, seeded.apiKey);
         await baseline.close();
