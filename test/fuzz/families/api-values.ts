@@ -462,3 +462,64 @@ export const nameValue: fc.Arbitrary<Value> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('fuzz own 1', 'fuzz foreign 1').map(str) },
   { weight: 3, arbitrary: hostileText.map(str) },
 );
+
+/** A contact's `data`: an object of scalars mostly, else what a client might send by mistake. */
+export const dataValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(
+        fc.tuple(
+          fc.constantFrom('firstname', 'plan', 'age', '__proto__', ''),
+          hostileText.map(str),
+        ),
+        {
+          maxLength: 4,
+        },
+      )
+      .map(map),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('{"firstname":"Ann"}', '[]', '{', '"x"', '{"a":{"b":1}}').map(str),
+  },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+/** Conditions of conditional groups: valid ones, near misses, and hostile text. */
+export const conditionValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(
+        "contact.gender == 'female'",
+        'contact.age > 18',
+        "contact_metas.name matches '/^A/'",
+        'is_birthday(contact.birthday)',
+        'contact.',
+        'user.id == 1',
+        'system("ls")',
+        "'a' ~ ",
+        '1..99999999',
+        '(((((((((((((((((((((((1)))))))))))))))))))))))',
+      )
+      .map(str),
+  },
+  { weight: 2, arbitrary: hostileText.map(str) },
+);
+
+/** The JSON form of a contacts import: a list of contacts, mostly. */
+export const contactsValue: fc.Arbitrary<Value> = fc.oneof(
+  fc
+    .array(
+      fc.tuple(mostly(nameValue), mostly(phoneNumberText.map(str))).map(([name, number]) =>
+        map([
+          ['name', name],
+          ['number', number],
+        ]),
+      ),
+      { maxLength: 3 },
+    )
+    .map(list),
+  hostileText.map(str),
+);

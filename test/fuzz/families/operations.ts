@@ -10,6 +10,7 @@ import {
   idValue,
   booleanValue,
   mostly,
+  phoneNumberText,
   strayEntries,
 } from '../support/values';
 import { idPool, Ids, World } from '../support/world';
@@ -17,6 +18,9 @@ import {
   adapterDataFor,
   adapterValue,
   ADAPTERS,
+  conditionValue,
+  contactsValue,
+  dataValue,
   ENTRY_TYPES,
   idsValue,
   likePattern,
@@ -100,6 +104,55 @@ const PHONE_PARAMS: Record<string, ParamArbitrary> = {
   priority: fixed(mostly(idValue([0, 1, 5, 2_147_483_647]))),
   limits: fixed(limitsValue),
 };
+
+const idSegment = (kind: keyof Ids) => ({ id: pathSegment((world) => idPool(world, kind)) });
+const idList =
+  (kind: keyof Ids): ParamArbitrary =>
+  (world) =>
+    idsValue(idPool(world, kind));
+const text = fixed(mostly(hostileText.map(str)));
+const CONTACT_PARAMS: Record<string, ParamArbitrary> = {
+  name: fixed(mostly(nameValue)),
+  number: fixed(mostly(phoneNumberText.map(str))),
+  data: fixed(dataValue),
+};
+const CONDITION_PARAMS: Record<string, ParamArbitrary> = {
+  name: fixed(mostly(nameValue)),
+  condition: fixed(mostly(conditionValue)),
+};
+
+/** The create / read / update / delete operations of a named resource of the management API. */
+function resource(
+  name: string,
+  path: string,
+  kind: keyof Ids,
+  params: Record<string, ParamArbitrary>,
+): Operation[] {
+  return [
+    { name: `post_${name}`, method: 'POST', paths: [path], params },
+    {
+      name: `get_${name}`,
+      method: 'GET',
+      paths: [`${path}/{id}`],
+      segments: idSegment(kind),
+      params: {},
+    },
+    {
+      name: `post_update_${name}`,
+      method: 'POST',
+      paths: [`${path}/{id}`],
+      segments: idSegment(kind),
+      params,
+    },
+    {
+      name: `delete_${name}`,
+      method: 'DELETE',
+      paths: [`${path}/{id}`],
+      segments: idSegment(kind),
+      params: {},
+    },
+  ];
+}
 
 export const OPERATIONS: Operation[] = [
   {
@@ -237,6 +290,156 @@ export const OPERATIONS: Operation[] = [
     segments: { id: pathSegment((world) => idPool(world, 'phone')) },
     params: { status: fixed(statusValue) },
   },
+  ...resource('contact', '/api/contact', 'contact', CONTACT_PARAMS),
+  {
+    name: 'post_contact_import',
+    method: 'POST',
+    paths: ['/api/contact/import'],
+    files: true,
+    params: { contacts: fixed(mostly(contactsValue)) },
+  },
+  ...resource('group', '/api/group', 'group', {
+    name: fixed(mostly(nameValue)),
+    contacts: idList('contact'),
+  }),
+  ...resource('conditional_group', '/api/conditional_group', 'conditionalGroup', CONDITION_PARAMS),
+  {
+    name: 'get_conditional_group_contacts',
+    method: 'GET',
+    paths: ['/api/conditional_group/{id}/contacts'],
+    segments: idSegment('conditionalGroup'),
+    params: { page: fixed(mostly(idValue([0, 1, 2]))) },
+  },
+  {
+    name: 'get_conditional_group_preview',
+    method: 'GET',
+    paths: ['/api/conditional_group/preview'],
+    params: { condition: fixed(mostly(conditionValue)), page: fixed(mostly(idValue([0, 1]))) },
+  },
+  ...resource('phone_group', '/api/phone_group', 'phoneGroup', {
+    name: fixed(mostly(nameValue)),
+    phones: idList('phone'),
+  }),
+  {
+    name: 'get_sended',
+    method: 'GET',
+    paths: ['/api/sended/{id}'],
+    segments: idSegment('sended'),
+    params: {},
+  },
+  {
+    name: 'delete_sended',
+    method: 'DELETE',
+    paths: ['/api/sended/{id}'],
+    segments: idSegment('sended'),
+    params: {},
+  },
+  {
+    name: 'get_received',
+    method: 'GET',
+    paths: ['/api/received/{id}'],
+    segments: idSegment('received'),
+    params: {},
+  },
+  {
+    name: 'post_received_status',
+    method: 'POST',
+    paths: ['/api/received/{id}'],
+    segments: idSegment('received'),
+    params: { status: fixed(mostly(fc.constantFrom('read', 'unread', 'READ', '').map(str))) },
+  },
+  {
+    name: 'delete_received',
+    method: 'DELETE',
+    paths: ['/api/received/{id}'],
+    segments: idSegment('received'),
+    params: {},
+  },
+  {
+    name: 'get_scheduled',
+    method: 'GET',
+    paths: ['/api/scheduled/{id}'],
+    segments: idSegment('scheduled'),
+    params: {},
+  },
+  {
+    name: 'post_update_scheduled',
+    method: 'POST',
+    paths: ['/api/scheduled/{id}'],
+    segments: idSegment('scheduled'),
+    params: {
+      at: date,
+      text: fixed(mostly(textValue)),
+      id_phone: id('phone'),
+      id_phone_group: id('phoneGroup'),
+      flash: fixed(booleanValue),
+      tag: text,
+      numbers: fixed(numbersValue),
+      contacts: idList('contact'),
+      groups: idList('group'),
+      conditional_groups: idList('conditionalGroup'),
+    },
+  },
+  {
+    name: 'get_entries_filtered',
+    method: 'GET',
+    paths: ['/api/list/{entry_type}', '/api/list/{entry_type}/after/{cursor}'],
+    segments: {
+      entry_type: () => fc.constantFrom('sended', 'received', 'scheduled', 'contact', 'group'),
+      cursor: pathSegment((world) => idPool(world, 'sended')),
+    },
+    params: {
+      status: fixed(
+        mostly(fc.constantFrom('failed', 'delivered', 'unknown', 'read', 'x').map(str)),
+      ),
+      id_phone: id('phone'),
+      destination: fixed(mostly(phoneNumberText.map(str))),
+      origin: fixed(mostly(phoneNumberText.map(str))),
+      number: fixed(mostly(phoneNumberText.map(str))),
+      tag: text,
+      name: fixed(mostly(likePattern)),
+      originating_scheduled: id('scheduled'),
+      at_from: date,
+      at_to: date,
+    },
+  },
+  {
+    name: 'get_stop',
+    method: 'GET',
+    paths: ['/api/stop', '/api/stop/after/{cursor}'],
+    segments: { cursor: pathSegment(() => [0, 1, 2]) },
+    params: { page: fixed(mostly(idValue([0, 1]))), after_id: fixed(mostly(idValue([0, 1]))) },
+  },
+  {
+    name: 'post_stop',
+    method: 'POST',
+    paths: ['/api/stop'],
+    params: { number: fixed(mostly(phoneNumberText.map(str))) },
+  },
+  {
+    name: 'delete_stop',
+    method: 'DELETE',
+    paths: ['/api/stop/{id}'],
+    segments: { id: pathSegment(() => [0, 1, 2, 999_999]) },
+    params: {},
+  },
+  { name: 'get_setting', method: 'GET', paths: ['/api/setting'], params: {} },
+  {
+    name: 'post_setting',
+    method: 'POST',
+    paths: ['/api/setting'],
+    params: {
+      templating: fixed(booleanValue),
+      smsstop: fixed(booleanValue),
+      phone_limit: fixed(booleanValue),
+      default_phone_country: fixed(
+        mostly(fc.constantFrom('fr', 'FR', 'gb', '', 'xx', 'france').map(str)),
+      ),
+      smsstop_response: text,
+      unknown_setting: fixed(fc.constantFrom('1', '').map(str)),
+    },
+  },
+  { name: 'get_me', method: 'GET', paths: ['/api/me'], params: {} },
 ];
 
 const FILE_NAMES = [

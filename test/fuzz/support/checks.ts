@@ -20,7 +20,8 @@ const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
   4: [400],
   8: [422],
   16: [403],
-  32: [404],
+  // 422: a delete refused for another reason (a phone group that pending messages name).
+  32: [404, 422],
   64: [413],
   128: [404, 422],
   // 500 is a failure; 503 (database unreachable) is documented but not expected here.

@@ -39,6 +39,8 @@ export interface Ids {
   group: number[];
   conditionalGroup: number[];
   phoneGroup: number[];
+  sended: number[];
+  received: number[];
 }
 
 export interface World {
@@ -226,10 +228,17 @@ export async function seedWorld(options: {
   const ownPhoneGroup = await makePhoneGroup(ds, users.main, own.phone.slice(0, 2));
   const foreignPhoneGroup = await makePhoneGroup(ds, users.other, foreign.phone.slice(0, 1));
   const uids: string[] = [];
+  const ownSended: number[] = [];
   for (const phoneId of own.phone) {
-    uids.push((await makeSended(ds, users.main, { id_phone: phoneId })).uid ?? '');
+    const sent = await makeSended(ds, users.main, { id_phone: phoneId });
+    uids.push(sent.uid ?? '');
+    ownSended.push(sent.id);
   }
-  await makeReceived(ds, users.main, { id_phone: own.phone[0] });
+  const foreignSended = [(await makeSended(ds, users.other, { id_phone: foreign.phone[0] })).id];
+  const ownReceived = [(await makeReceived(ds, users.main, { id_phone: own.phone[0] })).id];
+  const foreignReceived = [
+    (await makeReceived(ds, users.other, { id_phone: foreign.phone[0] })).id,
+  ];
   await ds.destroy();
   const medias = (
     (await call(port, 'GET', '/api/list/media/', KEYS.main)) as Array<{ path: string }>
@@ -243,6 +252,8 @@ export async function seedWorld(options: {
       group: [ownRest.group.id],
       conditionalGroup: [ownRest.conditional.id],
       phoneGroup: [ownPhoneGroup.id],
+      sended: ownSended,
+      received: ownReceived,
     },
     foreign: {
       ...foreign,
@@ -250,6 +261,8 @@ export async function seedWorld(options: {
       group: [foreignRest.group.id],
       conditionalGroup: [foreignRest.conditional.id],
       phoneGroup: [foreignPhoneGroup.id],
+      sended: foreignSended,
+      received: foreignReceived,
     },
     uids,
     medias,
