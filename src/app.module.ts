@@ -17,7 +17,9 @@ import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
 import { MediaModule } from './media/media.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PhonesModule } from './phones/phones.module';
+import { ReceivedModule } from './received/received.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
+import { SendedModule } from './sended/sended.module';
 import { StatsModule } from './stats/stats.module';
 import { UsageModule } from './usage/usage.module';
 import { UsersModule } from './users/users.module';
@@ -38,6 +40,8 @@ export class AppModule implements NestModule {
         EntriesModule,
         PhonesModule,
         ScheduledModule,
+        SendedModule,
+        ReceivedModule,
         MediaModule,
         UsageModule,
         StatsModule,

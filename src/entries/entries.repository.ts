@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityTarget, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  EntityTarget,
+  ObjectLiteral,
+  QueryRunner,
+  SelectQueryBuilder,
+} from 'typeorm';
 import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group, GroupContact } from '../contacts/entities/group.entity';
@@ -68,7 +75,21 @@ type Linked = Array<[number, Row]>;
  */
 @Injectable()
 export class EntriesRepository {
+  /** The connection of a transaction these queries belong to, if any. */
+  private runner?: QueryRunner;
+
   constructor(private readonly dataSource: DataSource) {}
+
+  /** The same queries, run in the transaction `manager` holds (what an update answers). */
+  within(manager: EntityManager): EntriesRepository {
+    const scoped = new EntriesRepository(this.dataSource);
+    scoped.runner = manager.queryRunner;
+    return scoped;
+  }
+
+  private queryBuilder(): SelectQueryBuilder<ObjectLiteral> {
+    return this.dataSource.createQueryBuilder(this.runner) as SelectQueryBuilder<ObjectLiteral>;
+  }
 
   /**
    * One page of the user's entries of a type, ascending by id. The page's ids are found first
@@ -78,8 +99,7 @@ export class EntriesRepository {
    */
   async listPage(type: EntryType, userId: number, cursor: Cursor): Promise<Row[]> {
     const entity = ENTITIES[type];
-    const ids = this.dataSource
-      .createQueryBuilder()
+    const ids = this.queryBuilder()
       .select('p.id', 'id')
       .from(entity, 'p')
       .where('p.id_user = :userId', { userId });
@@ -167,7 +187,7 @@ export class EntriesRepository {
     alias: string,
     columns: readonly string[],
   ): SelectQueryBuilder<ObjectLiteral> {
-    const query = this.dataSource.createQueryBuilder().from(entity, alias);
+    const query = this.queryBuilder().from(entity, alias);
     // Entity aliases let TypeORM quote each column for the engine (`condition` is reserved).
     columns.forEach((column, index) => {
       if (index === 0) {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AdapterDataCipher } from '../adapters/adapter-data.cipher';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
@@ -51,27 +52,38 @@ export class EntriesService {
 
   /**
    * The caller's entry `id` of a type exactly as get_entries lists it (the read-one operations,
-   * and what an update answers), or undefined when it is not the caller's.
+   * and what an update answers), or undefined when it is not the caller's. With `manager`, read
+   * in that transaction: an update answers what it wrote, before anyone else can change it.
    */
-  async findOne(userId: number, type: EntryType, id: number): Promise<Row | undefined> {
-    const row = await this.entries.findOne(type, userId, id);
-    return row && this.present((await this.withExtras(type, [row]))[0]);
+  async findOne(
+    userId: number,
+    type: EntryType,
+    id: number,
+    manager?: EntityManager,
+  ): Promise<Row | undefined> {
+    const entries = manager ? this.entries.within(manager) : this.entries;
+    const row = await entries.findOne(type, userId, id);
+    return row && this.present((await this.withExtras(type, [row], entries))[0]);
   }
 
   /** Adds the extra fields of docs/api.md#entry-types, each with one query for the whole page. */
-  private async withExtras(type: EntryType, rows: Row[]): Promise<Row[]> {
+  private async withExtras(
+    type: EntryType,
+    rows: Row[],
+    entries: EntriesRepository = this.entries,
+  ): Promise<Row[]> {
     const ids = rows.map((row) => Number(row.id));
     switch (type) {
       case 'sended':
       case 'received':
-        return attach(rows, { medias: await this.entries.medias(type, ids) });
+        return attach(rows, { medias: await entries.medias(type, ids) });
       case 'scheduled': {
         const [numbers, contacts, groups, conditionalGroups, medias] = await Promise.all([
-          this.entries.scheduledNumbers(ids),
-          this.entries.scheduledContacts(ids),
-          this.entries.scheduledGroups(ids),
-          this.entries.scheduledConditionalGroups(ids),
-          this.entries.medias('scheduled', ids),
+          entries.scheduledNumbers(ids),
+          entries.scheduledContacts(ids),
+          entries.scheduledGroups(ids),
+          entries.scheduledConditionalGroups(ids),
+          entries.medias('scheduled', ids),
         ]);
         return attach(rows, {
           numbers,
@@ -82,7 +94,7 @@ export class EntriesService {
         });
       }
       case 'group': {
-        const withContacts = attach(rows, { contacts: await this.entries.groupContacts(ids) });
+        const withContacts = attach(rows, { contacts: await entries.groupContacts(ids) });
         return withContacts.map(({ contacts, ...row }) => ({
           ...row,
           nb_contact: (contacts as Row[]).length,
@@ -92,7 +104,7 @@ export class EntriesService {
       case 'phone':
         return rows.map((phone) => this.withVisibleData(phone));
       case 'phone_group': {
-        const linked = (await this.entries.phoneGroupPhones(ids)).map(
+        const linked = (await entries.phoneGroupPhones(ids)).map(
           ([owner, phone]): [number, Row] => [owner, this.withVisibleData(phone)],
         );
         return attach(rows, { phones: linked }).map(({ phones, ...row }) => ({

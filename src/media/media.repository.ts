@@ -99,6 +99,47 @@ export class MediaRepository {
     );
   }
 
+  /** The medias a sent or received entry links, read before it is deleted. */
+  linkedTo(
+    manager: EntityManager,
+    owner: 'sended' | 'received',
+    id: number,
+  ): Promise<StoredMedia[]> {
+    return manager.query<StoredMedia[]>(
+      `SELECT m.id, m.path FROM media_${owner} l JOIN media m ON m.id = l.id_media ` +
+        `WHERE l.id_${owner} = ? ORDER BY m.id`,
+      [id],
+    );
+  }
+
+  /**
+   * Deletes those of `medias` that no entry links and the outbox does not carry, in the caller's
+   * transaction, and returns them. For the medias of a sent entry just deleted: the other
+   * recipients of its message may still be queued with them. The outbox only ever stops
+   * carrying a media, so reading it first is safe.
+   */
+  async deleteUnused(
+    manager: EntityManager,
+    medias: readonly StoredMedia[],
+  ): Promise<StoredMedia[]> {
+    if (medias.length === 0) {
+      return [];
+    }
+    const queued = new Set(
+      (
+        await manager.query<Array<{ id: number | string }>>(
+          this.mysql ? QUEUED.mysql : QUEUED.sqlite,
+        )
+      ).map((row) => Number(row.id)),
+    );
+    return this.deleteWhereUnlinked(
+      manager,
+      medias.filter((media) => !queued.has(Number(media.id))),
+      '',
+      [],
+    );
+  }
+
   /**
    * Deletes those of `medias` that no entry links any more, in the caller's transaction, and
    * returns them. For the medias of a scheduled message just deleted before its expansion

@@ -15,7 +15,13 @@ import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { AppConfig } from '../config/configuration';
-import { parseRemoveParams, parseScheduleParams, parseSendNowParams } from './scheduled.params';
+import { Row } from '../entries/entries.repository';
+import {
+  parseRemoveParams,
+  parseScheduleParams,
+  parseSendNowParams,
+  parseUpdateScheduledParams,
+} from './scheduled.params';
 import { ScheduledService } from './scheduled.service';
 
 const ID_LIST = (what: string): SchemaObject => ({
@@ -84,10 +90,27 @@ const POST_SCHEDULED_BODY: SchemaObject = {
   },
 };
 
+/** post_scheduled's fields but the files, none required: a field not sent keeps its value. */
+const {
+  medias: _medias,
+  numbers_csv: _csv,
+  ...UPDATABLE_FIELDS
+} = POST_SCHEDULED_BODY.properties ?? {};
+const UPDATE_SCHEDULED_BODY: SchemaObject = { type: 'object', properties: UPDATABLE_FIELDS };
+
+const SCHEDULED_ID = ApiParam({
+  name: 'id',
+  type: 'integer',
+  description: 'Id of the scheduled message',
+});
+
 const ERROR = (status: number, description: string) =>
   ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
 
-/** post_scheduled, get_send_sms and delete_scheduled (docs/api.md). */
+/**
+ * post_scheduled, get_send_sms, delete_scheduled, get_scheduled and post_update_scheduled
+ * (docs/api.md).
+ */
 @ApiTags('scheduled')
 @Controller('api')
 export class ScheduledController {
@@ -142,6 +165,50 @@ export class ScheduledController {
     return this.scheduled.sendNow(user, parseSendNowParams(params, countryOf(user)));
   }
 
+  @Get('scheduled/:id')
+  @ApiOperation({
+    operationId: 'get_scheduled',
+    summary: 'get_scheduled: one of the pending scheduled messages of the caller, as listed.',
+  })
+  @SCHEDULED_ID
+  @ApiEnvelopeResponse(
+    { type: 'object', additionalProperties: true },
+    'The message with numbers, contacts, groups, conditional_groups and medias',
+  )
+  @ERROR(404, "No such pending scheduled message among the caller's (error 2)")
+  findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
+    return this.scheduled.findOne(user.id, parseRemoveParams(params));
+  }
+
+  @Post('scheduled/:id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_update_scheduled',
+    summary:
+      'post_update_scheduled: changes the fields sent of a message the dispatch has not taken; ' +
+      "post_scheduled's rules apply to the result. A list sent replaces the stored one; " +
+      'medias and numbers_csv are refused.',
+  })
+  @SCHEDULED_ID
+  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
+  @ApiBody({ schema: UPDATE_SCHEDULED_BODY })
+  @ApiEnvelopeResponse(
+    { type: 'object', additionalProperties: true },
+    'The message as it now is, as listed',
+  )
+  @ERROR(
+    404,
+    "No such scheduled message among the caller's, or the dispatch has taken it (error 128)",
+  )
+  @ERROR(422, 'The database refused the update (error 128)')
+  update(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+    @Req() request: ApiRequest,
+  ): Promise<Row> {
+    return this.scheduled.update(user, parseUpdateScheduledParams(params, request.files ?? []));
+  }
+
   @Delete('scheduled/:id')
   @HttpCode(200)
   @ApiOperation({
@@ -150,7 +217,7 @@ export class ScheduledController {
       'delete_scheduled: deletes a scheduled message of the caller that has not been sent yet, ' +
       'with its numbers, links and medias.',
   })
-  @ApiParam({ name: 'id', type: 'integer', description: 'Id of the scheduled message' })
+  @SCHEDULED_ID
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The message was deleted')
   @ERROR(404, "No such scheduled message among the caller's (error 32)")
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {

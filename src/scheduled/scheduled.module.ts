@@ -14,6 +14,7 @@ import {
   ScheduledNumber,
 } from './entities/scheduled.entity';
 import { DispatchSignalModule } from '../common/dispatch-signal';
+import { EntriesModule } from '../entries/entries.module';
 import { MediaModule } from '../media/media.module';
 import { ScheduledController } from './scheduled.controller';
 import { ScheduledRepository } from './scheduled.repository';
@@ -37,6 +38,7 @@ import { ScheduledService } from './scheduled.service';
     ]),
     MediaModule,
     DispatchSignalModule,
+    EntriesModule,
   ],
   controllers: [ScheduledController],
   providers: [ScheduledRepository, ScheduledService],

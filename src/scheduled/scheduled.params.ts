@@ -16,7 +16,7 @@ import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { MAX_DATA_BYTES } from './numbers-csv';
-import { RecipientNumber } from './scheduled.repository';
+import { RecipientNumber, StoredMessage } from './scheduled.repository';
 
 /** A message's tag, in Unicode code points: the `tag` columns are VARCHAR(1000). */
 const MAX_TAG_CHARACTERS = 1000;
@@ -54,12 +54,44 @@ export interface SendNowInput {
   phoneId?: number;
 }
 
-/** `country` is the caller's default country, for national numbers. */
+/**
+ * post_update_scheduled's parameters (docs/api.md#post_update_scheduled): the message's id and
+ * the fields sent, which the service lays over the stored message before post_scheduled's rules
+ * read the result.
+ */
+export interface UpdateScheduledInput {
+  id?: number;
+  sent: Params;
+}
+
+/** The fields of post_scheduled an update may send. */
+const UPDATABLE = [
+  'at',
+  'text',
+  'id_phone',
+  'id_phone_group',
+  'flash',
+  'mms',
+  'tag',
+  'numbers',
+  'contacts',
+  'groups',
+  'conditional_groups',
+];
+
+/** What an update cannot carry: medias stay those of the message, and a CSV is read once. */
+const NOT_UPDATABLE = ['medias', 'numbers_csv'];
+
+/**
+ * `country` is the caller's default country, for national numbers. `storedAt` (UTC) is what an
+ * absent `at` means for a message being updated; for a new one it is now.
+ */
 export function parseScheduleParams(
   params: Params,
   files: readonly UploadedFile[],
   country: string,
   timeZone: string,
+  storedAt?: string,
 ): ScheduleInput {
   // Rule 1.
   if (isAbsent(params.text)) {
@@ -74,7 +106,7 @@ export function parseScheduleParams(
   // Rule 3.
   checkTextLength(text);
   // Rule 4.
-  const atUtc = at === undefined ? nowUtc() : parseApiDatetime(at, timeZone);
+  const atUtc = at === undefined ? (storedAt ?? nowUtc()) : parseApiDatetime(at, timeZone);
   if (atUtc === null) {
     throw ApiError.invalid(
       `at must be a date of format "YYYY-MM-DD HH:MM:SS" in the ${timeZone} ` +
@@ -126,7 +158,56 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   return { to, text, phoneId: parseId(params.id_phone, 'id_phone') };
 }
 
-/** delete_scheduled's `id`; absent or empty is no message of the caller's, told as such. */
+/**
+ * post_update_scheduled: the id (rule 1), then `medias` and `numbers_csv` refused (rule 2). The
+ * fields sent are read once laid over the stored message (`mergeScheduledParams`).
+ */
+export function parseUpdateScheduledParams(
+  params: Params,
+  files: readonly UploadedFile[],
+): UpdateScheduledInput {
+  const id = parseId(params.id, 'id');
+  const refused = NOT_UPDATABLE.filter(
+    (name) => !isAbsent(params[name]) || files.some((file) => fieldBase(file.fieldname) === name),
+  );
+  if (refused.length > 0) {
+    throw ApiError.invalid(
+      `${refused.join(', ')} : an update cannot change the medias of a message nor add ` +
+        'numbers from a CSV; delete the message and schedule it again.',
+    );
+  }
+  return {
+    id,
+    sent: Object.fromEntries(
+      UPDATABLE.filter((name) => params[name] !== undefined).map((name) => [name, params[name]]),
+    ),
+  };
+}
+
+/**
+ * The parameters of post_scheduled that describe `stored` with the fields `sent` laid over it:
+ * a list sent replaces the stored one, an empty value empties it. `id_phone` and
+ * `id_phone_group` are one choice: sending either replaces both, so that a message can move
+ * from a phone to a phone group. `at` is left out unless sent (the stored one is UTC).
+ */
+export function mergeScheduledParams(stored: StoredMessage, sent: Params): Params {
+  const phoneSent = sent.id_phone !== undefined || sent.id_phone_group !== undefined;
+  return {
+    text: stored.text,
+    flash: stored.flash,
+    mms: stored.mms,
+    tag: stored.tag ?? undefined,
+    numbers: stored.numbers,
+    contacts: stored.contactIds,
+    groups: stored.groupIds,
+    conditional_groups: stored.conditionalGroupIds,
+    ...sent,
+    id_phone: phoneSent ? sent.id_phone : (stored.phoneId ?? undefined),
+    id_phone_group: phoneSent ? sent.id_phone_group : (stored.phoneGroupId ?? undefined),
+  };
+}
+
+/** The `id` of delete_scheduled and get_scheduled; absent or empty is no message of the caller's, told as such. */
 export function parseRemoveParams(params: Params): { id?: number } {
   return { id: parseId(params.id, 'id') };
 }

@@ -42,6 +42,39 @@ export interface NewScheduled {
   mediaPaths: string[];
 }
 
+/** A scheduled message as stored, what an update starts from. */
+export interface StoredMessage {
+  /** UTC. */
+  at: string;
+  text: string;
+  flash: boolean;
+  mms: boolean;
+  tag: string | null;
+  phoneId: number | null;
+  phoneGroupId: number | null;
+  numbers: RecipientNumber[];
+  contactIds: number[];
+  groupIds: number[];
+  conditionalGroupIds: number[];
+}
+
+/** What an update makes of a message, and which of its lists were sent (and are replaced). */
+export interface MessageChange {
+  message: Omit<NewScheduled, 'mediaPaths' | 'userId'>;
+  replaces: Record<'numbers' | Recipients, boolean>;
+}
+
+interface ScheduledRow {
+  at: string;
+  text: string;
+  flash: number | string;
+  mms: number | string;
+  tag: string | null;
+  id_phone: number | string | null;
+  id_phone_group: number | string | null;
+  expansion_phase: string | null;
+}
+
 /** The entries a scheduled message may name, by parameter. */
 export type Recipients = 'contacts' | 'groups' | 'conditional_groups';
 
@@ -106,28 +139,45 @@ export class ScheduledRepository {
   }
 
   // On the driver, as the insert: get_send_sms with an id_phone asks on every request, and
-  // TypeORM's query builder cost more than the statement (bench/cpu-profile.ts).
-  async isOwnPhone(userId: number, phoneId: number): Promise<boolean> {
-    return this.owns(this.ownPhone, userId, phoneId);
+  // TypeORM's query builder cost more than the statement (bench/cpu-profile.ts). Within a
+  // transaction (`manager`), on its connection.
+  async isOwnPhone(userId: number, phoneId: number, manager?: EntityManager): Promise<boolean> {
+    return this.owns(this.ownPhone, userId, phoneId, manager);
   }
 
-  async isOwnPhoneGroup(userId: number, phoneGroupId: number): Promise<boolean> {
-    return this.owns(this.ownPhoneGroup, userId, phoneGroupId);
+  async isOwnPhoneGroup(
+    userId: number,
+    phoneGroupId: number,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    return this.owns(this.ownPhoneGroup, userId, phoneGroupId, manager);
   }
 
-  private async owns(sql: string, userId: number, id: number): Promise<boolean> {
-    return (await this.sql.select(sql, [id, userId])).length > 0;
+  private async owns(
+    sql: string,
+    userId: number,
+    id: number,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const rows = manager
+      ? await manager.query<unknown[]>(sql, [id, userId])
+      : await this.sql.select(sql, [id, userId]);
+    return rows.length > 0;
   }
 
-  /** The first of `ids` that is not one of the user's entries of that kind, if any. */
+  /**
+   * The first of `ids` that is not one of the user's entries of that kind, if any; within a
+   * transaction (`manager`), read there.
+   */
   async firstNotOwned(
     kind: Recipients,
     userId: number,
     ids: readonly number[],
+    manager?: EntityManager,
   ): Promise<number | undefined> {
     const owned = new Set<number>();
     for (const chunk of chunks(ids, IDS_PER_QUERY)) {
-      const rows = await this.dataSource
+      const rows = await (manager ?? this.dataSource)
         .createQueryBuilder()
         .select('t.id', 'id')
         .from(RECIPIENT_ENTITIES[kind], 't')
@@ -156,6 +206,127 @@ export class ScheduledRepository {
    */
   async insert(manager: EntityManager, message: NewScheduled): Promise<number> {
     return insertWith(manager, this.rowsOf(message));
+  }
+
+  /**
+   * Updates one of the user's messages that the dispatch has not taken, in one transaction that
+   * holds its row: `change` reads the stored message and says what it becomes (its errors undo
+   * everything), then `present` reads the result in the same transaction. Null when the user has
+   * no such message, or when the dispatch has taken it (deleted it once queued, or started
+   * queueing it in chunks: `expansion_phase`). The dispatch takes a message under the same row
+   * lock (skipping it while an update holds it; on SQLite one transaction runs at a time), so
+   * either the update commits before the message is taken, and is what gets sent, or it finds
+   * the message taken and changes nothing.
+   */
+  async updateOwn<T>(
+    userId: number,
+    id: number,
+    change: (stored: StoredMessage, manager: EntityManager) => Promise<MessageChange>,
+    present: (manager: EntityManager) => Promise<T>,
+  ): Promise<T | null> {
+    const mysql = this.dataSource.options.type === 'mysql';
+    const work = async (manager: EntityManager): Promise<T | null> => {
+      const [found] = await manager.query<ScheduledRow[]>(
+        'SELECT at, text, flash, mms, tag, id_phone, id_phone_group, expansion_phase ' +
+          'FROM scheduled WHERE id = ? AND id_user = ?' +
+          (mysql ? ' FOR UPDATE' : ''),
+        [id, userId],
+      );
+      if (!found || found.expansion_phase !== null) {
+        return null;
+      }
+      const updated = await change(await this.storedMessage(manager, id, found), manager);
+      await this.write(manager, id, updated);
+      return present(manager);
+    };
+    // READ COMMITTED on MySQL, as deleteOwn: no gap locks on the link tables it rewrites.
+    return mysql
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
+  }
+
+  private async storedMessage(
+    manager: EntityManager,
+    id: number,
+    row: ScheduledRow,
+  ): Promise<StoredMessage> {
+    const ids = async (table: string, column: string) =>
+      (
+        await manager.query<Array<{ id: number | string }>>(
+          `SELECT ${column} AS id FROM ${table} WHERE id_scheduled = ? ORDER BY id`,
+          [id],
+        )
+      ).map((link) => Number(link.id));
+    return {
+      at: String(row.at).slice(0, 19),
+      text: row.text,
+      flash: Number(row.flash) === 1,
+      mms: Number(row.mms) === 1,
+      tag: row.tag,
+      phoneId: row.id_phone === null ? null : Number(row.id_phone),
+      phoneGroupId: row.id_phone_group === null ? null : Number(row.id_phone_group),
+      numbers: (
+        await manager.query<Array<{ number: string; data: string | null }>>(
+          'SELECT number, data FROM scheduled_number WHERE id_scheduled = ? ORDER BY id',
+          [id],
+        )
+      ).map(({ number, data }) => ({ number, data: data ?? '[]' })),
+      contactIds: await ids('scheduled_contact', 'id_contact'),
+      groupIds: await ids('scheduled_group', 'id_group'),
+      conditionalGroupIds: await ids('scheduled_conditional_group', 'id_conditional_group'),
+    };
+  }
+
+  /** The message's row rewritten, and the lists of `change` that were sent replaced. */
+  private async write(manager: EntityManager, id: number, change: MessageChange): Promise<void> {
+    const { message } = change;
+    const now = nowUtc();
+    await manager.query(
+      'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
+        'id_phone_group = ?, updated_at = ? WHERE id = ?',
+      [
+        message.at,
+        message.text,
+        message.flash ? 1 : 0,
+        message.mms ? 1 : 0,
+        message.tag,
+        message.phoneId,
+        message.phoneGroupId,
+        now,
+        id,
+      ],
+    );
+    const replaced: Array<[string, boolean]> = [
+      ['scheduled_number', change.replaces.numbers],
+      ['scheduled_contact', change.replaces.contacts],
+      ['scheduled_group', change.replaces.groups],
+      ['scheduled_conditional_group', change.replaces.conditional_groups],
+    ];
+    for (const [table, replace] of replaced) {
+      if (replace) {
+        await manager.query(`DELETE FROM ${table} WHERE id_scheduled = ?`, [id]);
+      }
+    }
+    const stamp = [now, null];
+    const lists = (
+      [
+        [
+          'numbers',
+          this.numbers.rows(message.numbers.map((n) => [id, n.number, n.data, ...stamp])),
+        ],
+        ['contacts', this.contacts.rows(message.contactIds.map((c) => [id, c, ...stamp]))],
+        ['groups', this.groups.rows(message.groupIds.map((g) => [id, g, ...stamp]))],
+        [
+          'conditional_groups',
+          this.conditionalGroups.rows(message.conditionalGroupIds.map((g) => [id, g, ...stamp])),
+        ],
+      ] as Array<[keyof MessageChange['replaces'], InsertTree[]]>
+    ).filter(([list]) => change.replaces[list]);
+    for (const [, statements] of lists) {
+      for (const statement of statements) {
+        await insertWith(manager, statement);
+      }
+    }
   }
 
   /** The message's row, and the rows that point at it once its id is known. */

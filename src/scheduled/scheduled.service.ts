@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
-import { QueryFailedError } from 'typeorm';
+import { EntityManager, QueryFailedError } from 'typeorm';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
@@ -10,7 +10,15 @@ import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
 import { isSettingOn } from '../users/settings';
 import { parseNumbersCsv } from './numbers-csv';
-import { ScheduleInput, SendNowInput } from './scheduled.params';
+import { Row } from '../entries/entries.repository';
+import { EntriesService } from '../entries/entries.service';
+import {
+  mergeScheduledParams,
+  parseScheduleParams,
+  ScheduleInput,
+  SendNowInput,
+  UpdateScheduledInput,
+} from './scheduled.params';
 import { NewScheduled, Recipients, ScheduledRepository } from './scheduled.repository';
 
 const RECIPIENT_NOUNS: Record<Recipients, string> = {
@@ -19,7 +27,10 @@ const RECIPIENT_NOUNS: Record<Recipients, string> = {
   conditional_groups: 'conditional groups',
 };
 
-/** post_scheduled, get_send_sms and delete_scheduled (docs/api.md). */
+/**
+ * post_scheduled, get_send_sms, delete_scheduled, and reading and updating a pending message
+ * (docs/api.md).
+ */
 @Injectable()
 export class ScheduledService {
   private readonly logger = new Logger(ScheduledService.name);
@@ -29,11 +40,102 @@ export class ScheduledService {
     private readonly media: MediaStorage,
     private readonly config: AppConfig,
     private readonly dispatch: DispatchSignal,
+    private readonly entries: EntriesService,
   ) {}
+
+  /** GET /api/scheduled/{id}/: one of the caller's pending messages, as listed. */
+  async findOne(userId: number, { id }: { id?: number }): Promise<Row> {
+    const entry =
+      id === undefined ? undefined : await this.entries.findOne(userId, 'scheduled', id);
+    if (entry === undefined) {
+      throw ApiError.notFound(
+        ErrorCode.INVALID_PARAMETER,
+        `id : ${id ?? '""'} is not the id of one of your scheduled messages.`,
+      );
+    }
+    return entry;
+  }
 
   /** post_scheduled. */
   async schedule(user: AuthenticatedUser, input: ScheduleInput): Promise<number> {
     // Rules 1 to 4 were checked at the edge (scheduled.params.ts).
+    const { message, medias } = await this.check(user, input);
+    return this.create({ userId: user.id, ...message }, medias);
+  }
+
+  /**
+   * post_update_scheduled: post_scheduled's rules 2 to 13 on the stored message with the fields
+   * sent, all in the transaction that holds the message, so that the dispatch cannot take it in
+   * between (ScheduledRepository.updateOwn).
+   */
+  async update(user: AuthenticatedUser, { id, sent }: UpdateScheduledInput): Promise<Row> {
+    // Rules 1 and 2 were checked at the edge (scheduled.params.ts).
+    const notFound = () =>
+      ApiError.notFound(
+        ErrorCode.CANNOT_UPDATE,
+        `id : ${id ?? '""'} is not the id of one of your scheduled messages waiting to be sent.`,
+      );
+    if (id === undefined) {
+      throw notFound();
+    }
+    let updated: Row | undefined | null;
+    let at = '';
+    try {
+      updated = await this.scheduled.updateOwn(
+        user.id,
+        id,
+        async (stored, manager) => {
+          // Rule 3: post_scheduled's rules on the merged message, parsed as post_scheduled
+          // parses its own (rule 1 cannot fail: the stored text is there unless `text` empties
+          // it, which is then missing).
+          const input = parseScheduleParams(
+            mergeScheduledParams(stored, sent),
+            [],
+            countryOf(user),
+            this.config.timeZone,
+            stored.at,
+          );
+          const { message } = await this.check(user, input, manager);
+          at = message.at;
+          return {
+            message,
+            replaces: {
+              numbers: sent.numbers !== undefined,
+              contacts: sent.contacts !== undefined,
+              groups: sent.groups !== undefined,
+              conditional_groups: sent.conditional_groups !== undefined,
+            },
+          };
+        },
+        (manager) => this.entries.findOne(user.id, 'scheduled', id, manager),
+      );
+    } catch (error) {
+      // Rule 12 of post_scheduled, for an update.
+      if (isRefusedStatement(error)) {
+        this.logger.error({ err: error }, `Could not update scheduled message ${id}`);
+        throw ApiError.refused(ErrorCode.CANNOT_UPDATE, 'the database refused the update.');
+      }
+      throw error;
+    }
+    if (!updated) {
+      throw notFound();
+    }
+    if (at <= nowUtc()) {
+      this.dispatch.notify();
+    }
+    return updated;
+  }
+
+  /**
+   * post_scheduled's rules 5 to 11 on parsed parameters: what the message is made of, and the
+   * medias to store with it. In an update's transaction (`manager`), the caller's entries are
+   * read there, so that none can be deleted between the check and the write.
+   */
+  private async check(
+    user: AuthenticatedUser,
+    input: ScheduleInput,
+    manager?: EntityManager,
+  ): Promise<{ message: Omit<NewScheduled, 'mediaPaths' | 'userId'>; medias: UploadedFile[] }> {
     // Rule 5.
     if (input.mms && !isSettingOn(user.settings, 'mms')) {
       throw ApiError.invalid(
@@ -44,7 +146,7 @@ export class ScheduledService {
     const csvFile = input.numbersCsv.get();
     const csvNumbers = csvFile
       ? await parseNumbersCsv(createReadStream(csvFile.path), {
-          defaultCountry: user.settings.default_phone_country ?? '',
+          defaultCountry: countryOf(user),
           maxRows: this.config.limits.csvRows,
         })
       : [];
@@ -53,12 +155,13 @@ export class ScheduledService {
     // Every contact, group and conditional group must be the caller's (RaspiSMS skipped others
     // silently): checked before rule 8 so that a list of foreign ids is refused rather than
     // counted.
-    const contactIds = await this.ownIds(user.id, 'contacts', input.contactIds);
-    const groupIds = await this.ownIds(user.id, 'groups', input.groupIds);
+    const contactIds = await this.ownIds(user.id, 'contacts', input.contactIds, manager);
+    const groupIds = await this.ownIds(user.id, 'groups', input.groupIds, manager);
     const conditionalGroupIds = await this.ownIds(
       user.id,
       'conditional_groups',
       input.conditionalGroupIds,
+      manager,
     );
     // Rule 8.
     if (
@@ -75,12 +178,12 @@ export class ScheduledService {
     // Rule 9.
     const { phoneId, phoneGroupId } = input.phone.get();
     // Rule 10.
-    if (phoneId !== undefined && !(await this.scheduled.isOwnPhone(user.id, phoneId))) {
+    if (phoneId !== undefined && !(await this.scheduled.isOwnPhone(user.id, phoneId, manager))) {
       throw ApiError.invalid(`id_phone : ${phoneId} is not the id of one of your phones.`);
     }
     if (
       phoneGroupId !== undefined &&
-      !(await this.scheduled.isOwnPhoneGroup(user.id, phoneGroupId))
+      !(await this.scheduled.isOwnPhoneGroup(user.id, phoneGroupId, manager))
     ) {
       throw ApiError.invalid(
         `id_phone_group : ${phoneGroupId} is not the id of one of your phone groups.`,
@@ -88,9 +191,8 @@ export class ScheduledService {
     }
     // Rule 11 (the files are stored by `create`).
     const medias = input.medias.get();
-    return this.create(
-      {
-        userId: user.id,
+    return {
+      message: {
         at: input.at,
         text: input.text,
         flash: input.flash,
@@ -104,7 +206,7 @@ export class ScheduledService {
         conditionalGroupIds,
       },
       medias,
-    );
+    };
   }
 
   /** get_send_sms: one SMS to `to`, due now. */
@@ -189,10 +291,11 @@ export class ScheduledService {
     userId: number,
     kind: Recipients,
     parsed: Deferred<number[]>,
+    manager?: EntityManager,
   ): Promise<number[]> {
     const ids = parsed.get();
     const foreign =
-      ids.length > 0 ? await this.scheduled.firstNotOwned(kind, userId, ids) : undefined;
+      ids.length > 0 ? await this.scheduled.firstNotOwned(kind, userId, ids, manager) : undefined;
     if (foreign !== undefined) {
       throw ApiError.invalid(
         `${kind} : ${foreign} is not the id of one of your ${RECIPIENT_NOUNS[kind]}.`,
@@ -213,4 +316,9 @@ function isRefusedStatement(error: unknown): boolean {
       error !== null &&
       (error as { name?: unknown }).name === 'SqliteError')
   );
+}
+
+/** The caller's default country, which national numbers are read in. */
+function countryOf(user: AuthenticatedUser): string {
+  return user.settings.default_phone_country ?? '';
 }

@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { MediaRepository, StoredMedia } from '../media/media.repository';
+import { ReceivedStatus } from '../messages/entities/received.entity';
+
+@Injectable()
+export class ReceivedRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly medias: MediaRepository,
+  ) {}
+
+  /** Sets the status of one of the user's received entries; nothing when it is not theirs. */
+  async setStatus(userId: number, id: number, status: ReceivedStatus): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE received SET status = ?, updated_at = ? WHERE id = ? AND id_user = ?',
+      [status, nowUtc(), id, userId],
+    );
+  }
+
+  /**
+   * Deletes one of the user's received entries and its media links (foreign keys), and the
+   * rows of its medias that nothing else links (the outbox carries only the medias of sent
+   * messages). Returns those medias, for their files to be removed, or null when the user has no
+   * such entry. READ COMMITTED on MySQL: no gap locks on the link tables.
+   */
+  async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
+    const mysql = this.dataSource.options.type === 'mysql';
+    const work = async (manager: EntityManager) => {
+      // Locked first on MySQL, so that of two deletes of the same entry only one answers true.
+      const found = await manager.query<unknown[]>(
+        'SELECT id FROM received WHERE id = ? AND id_user = ?' + (mysql ? ' FOR UPDATE' : ''),
+        [id, userId],
+      );
+      if (found.length === 0) {
+        return null;
+      }
+      const medias = await this.medias.linkedTo(manager, 'received', id);
+      await manager.query('DELETE FROM received WHERE id = ? AND id_user = ?', [id, userId]);
+      return this.medias.deleteOrphans(manager, medias);
+    };
+    return mysql
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
+  }
+}

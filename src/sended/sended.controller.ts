@@ -1,0 +1,60 @@
+import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentUser } from '../common/auth/current-user.decorator';
+import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { AuthenticatedUser } from '../common/http/request';
+import { Params } from '../common/params/parse';
+import { RequestParams } from '../common/params/request-params.decorator';
+import { Row } from '../entries/entries.repository';
+import { parseSendedIdParams } from './sended.params';
+import { SendedService } from './sended.service';
+
+const SENDED_ID = ApiParam({
+  name: 'id',
+  type: 'integer',
+  description: 'Id of one of your sent messages',
+});
+
+const NOT_FOUND = (code: number) =>
+  ApiResponse({
+    status: 404,
+    description: `No such sent message among the caller's (error ${code})`,
+    schema: envelopeSchema({ type: 'object' }),
+  });
+
+/** get_sended and delete_sended (docs/api.md#get_sended). */
+@ApiTags('sended')
+@Controller('api/sended')
+export class SendedController {
+  constructor(private readonly sended: SendedService) {}
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'get_sended',
+    summary: 'get_sended: one sent message of the caller, as get_entries lists it.',
+  })
+  @SENDED_ID
+  @ApiEnvelopeResponse(
+    { type: 'object', additionalProperties: true },
+    'The sent message, with its medias',
+  )
+  @NOT_FOUND(2)
+  findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
+    return this.sended.findOne(user.id, parseSendedIdParams(params));
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'delete_sended',
+    summary:
+      'delete_sended: deletes a sent message of the caller with its media links; a media ' +
+      'nothing else uses goes too.',
+  })
+  @SENDED_ID
+  @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The sent message was deleted')
+  @NOT_FOUND(32)
+  remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
+    return this.sended.remove(user.id, parseSendedIdParams(params));
+  }
+}

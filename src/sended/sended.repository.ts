@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { MediaRepository, StoredMedia } from '../media/media.repository';
+
+@Injectable()
+export class SendedRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly medias: MediaRepository,
+  ) {}
+
+  /**
+   * Deletes one of the user's sent entries and its media links (foreign keys), and the rows of
+   * its medias that nothing else uses any more. Returns those medias, for their files to be
+   * removed, or null when the user has no such entry. READ COMMITTED on MySQL: no gap locks on
+   * the link tables.
+   */
+  async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
+    const mysql = this.dataSource.options.type === 'mysql';
+    const work = async (manager: EntityManager) => {
+      // Locked first on MySQL, so that of two deletes of the same entry only one answers true.
+      const found = await manager.query<unknown[]>(
+        'SELECT id FROM sended WHERE id = ? AND id_user = ?' + (mysql ? ' FOR UPDATE' : ''),
+        [id, userId],
+      );
+      if (found.length === 0) {
+        return null;
+      }
+      const medias = await this.medias.linkedTo(manager, 'sended', id);
+      await manager.query('DELETE FROM sended WHERE id = ? AND id_user = ?', [id, userId]);
+      return this.medias.deleteUnused(manager, medias);
+    };
+    return mysql
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
+  }
+}
