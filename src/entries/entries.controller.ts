@@ -28,9 +28,30 @@ const QUERY_CURSORS = applyDecorators(
     description: 'Entries before it',
   }),
 );
+const filter = (name: string, description: string, type = 'string') =>
+  ApiQuery({ name, required: false, type, description });
+
+/** The filters, each valid for some entry types only (docs/api.md#get_entries-filters). */
+const QUERY_FILTERS = applyDecorators(
+  filter(
+    'status',
+    'sended: unknown, delivered or failed; received: read or unread. Not for other types',
+  ),
+  filter('id_phone', 'sended, received, scheduled: sent or received through this phone', 'integer'),
+  filter('destination', 'sended: to this number (normalised as everywhere)'),
+  filter('origin', 'received: from this number (normalised as everywhere)'),
+  filter('tag', 'sended, scheduled: with exactly this tag'),
+  filter('originating_scheduled', 'sended: sent for this scheduled message', 'integer'),
+  filter('at_from', 'sended, received, scheduled: `at` at or after, YYYY-MM-DD HH:MM:SS'),
+  filter('at_to', 'sended, received, scheduled: `at` at or before, YYYY-MM-DD HH:MM:SS'),
+  filter('name', 'contact: names containing this text, case-insensitively'),
+  filter('number', 'contact: with this number (normalised as everywhere)'),
+);
+
 const SUMMARY =
   "get_entries: lists the caller's entries of one type, 25 per page, ordered by id. A cursor " +
-  '(after_id, before_id) wins over page; giving both cursors is refused.';
+  '(after_id, before_id) wins over page; giving both cursors is refused. Optional filters, ' +
+  'ANDed, narrow the listing and are kept in next / prev.';
 
 /**
  * get_entries under its four path forms (docs/api-choices.md#paths-and-methods); they differ only
@@ -48,6 +69,7 @@ export class EntriesController {
   @ApiOperation({ operationId: 'get_entries', summary: SUMMARY })
   @ENTRY_TYPE
   @QUERY_CURSORS
+  @QUERY_FILTERS
   @LISTING
   list(
     @CurrentUser() user: AuthenticatedUser,
@@ -57,7 +79,7 @@ export class EntriesController {
     return this.entries.list(
       user.id,
       user.apiKey,
-      parseEntriesParams(params),
+      parseEntriesParams(params, user.settings.default_phone_country ?? '', this.config.timeZone),
       publicBaseUrl(request, this.config),
     );
   }
@@ -66,6 +88,7 @@ export class EntriesController {
   @ApiOperation({ operationId: 'get_entries_page', summary: SUMMARY })
   @ENTRY_TYPE
   @ApiParam({ name: 'page', type: 'integer' })
+  @QUERY_FILTERS
   @LISTING
   listPage(
     @CurrentUser() user: AuthenticatedUser,
@@ -79,6 +102,7 @@ export class EntriesController {
   @ApiOperation({ operationId: 'get_entries_after', summary: SUMMARY })
   @ENTRY_TYPE
   @ApiParam({ name: 'after_id', type: 'integer' })
+  @QUERY_FILTERS
   @LISTING
   listAfter(
     @CurrentUser() user: AuthenticatedUser,
@@ -92,6 +116,7 @@ export class EntriesController {
   @ApiOperation({ operationId: 'get_entries_before', summary: SUMMARY })
   @ENTRY_TYPE
   @ApiParam({ name: 'before_id', type: 'integer' })
+  @QUERY_FILTERS
   @LISTING
   listBefore(
     @CurrentUser() user: AuthenticatedUser,

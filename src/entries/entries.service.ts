@@ -23,17 +23,17 @@ export class EntriesService {
   async list(
     userId: number,
     apiKey: string,
-    { type, cursor }: EntriesInput,
+    { type, cursor, filters, filterParams }: EntriesInput,
     linkBase: string,
   ): Promise<Paged<Row>> {
-    // Rule 1 and the cursor were checked at the edge (entries.params.ts).
-    // Rule 2.
-    const rows = await this.entries.listPage(type, userId, cursor);
+    // Rules 1, 5 and 6 were checked at the edge (entries.params.ts).
+    // Rules 2 and 7.
+    const rows = await this.entries.listPage(type, userId, cursor, filters);
     const items = (await this.withExtras(type, rows)).map((row) => this.present(row));
     const first = rows[0]?.id;
     const last = rows[rows.length - 1]?.id;
     const link = (path: string) =>
-      buildLink(linkBase, `/api/list/${type}/${path}/`, { api_key: apiKey });
+      buildLink(linkBase, `/api/list/${type}/${path}/`, { ...filterParams, api_key: apiKey });
     // Rule 3.
     const hasNext = rows.length === PAGE_SIZE || (rows.length > 0 && cursor.mode === 'before');
     // Rule 4.
