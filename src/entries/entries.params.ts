@@ -15,11 +15,12 @@ export interface EntriesInput {
 }
 
 /**
- * One condition on a listed column, all of them ANDed. `contains` compares with the column
+ * One condition on a listed column, all of them ANDed. `exact` is an equality that tells case
+ * apart on every engine (MariaDB's collation folds it); `contains` compares with the column
  * lowercased by the application (`name_key`), so that it folds case the same on every engine.
  */
 export type Filter =
-  | { column: string; op: 'equals' | 'from' | 'to'; value: string | number }
+  | { column: string; op: 'equals' | 'exact' | 'from' | 'to'; value: string | number }
   | { column: string; op: 'contains'; value: string };
 
 /** How one filter parameter reads its value. */
@@ -125,7 +126,7 @@ function readFilter(
       if ([...value].length > MAX_TAG_CHARACTERS) {
         throw ApiError.invalid(`${name} must be at most ${MAX_TAG_CHARACTERS} characters long.`);
       }
-      return { column, op: 'equals', value };
+      return { column, op: 'exact', value };
     case 'from':
     case 'to': {
       const utc = parseApiDatetime(value, timeZone);

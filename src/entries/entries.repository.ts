@@ -109,7 +109,8 @@ export class EntriesRepository {
       .select('p.id', 'id')
       .from(entity, 'p')
       .where('p.id_user = :userId', { userId });
-    filters.forEach((filter, index) => ids.andWhere(...condition('p', filter, index)));
+    const mysql = this.dataSource.options.type === 'mysql';
+    filters.forEach((filter, index) => ids.andWhere(...condition('p', filter, index, mysql)));
     switch (cursor.mode) {
       case 'page':
         ids.orderBy('p.id', 'ASC').offset(cursor.page * PAGE_SIZE);
@@ -228,19 +229,21 @@ export class EntriesRepository {
   }
 }
 
-const OPERATORS = { equals: '=', from: '>=', to: '<=' } as const;
+const OPERATORS = { equals: '=', exact: '=', from: '>=', to: '<=' } as const;
 
 /**
  * A filter as a condition with its parameters. Equalities on the indexed columns keep the
  * ids' query on `(id_user, column)`, whose entries are in id order within one value, so that a
  * filtered page is read without a sort. A name part is matched in `name_key`, the name as the
  * application lowercases it, under `!` as LIKE's escape (a backslash means something else in a
- * MySQL string).
+ * MySQL string). An exact text is found through the index under the column's collation, which
+ * folds case on MySQL, then compared byte for byte.
  */
 function condition(
   alias: string,
   filter: Filter,
   index: number,
+  mysql: boolean,
 ): [string, Record<string, string | number>] {
   const parameter = `filter${index}`;
   const column = `${alias}.${filter.column}`;
@@ -250,7 +253,13 @@ function condition(
       { [parameter]: `%${filter.value.replace(/[!%_]/g, '!$&')}%` },
     ];
   }
-  return [`${column} ${OPERATORS[filter.op]} :${parameter}`, { [parameter]: filter.value }];
+  const comparison = `${column} ${OPERATORS[filter.op]} :${parameter}`;
+  return [
+    filter.op === 'exact' && mysql
+      ? `${comparison} AND BINARY ${column} = :${parameter}`
+      : comparison,
+    { [parameter]: filter.value },
+  ];
 }
 
 /**
