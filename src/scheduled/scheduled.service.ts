@@ -75,6 +75,7 @@ export class ScheduledService {
         ErrorCode.CANNOT_UPDATE,
         `id : ${id ?? '""'} is not the id of one of your scheduled messages waiting to be sent.`,
       );
+    // Rule 3 (also checked in the transaction, see ScheduledRepository.updateOwn).
     if (id === undefined) {
       throw notFound();
     }
@@ -85,9 +86,8 @@ export class ScheduledService {
         user.id,
         id,
         async (stored, manager) => {
-          // Rule 3: post_scheduled's rules on the merged message, parsed as post_scheduled
-          // parses its own (rule 1 cannot fail: the stored text is there unless `text` empties
-          // it, which is then missing).
+          // Rule 4: post_scheduled's rules on the merged message, parsed as post_scheduled
+          // parses its own (its rule 1 holds unless `text` is sent empty, which is then missing).
           const input = parseScheduleParams(
             mergeScheduledParams(stored, sent),
             [],
@@ -110,7 +110,7 @@ export class ScheduledService {
         (manager) => this.entries.findOne(user.id, 'scheduled', id, manager),
       );
     } catch (error) {
-      // Rule 12 of post_scheduled, for an update.
+      // Rule 5.
       if (isRefusedStatement(error)) {
         this.logger.error({ err: error }, `Could not update scheduled message ${id}`);
         throw ApiError.refused(ErrorCode.CANNOT_UPDATE, 'the database refused the update.');
