@@ -56,3 +56,50 @@ describe('parseEntriesParams', () => {
     );
   });
 });
+
+describe('parseEntriesParams filters', () => {
+  const parse = (params: Record<string, unknown>, country = '') =>
+    parseEntriesParams(params, country, 'Europe/Paris');
+
+  it('reads each filter of the type, dates in UTC, numbers in E.164, and keeps them as sent', () => {
+    const input = parse(
+      {
+        entry_type: 'sended',
+        status: 'failed',
+        id_phone: '4',
+        destination: '06 12 34 56 78',
+        tag: 'Campaign',
+        at_from: '2024-07-01 00:00:00',
+        api_key: 'k',
+      },
+      'fr',
+    );
+
+    expect(input.filters).toEqual([
+      { column: 'status', op: 'equals', value: 'failed' },
+      { column: 'id_phone', op: 'equals', value: 4 },
+      { column: 'destination', op: 'equals', value: '+33612345678' },
+      { column: 'tag', op: 'exact', value: 'Campaign' },
+      { column: 'at', op: 'from', value: '2024-06-30 22:00:00' },
+    ]);
+    expect(input.filterParams).toEqual({
+      status: 'failed',
+      id_phone: '4',
+      destination: '06 12 34 56 78',
+      tag: 'Campaign',
+      at_from: '2024-07-01 00:00:00',
+    });
+  });
+
+  it('matches a contact name on its lowercased key', () => {
+    expect(parse({ entry_type: 'contact', name: 'ÉLO' }).filters).toEqual([
+      { column: 'name_key', op: 'contains', value: 'élo' },
+    ]);
+  });
+
+  it('refuses a filter of another type, naming it, even before checking its value', () => {
+    expect(() => parse({ entry_type: 'media', status: 'nope' })).toThrow(
+      'You have specified an invalid parameter : status : not a filter of media entries; they have none.',
+    );
+  });
+});

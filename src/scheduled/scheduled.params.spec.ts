@@ -1,6 +1,13 @@
 import { ErrorCode } from '../common/errors/api-error';
 import { UploadedFile } from '../common/http/request';
-import { parseRemoveParams, parseScheduleParams, parseSendNowParams } from './scheduled.params';
+import {
+  mergeScheduledParams,
+  parseRemoveParams,
+  parseScheduleParams,
+  parseSendNowParams,
+  parseUpdateScheduledParams,
+} from './scheduled.params';
+import { StoredMessage } from './scheduled.repository';
 
 const file = (fieldname: string): UploadedFile => ({
   fieldname,
@@ -118,5 +125,75 @@ describe('parseRemoveParams', () => {
   it('reads the id, absent when empty', () => {
     expect(parseRemoveParams({ id: '5' })).toEqual({ id: 5 });
     expect(parseRemoveParams({ id: '' })).toEqual({ id: undefined });
+  });
+});
+
+describe('parseUpdateScheduledParams and mergeScheduledParams', () => {
+  const stored: StoredMessage = {
+    at: '2030-01-01 00:00:00',
+    text: 'Stored',
+    flash: false,
+    mms: true,
+    tag: 'old',
+    phoneId: 7,
+    phoneGroupId: null,
+    numbers: [{ number: '+33612345678', data: '{"a":1}' }],
+    contactIds: [1],
+    groupIds: [2],
+    conditionalGroupIds: [],
+  };
+  const merged = (params: Record<string, unknown>) =>
+    parseScheduleParams(
+      mergeScheduledParams(stored, parseUpdateScheduledParams({ id: '5', ...params }, []).sent),
+      [],
+      'FR',
+      'Europe/Paris',
+      stored.at,
+    );
+
+  it('keeps every stored field not sent, the stored at included', () => {
+    const input = merged({ api_key: 'k', other: 'ignored' });
+
+    expect(input).toMatchObject({ at: stored.at, text: 'Stored', mms: true, tag: 'old' });
+    expect(input.numbers.get()).toEqual(stored.numbers);
+    expect(input.contactIds.get()).toEqual([1]);
+    expect(input.phone.get()).toEqual({ phoneId: 7, phoneGroupId: undefined });
+  });
+
+  it('replaces the fields and lists sent, an empty list emptying it', () => {
+    const input = merged({ text: 'New', at: '2030-07-01 02:00:00', contacts: '', tag: '' });
+
+    expect(input).toMatchObject({ text: 'New', at: '2030-07-01 00:00:00', tag: null });
+    expect(input.contactIds.get()).toEqual([]);
+    expect(input.groupIds.get()).toEqual([2]);
+  });
+
+  it('takes id_phone and id_phone_group as one choice', () => {
+    expect(merged({ id_phone_group: '3' }).phone.get()).toEqual({
+      phoneId: undefined,
+      phoneGroupId: 3,
+    });
+    expect(merged({ id_phone: '' }).phone.get()).toEqual({
+      phoneId: undefined,
+      phoneGroupId: undefined,
+    });
+  });
+
+  it('refuses medias and numbers_csv, as fields or files, naming them', () => {
+    expect(() => parseUpdateScheduledParams({ id: '5', medias: 'x' }, [])).toThrow(
+      /^You have specified an invalid parameter : medias : /,
+    );
+    expect(() =>
+      parseUpdateScheduledParams({ id: '5' }, [file('numbers_csv'), file('medias[]')]),
+    ).toThrow(/^You have specified an invalid parameter : medias, numbers_csv : /);
+  });
+
+  it('checks the id first', () => {
+    expect(() => parseUpdateScheduledParams({ id: 'x', medias: 'x' }, [])).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_PARAMETER,
+        message: expect.stringMatching(/: id must be/),
+      }),
+    );
   });
 });
