@@ -1,9 +1,10 @@
 import { ApiError } from '../common/errors/api-error';
+import { Cursor, parseCursor } from '../common/paging/cursor';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { isAbsent, Params, parseId } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { parseApiDatetime } from '../common/time/datetime';
-import { Cursor, ENTRY_TYPES, EntryType, isEntryType } from './entry-types';
+import { ENTRY_TYPES, EntryType, isEntryType } from './entry-types';
 
 /** get_entries' parameters (docs/api.md#get_entries), all checked before the listing is read. */
 export interface EntriesInput {
@@ -71,7 +72,7 @@ export function parseEntriesParams(
   if (!isEntryType(type)) {
     throw ApiError.invalid(`entry_type must be one of : ${ENTRY_TYPES.join(', ')}.`);
   }
-  const cursor = readCursor(params);
+  const cursor = parseCursor(params);
   // Rule 6.
   const own = FILTERS[type] ?? {};
   const foreign = FILTER_NAMES.filter((name) => !(name in own) && !isAbsent(params[name]));
@@ -146,26 +147,6 @@ function readFilter(
       return { column: 'name_key', op: 'contains', value: part };
     }
   }
-}
-
-/**
- * The slice to list. `after_id` / `before_id` win over `page` (docs/api.md#get_entries rule 5;
- * RaspiSMS leaves it open: a cursor is the more precise request); giving both cursors is refused.
- */
-function readCursor(params: Params): Cursor {
-  const page = parseId(params.page, 'page') ?? 0;
-  const after = parseId(params.after_id, 'after_id');
-  const before = parseId(params.before_id, 'before_id');
-  if (after !== undefined && before !== undefined) {
-    throw ApiError.invalid('after_id, before_id : give at most one of after_id and before_id.');
-  }
-  if (after !== undefined) {
-    return { mode: 'after', id: after };
-  }
-  if (before !== undefined) {
-    return { mode: 'before', id: before };
-  }
-  return { mode: 'page', page };
 }
 
 /** A value quoted for a message, shortened. */

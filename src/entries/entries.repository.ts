@@ -22,8 +22,10 @@ import {
   ScheduledGroup,
   ScheduledNumber,
 } from '../scheduled/entities/scheduled.entity';
+import { applyCursor } from '../common/paging/cursor-query';
+import { Cursor } from '../common/paging/cursor';
 import { Filter } from './entries.params';
-import { Cursor, EntryType, PAGE_SIZE } from './entry-types';
+import { EntryType } from './entry-types';
 
 export type Row = Record<string, unknown>;
 
@@ -111,18 +113,7 @@ export class EntriesRepository {
       .where('p.id_user = :userId', { userId });
     const mysql = this.dataSource.options.type === 'mysql';
     filters.forEach((filter, index) => ids.andWhere(...condition('p', filter, index, mysql)));
-    switch (cursor.mode) {
-      case 'page':
-        ids.orderBy('p.id', 'ASC').offset(cursor.page * PAGE_SIZE);
-        break;
-      case 'after':
-        ids.andWhere('p.id > :id', { id: cursor.id }).orderBy('p.id', 'ASC');
-        break;
-      case 'before':
-        ids.andWhere('p.id < :id', { id: cursor.id }).orderBy('p.id', 'DESC');
-        break;
-    }
-    ids.limit(PAGE_SIZE);
+    applyCursor(ids, 'p', cursor);
     const rows = await this.select(entity, 't', COLUMNS[type])
       .innerJoin(`(${ids.getQuery()})`, 'k', 'k.id = t.id')
       .setParameters(ids.getParameters())

@@ -3,11 +3,13 @@ import { EntityManager } from 'typeorm';
 import { AdapterDataCipher } from '../adapters/adapter-data.cipher';
 import { Paged } from '../common/http/envelope';
 import { buildLink } from '../common/http/links';
+import { Cursor } from '../common/paging/cursor';
+import { pageLinks } from '../common/paging/page-links';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { EntriesRepository, Row } from './entries.repository';
 import { EntriesInput } from './entries.params';
-import { EntryType, PAGE_SIZE } from './entry-types';
+import { EntryType } from './entry-types';
 
 const DATETIME_FIELDS = ['at', 'created_at', 'updated_at'];
 
@@ -30,24 +32,18 @@ export class EntriesService {
     // Rules 2 and 7.
     const rows = await this.entries.listPage(type, userId, cursor, filters);
     const items = (await this.withExtras(type, rows)).map((row) => this.present(row));
-    const first = rows[0]?.id;
-    const last = rows[rows.length - 1]?.id;
-    const link = (path: string) =>
-      buildLink(linkBase, `/api/list/${type}/${path}/`, { ...filterParams, api_key: apiKey });
-    // Rule 3.
-    const hasNext = rows.length === PAGE_SIZE || (rows.length > 0 && cursor.mode === 'before');
-    // Rule 4.
-    const hasPrev =
-      (cursor.mode === 'page' && cursor.page > 0) || (rows.length > 0 && cursor.mode !== 'page');
-    let prev: string | null = null;
-    if (hasPrev) {
-      // A page past the end has no first entry to go before: it leads back to the page before it.
-      prev =
-        first === undefined && cursor.mode === 'page'
-          ? link(String(cursor.page - 1))
-          : link(`before/${Number(first)}`);
-    }
-    return new Paged(items, hasNext ? link(`after/${Number(last)}`) : null, prev);
+    const link = (to: Cursor) =>
+      buildLink(linkBase, `/api/list/${type}/${cursorPath(to)}/`, {
+        ...filterParams,
+        api_key: apiKey,
+      });
+    // Rules 3 and 4.
+    const { next, prev } = pageLinks(
+      cursor,
+      rows.map((row) => Number(row.id)),
+      link,
+    );
+    return new Paged(items, next, prev);
   }
 
   /**
@@ -164,4 +160,16 @@ function attach(rows: Row[], fields: Record<string, Array<[number, Row]>>): Row[
     }
     return extended;
   });
+}
+
+/** A cursor as get_entries' path forms take it. */
+function cursorPath(cursor: Cursor): string {
+  switch (cursor.mode) {
+    case 'page':
+      return String(cursor.page);
+    case 'after':
+      return `after/${cursor.id}`;
+    case 'before':
+      return `before/${cursor.id}`;
+  }
 }

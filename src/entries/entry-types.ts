@@ -16,9 +16,3 @@ export type EntryType = (typeof ENTRY_TYPES)[number];
 export function isEntryType(value: unknown): value is EntryType {
   return typeof value === 'string' && (ENTRY_TYPES as readonly string[]).includes(value);
 }
-
-export const PAGE_SIZE = 25;
-
-/** Which slice of a listing to read (docs/api.md#get_entries). */
-export type Cursor =
-  { mode: 'page'; page: number } | { mode: 'after'; id: number } | { mode: 'before'; id: number };
