@@ -4,7 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { Received } from '../messages/entities/received.entity';
 import { Sended, SendedStatus } from '../messages/entities/sended.entity';
-import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
 import { Setting } from '../users/entities/setting.entity';
@@ -162,16 +162,7 @@ export class InboundRepository {
       if (!message.stop) {
         return { stopAdded: false, replyId: null };
       }
-      const [sql, parameters] = manager
-        .createQueryBuilder()
-        .insert()
-        .into(SmsStop)
-        .values({ id_user: message.userId, number: message.origin, created_at: now })
-        .orIgnore()
-        .getQueryAndParameters();
-      // The driver's own count of inserted rows: an ignored duplicate is 0 on both engines.
-      const inserted = await manager.queryRunner!.query(sql, parameters, true);
-      const stopAdded = (inserted.affected ?? 0) > 0;
+      const stopAdded = await addStop(manager, message.userId, message.origin, now);
       const replyId =
         stopAdded && message.stop.reply
           ? await this.scheduled.insert(manager, message.stop.reply)
