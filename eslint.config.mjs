@@ -20,6 +20,7 @@ const API_FEATURES = [
   'invalid-numbers',
   'sended',
   'received',
+  'stop-list',
 ];
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 const FORBIDDEN_IMPORTS = [

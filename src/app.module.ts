@@ -21,6 +21,7 @@ import { ReceivedModule } from './received/received.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
 import { SendedModule } from './sended/sended.module';
 import { StatsModule } from './stats/stats.module';
+import { StopListModule } from './stop-list/stop-list.module';
 import { UsageModule } from './usage/usage.module';
 import { UsersModule } from './users/users.module';
 
@@ -46,6 +47,7 @@ export class AppModule implements NestModule {
         UsageModule,
         StatsModule,
         InvalidNumbersModule,
+        StopListModule,
         CallbacksModule,
         DispatchModule.forRoot(),
         HealthModule,

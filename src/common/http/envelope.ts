@@ -16,6 +16,17 @@ export class Paged<T> {
   ) {}
 }
 
+/**
+ * What a handler returns when its success status depends on the outcome (an insert that finds
+ * the entry already there answers 200 rather than 201); the adapter replies with `status`.
+ */
+export class WithStatus<T> {
+  constructor(
+    readonly result: T,
+    readonly status: number,
+  ) {}
+}
+
 export function successEnvelope(result: unknown): Envelope {
   if (result instanceof Paged) {
     return {
