@@ -1,3 +1,5 @@
+import { isCountryCode } from '../common/phone/phone-number';
+
 /**
  * Settings of a new user (docs/api-choices.md#users-and-settings); values are strings, truthy when
  * a non-zero integer.
@@ -19,4 +21,67 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
 export function isSettingOn(settings: Readonly<Record<string, string>>, name: string): boolean {
   const value = parseInt(settings[name] ?? '', 10);
   return !Number.isNaN(value) && value !== 0;
+}
+
+/** The settings whose value is a flag, `0` or `1`. */
+const FLAGS: readonly string[] = [
+  'mms',
+  'phone_limit',
+  'phone_priority',
+  'templating',
+  'smsstop',
+  'smsstop_respond',
+  'force_gsm_alphabet',
+  'webhook',
+];
+
+/** The longest value: `smsstop_response` is the text of one message, the column holds no more. */
+const MAX_VALUE_LENGTH = 1000;
+
+/** A setting's value as it is stored, or why it cannot be. */
+export type CheckedSetting = { value: string } | { reason: string };
+
+/**
+ * The one check of a setting's name and value, for the API and the CLI alike
+ * (docs/api.md#post_setting): the name must be a known setting; flags take `0` or `1`;
+ * `default_phone_country` an ISO 3166 alpha-2 code that numbers can be read for, in any case,
+ * stored lowercase (as RaspiSMS stores it), or empty; `smsstop_response` 1 to 1000 characters,
+ * not only blanks (a blank reply is never sent).
+ */
+export function checkSetting(name: string, value: unknown): CheckedSetting {
+  if (!Object.prototype.hasOwnProperty.call(DEFAULT_SETTINGS, name)) {
+    return {
+      reason:
+        `${JSON.stringify(name.length > 50 ? `${name.slice(0, 50)}…` : name)} is not a setting ` +
+        `name: one of ${Object.keys(DEFAULT_SETTINGS).join(', ')}.`,
+    };
+  }
+  if (typeof value !== 'string') {
+    return { reason: `${name} must be a text.` };
+  }
+  if (FLAGS.includes(name)) {
+    return value === '0' || value === '1' ? { value } : { reason: `${name} must be 0 or 1.` };
+  }
+  switch (name) {
+    case 'default_phone_country':
+      return value === '' || isCountryCode(value)
+        ? { value: value.toLowerCase() }
+        : {
+            reason:
+              'default_phone_country must be an ISO 3166 alpha-2 country code (such as fr), ' +
+              'or empty for none.',
+          };
+    case 'smsstop_response':
+      return value.trim() !== '' && [...value].length <= MAX_VALUE_LENGTH
+        ? { value }
+        : {
+            reason:
+              `smsstop_response must be 1 to ${MAX_VALUE_LENGTH} characters, ` + 'not only blanks.',
+          };
+    default:
+      // A setting without a rule of its own takes any text its column holds.
+      return [...value].length <= MAX_VALUE_LENGTH
+        ? { value }
+        : { reason: `${name} must be at most ${MAX_VALUE_LENGTH} characters.` };
+  }
 }

@@ -107,17 +107,24 @@ export class UsersRepository {
     return this.settings.find({ where: { id_user: userId }, order: { name: 'ASC' } });
   }
 
-  /** Sets one setting, creating it when the user does not have it yet. */
-  async setSetting(userId: number, name: string, value: string): Promise<void> {
+  /** Sets settings in one transaction, creating those the user does not have yet. */
+  async setSettings(userId: number, changes: Readonly<Record<string, string>>): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const repository = manager.getRepository(Setting);
-      const existing = await repository.findOneBy({ id_user: userId, name });
-      if (existing) {
-        await repository.update({ id: existing.id }, { value, updated_at: nowUtc() });
-      } else {
-        await this.insertSettings(manager, userId, { [name]: value }, nowUtc());
+      const now = nowUtc();
+      for (const [name, value] of Object.entries(changes)) {
+        const existing = await repository.findOneBy({ id_user: userId, name });
+        if (existing) {
+          await repository.update({ id: existing.id }, { value, updated_at: now });
+        } else {
+          await this.insertSettings(manager, userId, { [name]: value }, now);
+        }
       }
     });
+  }
+
+  findById(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id });
   }
 
   private async insertSettings(

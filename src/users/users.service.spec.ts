@@ -277,15 +277,24 @@ describeEachDatabase('UsersService', (database) => {
 
     it('creates a setting the user does not have yet, then updates it', async () => {
       const created = await users.create({ email: email() });
+      await dataSource.getRepository(Setting).delete({ id_user: created.id, name: 'webhook' });
 
-      await users.setSetting(created.email, 'custom_flag', 'a');
-      const settings = await users.setSetting(created.email, 'custom_flag', 'b');
+      await users.setSetting(created.email, 'webhook', '0');
+      const settings = await users.setSetting(created.email, 'webhook', '1');
 
-      expect(settings).toEqual({ ...DEFAULT_SETTINGS, custom_flag: 'b' });
+      expect(settings).toEqual({ ...DEFAULT_SETTINGS, webhook: '1' });
       const rows = await dataSource
         .getRepository(Setting)
-        .findBy({ id_user: created.id, name: 'custom_flag' });
-      expect(rows.map((row) => row.value)).toEqual(['b']);
+        .findBy({ id_user: created.id, name: 'webhook' });
+      expect(rows.map((row) => row.value)).toEqual(['1']);
+    });
+
+    it('stores a default country lowercase', async () => {
+      const created = await users.create({ email: email() });
+
+      const settings = await users.setSetting(created.email, 'default_phone_country', 'FR');
+
+      expect(settings.default_phone_country).toBe('fr');
     });
 
     it("changes only that user's setting", async () => {
@@ -297,7 +306,7 @@ describeEachDatabase('UsersService', (database) => {
       expect((await users.settings(other.email)).templating).toBe('1');
     });
 
-    it.each(['Bad-Name', '', 'with space', 'x'.repeat(51)])(
+    it.each(['Bad-Name', '', 'with space', 'x'.repeat(51), 'custom_flag', '__proto__'])(
       'refuses the setting name %j with UserCommandError',
       async (name) => {
         const created = await users.create({ email: email() });
@@ -305,6 +314,18 @@ describeEachDatabase('UsersService', (database) => {
         await expect(users.setSetting(created.email, name, '1')).rejects.toThrow(UserCommandError);
       },
     );
+
+    it.each([
+      ['mms', '2'],
+      ['templating', 'true'],
+      ['default_phone_country', 'france'],
+      ['default_phone_country', 'zz'],
+      ['smsstop_response', ''],
+    ])('refuses %s = %j, as the API does, with UserCommandError', async (name, value) => {
+      const created = await users.create({ email: email() });
+
+      await expect(users.setSetting(created.email, name, value)).rejects.toThrow(UserCommandError);
+    });
 
     it('refuses a value over 1000 characters', async () => {
       const created = await users.create({ email: email() });

@@ -3,7 +3,7 @@ import { ApiKeyResolver } from '../common/auth/api-key.guard';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../common/auth/api-key';
 import { AuthenticatedUser } from '../common/http/request';
 import { User, UserStatus, USER_STATUSES } from './entities/user.entity';
-import { DEFAULT_SETTINGS } from './settings';
+import { checkSetting, DEFAULT_SETTINGS } from './settings';
 import { UsersRepository } from './users.repository';
 
 /** A failure of an administration command, told to the operator in one line. */
@@ -94,23 +94,43 @@ export class UsersService extends ApiKeyResolver {
 
   async setSetting(email: string, name: string, value: string): Promise<Record<string, string>> {
     const user = await this.require(email);
-    if (!/^[a-z0-9_]{1,50}$/.test(name)) {
-      throw new UserCommandError(`"${name}" is not a setting name (lowercase letters, digits, _).`);
+    const checked = checkSetting(name, value);
+    if ('reason' in checked) {
+      throw new UserCommandError(checked.reason);
     }
-    if (value.length > 1000) {
-      throw new UserCommandError('A setting value is at most 1000 characters.');
-    }
-    await this.users.setSetting(user.id, name, value);
-    return this.settings(email);
+    await this.users.setSettings(user.id, { [name]: checked.value });
+    return this.settingsOf(user.id);
   }
 
   async settings(email: string): Promise<Record<string, string>> {
-    const user = await this.require(email);
+    return this.settingsOf((await this.require(email)).id);
+  }
+
+  /** Every setting of a user, defaults included. */
+  async settingsOf(userId: number): Promise<Record<string, string>> {
     const settings: Record<string, string> = { ...DEFAULT_SETTINGS };
-    for (const setting of await this.users.settingsOf(user.id)) {
+    for (const setting of await this.users.settingsOf(userId)) {
       settings[setting.name] = setting.value;
     }
     return settings;
+  }
+
+  /**
+   * Stores settings already checked by `checkSetting`, in one transaction; every setting of the
+   * user afterwards.
+   */
+  async changeSettings(
+    userId: number,
+    changes: Readonly<Record<string, string>>,
+  ): Promise<Record<string, string>> {
+    await this.users.setSettings(userId, changes);
+    return this.settingsOf(userId);
+  }
+
+  /** The account of a user, as `user list` prints it; undefined when there is none. */
+  async account(userId: number): Promise<UserView | undefined> {
+    const user = await this.users.findById(userId);
+    return user ? view(user) : undefined;
   }
 
   /**

@@ -15,3 +15,8 @@ export function normalizePhoneNumber(input: unknown, defaultCountry = ''): strin
   const parsed = parsePhoneNumberFromString(input.trim(), region);
   return parsed?.isValid() ? parsed.number : null;
 }
+
+/** Whether `code` is an ISO 3166 alpha-2 country code that numbers can be read for, in any case. */
+export function isCountryCode(code: string): boolean {
+  return /^[a-z]{2}$/i.test(code) && isSupportedCountry(code.toUpperCase());
+}
