@@ -21,6 +21,7 @@ const API_FEATURES = [
   'sended',
   'received',
   'stop-list',
+  'account',
 ];
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 const FORBIDDEN_IMPORTS = [

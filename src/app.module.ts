@@ -1,5 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AccountModule } from './account/account.module';
 import { AdaptersModule } from './adapters/adapters.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
@@ -48,6 +49,7 @@ export class AppModule implements NestModule {
         StatsModule,
         InvalidNumbersModule,
         StopListModule,
+        AccountModule,
         CallbacksModule,
         DispatchModule.forRoot(),
         HealthModule,

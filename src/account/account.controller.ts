@@ -1,0 +1,93 @@
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger';
+import { CurrentUser } from '../common/auth/current-user.decorator';
+import { ApiEnvelopeResponse } from '../common/http/openapi';
+import { AuthenticatedUser } from '../common/http/request';
+import { Params } from '../common/params/parse';
+import { RequestParams } from '../common/params/request-params.decorator';
+import { DEFAULT_SETTINGS } from '../users/settings';
+import { UserView } from '../users/users.service';
+import { parseSettingsParams } from './account.params';
+import { AccountService } from './account.service';
+
+const FLAG: SchemaObject = { type: 'string', enum: ['0', '1'] };
+
+/** Every setting, as listed and as changed. */
+const SETTINGS: SchemaObject = {
+  type: 'object',
+  properties: {
+    mms: { ...FLAG, description: 'MMS may be sent' },
+    phone_limit: { ...FLAG, description: "The dispatch respects phones' sending limits" },
+    phone_priority: { ...FLAG, description: 'The dispatch prefers phones of higher priority' },
+    templating: { ...FLAG, description: 'Texts are rendered as templates' },
+    smsstop: { ...FLAG, description: 'Numbers of the STOP list are skipped' },
+    smsstop_respond: { ...FLAG, description: 'A STOP reply is answered with smsstop_response' },
+    smsstop_response: { type: 'string', minLength: 1, maxLength: 1000 },
+    force_gsm_alphabet: { ...FLAG, description: 'Texts are converted to the GSM alphabet' },
+    webhook: FLAG,
+    default_phone_country: {
+      type: 'string',
+      description: 'ISO 3166 alpha-2 code (any case, stored lowercase) or empty',
+      example: 'fr',
+    },
+  },
+  example: DEFAULT_SETTINGS,
+};
+
+/** The caller's settings and account (docs/api.md#get_setting, #post_setting, #get_me). */
+@ApiTags('account')
+@Controller('api')
+export class AccountController {
+  constructor(private readonly account: AccountService) {}
+
+  @Get('setting')
+  @ApiOperation({
+    operationId: 'get_setting',
+    summary: 'get_setting: every setting of the caller as {name: value}, defaults included.',
+  })
+  @ApiEnvelopeResponse(SETTINGS, 'The settings, values as stored (strings)')
+  settings(@CurrentUser() user: AuthenticatedUser): Record<string, string> {
+    return this.account.settings(user);
+  }
+
+  @Post('setting')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_setting',
+    summary:
+      'post_setting: changes one or several settings, sent as name=value fields; one bad field ' +
+      'refuses them all.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
+  @ApiBody({ schema: { ...SETTINGS, example: { templating: '0' } } })
+  @ApiEnvelopeResponse(SETTINGS, 'Every setting after the change')
+  changeSettings(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<Record<string, string>> {
+    return this.account.changeSettings(user, parseSettingsParams(params));
+  }
+
+  @Get('me')
+  @ApiOperation({
+    operationId: 'get_me',
+    summary: "get_me: the caller's account; the cheapest way to check an API key.",
+  })
+  @ApiEnvelopeResponse(
+    {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        email: { type: 'string' },
+        status: { type: 'string', enum: ['active'] },
+        admin: { type: 'boolean' },
+        created_at: { type: 'string', description: 'In the service time zone' },
+      },
+    },
+    'The account',
+  )
+  me(@CurrentUser() user: AuthenticatedUser): Promise<UserView> {
+    return this.account.me(user);
+  }
+}

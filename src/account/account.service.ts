@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { AuthenticatedUser } from '../common/http/request';
+import { utcToZone } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { UsersService, UserView } from '../users/users.service';
+
+/** GET and POST /api/setting/, GET /api/me/ (docs/api.md#get_setting and after). */
+@Injectable()
+export class AccountService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Authentication read them, defaults included, for this very request. */
+  settings(user: AuthenticatedUser): Record<string, string> {
+    return user.settings;
+  }
+
+  /** The changes were checked by the parse (rules 1 and 2); rule 3 writes them at once. */
+  changeSettings(
+    user: AuthenticatedUser,
+    changes: Readonly<Record<string, string>>,
+  ): Promise<Record<string, string>> {
+    return this.users.changeSettings(user.id, changes);
+  }
+
+  /** The caller's account, as `smsgw user list` prints it, its date in the service time zone. */
+  async me(user: AuthenticatedUser): Promise<UserView> {
+    // Authentication found the user in this request: only a delete in between loses it.
+    const account = (await this.users.account(user.id))!;
+    return {
+      ...account,
+      created_at: utcToZone(account.created_at, this.config.timeZone) ?? account.created_at,
+    };
+  }
+}

@@ -1,0 +1,438 @@
+import request, { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { Setting } from '../../src/users/entities/setting.entity';
+import { DEFAULT_SETTINGS } from '../../src/users/settings';
+import { startApp, TestApp } from '../support/app';
+import { describeEachDatabase } from '../support/databases';
+import { makePhone, makePhoneLimit, makeUser } from '../support/factories';
+import { waitFor } from '../support/instruments';
+
+/*
+ * Settings and the account through the API (docs/api.md#get_setting, #post_setting, #get_me)
+ * over real HTTP on every engine, and settings changed here taking effect on the next request
+ * and the next dispatch (docs/dispatch.md) with the inline worker and the `test` adapter.
+ */
+
+const INVALID_CREDENTIALS = 1;
+const INVALID_PARAMETER = 2;
+const MISSING_PARAMETER = 4;
+const SUSPENDED_USER = 16;
+const INVALID = 'You have specified an invalid parameter : ';
+const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
+const NAMES = Object.keys(DEFAULT_SETTINGS).join(', ');
+
+function expectSuccess(response: Response, value: unknown): void {
+  expect({ status: response.status, body: response.body }).toEqual({
+    status: 200,
+    body: { error: 0, message: null, response: value, next: null, prev: null },
+  });
+  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
+}
+
+function expectError(response: Response, status: number, code: number, message: string | RegExp) {
+  expect({ status: response.status, body: response.body }).toEqual({
+    status,
+    body: {
+      error: code,
+      message: typeof message === 'string' ? message : expect.stringMatching(message),
+      response: null,
+      next: null,
+      prev: null,
+    },
+  });
+  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
+}
+
+interface SendedEntry {
+  id: number;
+  destination: string;
+  text: string;
+  status: string;
+  error: string | null;
+}
+
+describeEachDatabase('settings and the account', (database) => {
+  let t: TestApp;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    t = await startApp(database(), {
+      WORKER: 'inline',
+      DISPATCH_POLL_MS: '20',
+      TZ: 'Europe/Paris',
+    });
+    ds = t.dataSource;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const storedSettings = async (id_user: number) =>
+    Object.fromEntries(
+      (await ds.getRepository(Setting).findBy({ id_user })).map(({ name, value }) => [name, value]),
+    );
+  const getSettings = (apiKey: string) =>
+    request(t.url).get('/api/setting/').query({ api_key: apiKey });
+  const postSettings = (apiKey: string, body: Record<string, unknown> | string) =>
+    request(t.url).post('/api/setting/').set('X-Api-Key', apiKey).type('form').send(body);
+  const postJson = (apiKey: string, body: string) =>
+    request(t.url)
+      .post('/api/setting/')
+      .set('X-Api-Key', apiKey)
+      .set('Content-Type', 'application/json')
+      .send(body);
+
+  describe('get_setting (GET /api/setting/)', () => {
+    it('answers 401 INVALID_CREDENTIALS in the envelope without an API key', async () => {
+      expectError(
+        await request(t.url).get('/api/setting/'),
+        401,
+        INVALID_CREDENTIALS,
+        /^Invalid API Key/,
+      );
+    });
+
+    it('lists every setting of the caller as strings, defaults included for those not stored', async () => {
+      const { user, apiKey } = await makeUser(ds, { settings: { mms: '0' } });
+      await ds.getRepository(Setting).delete({ id_user: user.id, name: 'webhook' });
+
+      expectSuccess(await getSettings(apiKey), { ...DEFAULT_SETTINGS, mms: '0' });
+    });
+
+    it("shows the caller's settings, never another user's", async () => {
+      const { apiKey } = await makeUser(ds);
+      await makeUser(ds, { settings: { templating: '0', default_phone_country: 'fr' } });
+
+      expectSuccess(await getSettings(apiKey), DEFAULT_SETTINGS);
+    });
+  });
+
+  describe('post_setting (POST /api/setting/)', () => {
+    it('answers 401 INVALID_CREDENTIALS without an API key and changes nothing', async () => {
+      const { user } = await makeUser(ds);
+
+      const response = await request(t.url).post('/api/setting/').type('form').send({ mms: '0' });
+
+      expectError(response, 401, INVALID_CREDENTIALS, /^Invalid API Key/);
+      expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+    });
+
+    it('changes several settings at once and answers all of them after the change', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const changed = {
+        ...DEFAULT_SETTINGS,
+        mms: '0',
+        phone_priority: '1',
+        default_phone_country: 'gb',
+        smsstop_response: 'Unsubscribed.',
+      };
+
+      const response = await postSettings(apiKey, {
+        mms: '0',
+        phone_priority: '1',
+        default_phone_country: 'GB',
+        smsstop_response: 'Unsubscribed.',
+      });
+
+      expectSuccess(response, changed);
+      expect(await storedSettings(user.id)).toEqual(changed);
+      expectSuccess(await getSettings(apiKey), changed);
+    });
+
+    it('takes a JSON body, its numbers as their text, and ignores the api_key field of a form', async () => {
+      const { user, apiKey } = await makeUser(ds);
+
+      const json = await postJson(apiKey, '{"templating": 0, "webhook": "0"}');
+      const form = await request(t.url)
+        .post('/api/setting/')
+        .type('form')
+        .send({ api_key: apiKey, smsstop: '0' });
+
+      expectSuccess(json, { ...DEFAULT_SETTINGS, templating: '0', webhook: '0' });
+      expectSuccess(form, { ...DEFAULT_SETTINGS, templating: '0', webhook: '0', smsstop: '0' });
+      expect((await storedSettings(user.id)).smsstop).toBe('0');
+    });
+
+    it('creates a setting the caller has no row for, and empties default_phone_country', async () => {
+      const { user, apiKey } = await makeUser(ds, { settings: { default_phone_country: 'fr' } });
+      await ds.getRepository(Setting).delete({ id_user: user.id, name: 'force_gsm_alphabet' });
+
+      const response = await postSettings(apiKey, 'force_gsm_alphabet=1&default_phone_country=');
+
+      expectSuccess(response, { ...DEFAULT_SETTINGS, force_gsm_alphabet: '1' });
+      expect(await storedSettings(user.id)).toEqual({
+        ...DEFAULT_SETTINGS,
+        force_gsm_alphabet: '1',
+      });
+    });
+
+    it("changes only the caller's settings", async () => {
+      const { apiKey } = await makeUser(ds);
+      const other = await makeUser(ds);
+
+      await postSettings(apiKey, { templating: '0' });
+
+      expect(await storedSettings(other.user.id)).toEqual(DEFAULT_SETTINGS);
+    });
+
+    it('refuses a request without any setting with MISSING_PARAMETER', async () => {
+      const { user, apiKey } = await makeUser(ds);
+
+      expectError(
+        await postSettings(apiKey, {}),
+        400,
+        MISSING_PARAMETER,
+        'One require parameter is missing : give at least one setting to change, as name=value.',
+      );
+      expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+    });
+
+    const FLAG = (name: string) => `${INVALID}${name} must be 0 or 1.`;
+    const COUNTRY =
+      `${INVALID}default_phone_country must be an ISO 3166 alpha-2 country code (such as fr), ` +
+      'or empty for none.';
+    const RESPONSE = `${INVALID}smsstop_response must be 1 to 1000 characters, not only blanks.`;
+    it.each<[string, string, string]>([
+      [
+        'an unknown setting',
+        'colour=blue',
+        `${INVALID}"colour" is not a setting name: one of ${NAMES}.`,
+      ],
+      [
+        'a name of Object.prototype',
+        'toString=1',
+        `${INVALID}"toString" is not a setting name: one of ${NAMES}.`,
+      ],
+      ['a flag of 2', 'mms=2', FLAG('mms')],
+      ['a flag of true', 'phone_limit=true', FLAG('phone_limit')],
+      ['an empty flag', 'templating=', FLAG('templating')],
+      ['a negative flag', 'smsstop=-1', FLAG('smsstop')],
+      ['a float flag', 'webhook=1.0', FLAG('webhook')],
+      ['a list flag', 'smsstop_respond[]=1', `${INVALID}smsstop_respond must be a text.`],
+      ['an object flag', 'force_gsm_alphabet[a]=1', `${INVALID}force_gsm_alphabet must be a text.`],
+      ['a country name', 'default_phone_country=france', COUNTRY],
+      ['a code that is no country', 'default_phone_country=zz', COUNTRY],
+      ['a padded code', 'default_phone_country=%20fr', COUNTRY],
+      ['a 10k-character country', `default_phone_country=${'f'.repeat(10_000)}`, COUNTRY],
+      ['an empty response', 'smsstop_response=', RESPONSE],
+      ['a blank response', 'smsstop_response=%20%20', RESPONSE],
+      ['a 1001-character response', `smsstop_response=${'x'.repeat(1001)}`, RESPONSE],
+      ['a 10k-character response', `smsstop_response=${'x'.repeat(10_000)}`, RESPONSE],
+      ['one bad field among good ones', 'mms=0&templating=0&phone_limit=yes', FLAG('phone_limit')],
+    ])(
+      'refuses %s with INVALID_PARAMETER naming it, changing nothing',
+      async (_what, body, message) => {
+        const { user, apiKey } = await makeUser(ds);
+
+        expectError(await postSettings(apiKey, body), 400, INVALID_PARAMETER, message);
+        expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+      },
+    );
+
+    it.each([
+      ['a JSON null', '{"mms": null}', `${INVALID}mms must be a text.`],
+      ['a JSON boolean', '{"mms": true}', `${INVALID}mms must be a text.`],
+      ['a JSON float', '{"mms": 0.5}', `${INVALID}mms must be 0 or 1.`],
+      ['a huge JSON number', '{"mms": 1e400}', `${INVALID}mms must be a text.`],
+      ['a JSON array body', '["mms"]', `${INVALID}the JSON body must be an object of parameters.`],
+      [
+        'a JSON __proto__ key',
+        '{"__proto__": {"mms": "0"}}',
+        `${INVALID}"__proto__" is not a setting name: one of ${NAMES}.`,
+      ],
+    ])(
+      'refuses %s with INVALID_PARAMETER naming it, changing nothing',
+      async (_what, body, message) => {
+        const { user, apiKey } = await makeUser(ds);
+
+        expectError(await postJson(apiKey, body), 400, INVALID_PARAMETER, message);
+        expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+      },
+    );
+
+    it('refuses a body that is not JSON with INVALID_PARAMETER, changing nothing', async () => {
+      const { user, apiKey } = await makeUser(ds);
+
+      const response = await postJson(apiKey, '{"mms": "0"');
+
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe(INVALID_PARAMETER);
+      expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
+      expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+    });
+
+    it('accepts a 1000-character response counted in characters, not bytes', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const text = 'é'.repeat(1000);
+
+      expectSuccess(await postSettings(apiKey, { smsstop_response: text }), {
+        ...DEFAULT_SETTINGS,
+        smsstop_response: text,
+      });
+      expect((await storedSettings(user.id)).smsstop_response).toBe(text);
+    });
+  });
+
+  describe('get_me (GET /api/me/)', () => {
+    it('answers 401 INVALID_CREDENTIALS in the envelope without an API key, or with a wrong one', async () => {
+      expectError(
+        await request(t.url).get('/api/me/'),
+        401,
+        INVALID_CREDENTIALS,
+        /^Invalid API Key/,
+      );
+      expectError(
+        await request(t.url)
+          .get('/api/me/')
+          .query({ api_key: '0'.repeat(32) }),
+        401,
+        INVALID_CREDENTIALS,
+        /^Invalid API Key/,
+      );
+    });
+
+    it("answers the caller's account, admin as a boolean and created_at in the service time zone", async () => {
+      const { user, apiKey } = await makeUser(ds, { admin: 1 });
+      await makeUser(ds);
+
+      expectSuccess(await request(t.url).get('/api/me/').set('X-Api-Key', apiKey), {
+        id: user.id,
+        email: user.email,
+        status: 'active',
+        admin: true,
+        created_at: '2024-01-02 04:04:05',
+      });
+    });
+
+    it('answers a user who is not an admin with admin false', async () => {
+      const { apiKey } = await makeUser(ds);
+
+      const response = await request(t.url).get('/api/me').query({ api_key: apiKey });
+
+      expect(response.body.response.admin).toBe(false);
+    });
+
+    it('answers a suspended user with 403 SUSPENDED_USER, as every operation does', async () => {
+      const { user, apiKey } = await makeUser(ds, { status: 'suspended' });
+
+      const me = await request(t.url).get('/api/me/').query({ api_key: apiKey });
+      const settings = await getSettings(apiKey);
+      const change = await postSettings(apiKey, { mms: '0' });
+
+      for (const response of [me, settings, change]) {
+        expectError(response, 403, SUSPENDED_USER, 'This user account is currently suspended.');
+      }
+      expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+    });
+  });
+
+  describe('settings changed here take effect on the next request and the next dispatch', () => {
+    const schedule = async (apiKey: string, body: Record<string, unknown>) => {
+      const response = await request(t.url)
+        .post('/api/scheduled/')
+        .set('X-Api-Key', apiKey)
+        .send(body);
+      expect(response.status).toBe(201);
+    };
+    const dispatched = async (apiKey: string, count: number): Promise<SendedEntry[]> => {
+      let entries: SendedEntry[] = [];
+      await waitFor(async () => {
+        const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+        entries = response.body.response;
+        return entries.length >= count;
+      }, `${count} sent entries`);
+      return entries.sort((a, b) => a.id - b.id);
+    };
+    const change = async (apiKey: string, body: Record<string, string>) => {
+      expect((await postSettings(apiKey, body)).status).toBe(200);
+    };
+
+    it('templating 0 sends the next text raw', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await makePhone(ds, user.id);
+      const message = {
+        text: 'Hi {{ contact.firstname }}',
+        numbers: [{ number: '+33612345671', data: { firstname: 'Ada' } }],
+      };
+
+      await schedule(apiKey, message);
+      await dispatched(apiKey, 1);
+      await change(apiKey, { templating: '0' });
+      await schedule(apiKey, message);
+      const entries = await dispatched(apiKey, 2);
+
+      expect(entries.map((entry) => entry.text)).toEqual(['Hi Ada', 'Hi {{ contact.firstname }}']);
+    });
+
+    it('smsstop 0 sends to a stopped number, and 1 skips it again', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await makePhone(ds, user.id);
+      await request(t.url)
+        .post('/api/stop/')
+        .set('X-Api-Key', apiKey)
+        .type('form')
+        .send({ number: '+33612345672' });
+      const message = { text: 'News', numbers: ['+33612345672', '+33612345673'] };
+
+      await change(apiKey, { smsstop: '0' });
+      await schedule(apiKey, message);
+      await dispatched(apiKey, 2);
+      await change(apiKey, { smsstop: '1' });
+      await schedule(apiKey, message);
+      const entries = await dispatched(apiKey, 3);
+      await waitFor(async () => {
+        const pending = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+        return pending.body.response.length === 0;
+      }, 'the second message dispatched');
+
+      expect(entries.map((entry) => entry.destination).sort()).toEqual([
+        '+33612345672',
+        '+33612345673',
+        '+33612345673',
+      ]);
+    });
+
+    it('default_phone_country fr makes get_send_sms accept a French national number', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await makePhone(ds, user.id);
+      const send = () =>
+        request(t.url)
+          .get('/api/send-sms/')
+          .query({ api_key: apiKey, to: '0612345674', text: 'Bonjour' });
+
+      const before = await send();
+      await change(apiKey, { default_phone_country: 'fr' });
+      const after = await send();
+      const entries = await dispatched(apiKey, 1);
+
+      expectError(
+        before,
+        400,
+        MISSING_PARAMETER,
+        'One require parameter is missing : to ("0612345674" is not a valid phone number).',
+      );
+      expect(after.status).toBe(200);
+      expect(entries.map((entry) => [entry.destination, entry.text])).toEqual([
+        ['+33612345674', 'Bonjour'],
+      ]);
+    });
+
+    it('phone_limit 1 makes a spent limit count: the next message fails as docs/dispatch.md says', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id);
+      await makePhoneLimit(ds, phone.id, { volume: 1, startpoint: 'today' });
+
+      await schedule(apiKey, { text: 'One', numbers: ['+33612345675', '+33612345676'] });
+      await dispatched(apiKey, 2);
+      await change(apiKey, { phone_limit: '1' });
+      await schedule(apiKey, { text: 'Two', numbers: ['+33612345677'] });
+      const entries = await dispatched(apiKey, 3);
+
+      expect(entries.map((entry) => [entry.text, entry.status, entry.error])).toEqual([
+        ['One', 'unknown', null],
+        ['One', 'unknown', null],
+        ['Two', 'failed', 'The phone has reached its sending limit.'],
+      ]);
+    });
+  });
+});
