@@ -294,6 +294,15 @@ describeEachDatabase('smsgw CLI', (database) => {
       );
     });
 
+    it('refuses a value the API refuses too, with its reason on stderr', async () => {
+      const created = await aUser();
+
+      expectOneLineFailure(
+        await cli('setting', 'set', '--email', created.email, 'default_phone_country', 'france'),
+        /^default_phone_country must be an ISO 3166 alpha-2 country code/,
+      );
+    });
+
     it('refuses a missing value with a message on stderr', async () => {
       expectOneLineFailure(
         await cli('setting', 'set', '--email', 'nobody@example.test', 'mms'),
