@@ -16,15 +16,16 @@ export function parseSettingsParams(params: Params): Record<string, string> {
     if (name === API_KEY) {
       continue;
     }
-    // Rule 2: numbers of a JSON body are taken as their text (`"mms": 0`).
+    // Numbers of a JSON body are taken as their text (`"mms": 0`).
     const value = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
+    // Rules 1 and 2.
     const checked = checkSetting(name, value);
     if ('reason' in checked) {
       throw ApiError.invalid(checked.reason);
     }
     changes[name] = checked.value;
   }
-  // Rule 1.
+  // Rule 3.
   if (Object.keys(changes).length === 0) {
     throw ApiError.missing('give at least one setting to change, as name=value.');
   }

@@ -17,7 +17,7 @@ export class AccountService {
     return user.settings;
   }
 
-  /** The changes were checked by the parse (rules 1 and 2); rule 3 writes them at once. */
+  /** The changes were checked by the parse (rules 1 to 3); rule 4 writes them at once. */
   changeSettings(
     user: AuthenticatedUser,
     changes: Readonly<Record<string, string>>,
