@@ -45,7 +45,7 @@ export type CheckedSetting = { value: string } | { reason: string };
  * The one check of a setting's name and value, for the API and the CLI alike
  * (docs/api.md#post_setting): the name must be a known setting; flags take `0` or `1`;
  * `default_phone_country` an ISO 3166 alpha-2 code that numbers can be read for, in any case,
- * stored lowercase (as RaspiSMS stores it), or empty; `smsstop_response` 1 to 1000 characters,
+ * stored lowercase so that a country has one spelling (`fr`), or empty; `smsstop_response` 1 to 1000 characters,
  * not only blanks (a blank reply is never sent).
  */
 export function checkSetting(name: string, value: unknown): CheckedSetting {
@@ -75,8 +75,7 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
       return value.trim() !== '' && [...value].length <= MAX_VALUE_LENGTH
         ? { value }
         : {
-            reason:
-              `smsstop_response must be 1 to ${MAX_VALUE_LENGTH} characters, ` + 'not only blanks.',
+            reason: `smsstop_response must be 1 to ${MAX_VALUE_LENGTH} characters, not only blanks.`,
           };
     default:
       // A setting without a rule of its own takes any text its column holds.
