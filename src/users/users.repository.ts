@@ -107,9 +107,20 @@ export class UsersRepository {
     return this.settings.find({ where: { id_user: userId }, order: { name: 'ASC' } });
   }
 
-  /** Sets settings in one transaction, creating those the user does not have yet. */
+  /**
+   * Sets settings in one transaction, creating those the user has no row for. The user's row is
+   * locked first (SQLite runs one write transaction at a time anyway), so that two requests for
+   * one user take turns rather than both inserting a missing setting, or deadlocking on InnoDB's
+   * gap locks.
+   */
   async setSettings(userId: number, changes: Readonly<Record<string, string>>): Promise<void> {
+    const mysql = this.dataSource.options.type === 'mysql';
     await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `SELECT id FROM ${manager.connection.driver.escape('user')} WHERE id = ?` +
+          (mysql ? ' FOR UPDATE' : ''),
+        [userId],
+      );
       const repository = manager.getRepository(Setting);
       const now = nowUtc();
       for (const [name, value] of Object.entries(changes)) {

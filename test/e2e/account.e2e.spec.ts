@@ -166,6 +166,20 @@ describeEachDatabase('settings and the account', (database) => {
       });
     });
 
+    it('ends concurrent changes of a setting the caller has no row for as one row, never a 500', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await ds.getRepository(Setting).delete({ id_user: user.id, name: 'webhook' });
+
+      const responses = await Promise.all(
+        ['0', '1', '0', '1', '0', '1'].map((webhook) => postSettings(apiKey, { webhook })),
+      );
+
+      expect(responses.map((response) => response.status)).toEqual(Array(6).fill(200));
+      expect(await ds.getRepository(Setting).countBy({ id_user: user.id, name: 'webhook' })).toBe(
+        1,
+      );
+    });
+
     it("changes only the caller's settings", async () => {
       const { apiKey } = await makeUser(ds);
       const other = await makeUser(ds);
