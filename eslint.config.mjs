@@ -52,6 +52,13 @@ const FORBIDDEN_IMPORTS = [
       '(common/limits, common/text), and what listening adapters report goes to inbound/',
   },
   {
+    folders: ['text'],
+    forbidden: [...API_FEATURES, 'dispatch', 'callbacks', 'inbound', ...DATA_MODULES],
+    why:
+      'templates and conditions are evaluated the same for the dispatch and the API features ' +
+      'that preview them: text/ sits below both and knows neither',
+  },
+  {
     folders: ['inbound'],
     forbidden: [
       'callbacks',

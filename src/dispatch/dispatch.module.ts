@@ -6,12 +6,12 @@ import { InboundModule } from '../inbound/inbound.module';
 import { InboundService } from '../inbound/inbound.service';
 import { MediaModule } from '../media/media.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { TextModule } from '../text/text.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
 import { RenderingService } from './rendering.service';
 import { SenderService } from './sender.service';
-import { TextPool } from './text/text-pool';
 import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 
 /** The dispatch worker: due messages to providers to `sended` entries (docs/dispatch.md). */
@@ -30,6 +30,7 @@ export class DispatchModule {
         DispatchSignalModule,
         WorkerHeartbeatModule,
         MetricsModule,
+        TextModule,
       ],
       providers: [
         DispatchRepository,
@@ -37,7 +38,6 @@ export class DispatchModule {
         RenderingService,
         SenderService,
         MediaCollector,
-        TextPool,
         WorkerService,
         {
           provide: START_WORKER,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { DriverRunner, runOn, select, Sql, write } from '../common/database/driver-runner';
+import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { DEFAULT_SETTINGS } from '../users/settings';
 
 /** A scheduled message being dispatched. */
@@ -35,15 +36,6 @@ export interface NumberRecipient {
 export interface ConditionLink {
   link_id: number;
   expression: string;
-}
-
-export interface ContactRecipient {
-  id: number;
-  name: string;
-  number: string;
-  data: string | null;
-  created_at: string;
-  updated_at: string | null;
 }
 
 /** One outbox row as the expansion writes it. */
@@ -186,6 +178,9 @@ const DUE_COLUMNS = [
   HAS('scheduled_conditional_group', 'conditions'),
   HAS('media_scheduled', 'medias'),
 ].join(', ');
+
+/** A ContactRow's columns from the contact table joined as `c`. */
+const CONTACT_COLUMNS = CONTACT_ROW_COLUMNS.map((column) => `c.${column}`).join(', ');
 
 /** `?, ?, …` for `count` values. */
 function marks(count: number): string {
@@ -352,9 +347,9 @@ export class DispatchRepository {
     scheduledId: number,
     afterLinkId: number,
     limit: number,
-  ): Sql<Array<ContactRecipient & { link_id: number }>> {
-    return select<ContactRecipient & { link_id: number }>(
-      'SELECT l.id AS link_id, c.id, c.name, c.number, c.data, c.created_at, c.updated_at ' +
+  ): Sql<Array<ContactRow & { link_id: number }>> {
+    return select<ContactRow & { link_id: number }>(
+      `SELECT l.id AS link_id, ${CONTACT_COLUMNS} ` +
         'FROM scheduled_contact l JOIN contact c ON c.id = l.id_contact ' +
         'WHERE l.id_scheduled = ? AND l.id > ? ORDER BY l.id LIMIT ?',
       [scheduledId, afterLinkId, limit],
@@ -366,10 +361,9 @@ export class DispatchRepository {
     scheduledId: number,
     after: { link: number; member: number },
     limit: number,
-  ): Sql<Array<ContactRecipient & { link_id: number; member_id: number }>> {
-    return select<ContactRecipient & { link_id: number; member_id: number }>(
-      'SELECT l.id AS link_id, m.id AS member_id, c.id, c.name, c.number, c.data, ' +
-        'c.created_at, c.updated_at ' +
+  ): Sql<Array<ContactRow & { link_id: number; member_id: number }>> {
+    return select<ContactRow & { link_id: number; member_id: number }>(
+      `SELECT l.id AS link_id, m.id AS member_id, ${CONTACT_COLUMNS} ` +
         'FROM scheduled_group l JOIN group_contact m ON m.id_group = l.id_group ' +
         'JOIN contact c ON c.id = m.id_contact ' +
         'WHERE l.id_scheduled = ? AND (l.id > ? OR (l.id = ? AND m.id > ?)) ' +
@@ -389,24 +383,18 @@ export class DispatchRepository {
   }
 
   /** A page of the user's contacts in id order, outside of any transaction. */
-  userContactsPage(userId: number, afterId: number, limit: number): Promise<ContactRecipient[]> {
-    return this.sql.run(
-      select<ContactRecipient>(
-        'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
-          'WHERE id_user = ? AND id > ? ORDER BY id LIMIT ?',
-        [userId, afterId, limit],
-      ),
-    );
+  userContactsPage(userId: number, afterId: number, limit: number): Promise<ContactRow[]> {
+    return this.sql.run(userContactsAfter(userId, afterId, limit));
   }
 
   /** Of the user's contacts `ids`, those that still exist, in id order. */
-  *contactsByIds(userId: number, ids: readonly number[]): Sql<ContactRecipient[]> {
-    const contacts: ContactRecipient[] = [];
+  *contactsByIds(userId: number, ids: readonly number[]): Sql<ContactRow[]> {
+    const contacts: ContactRow[] = [];
     for (let start = 0; start < ids.length; start += ROWS_PER_STATEMENT) {
       const chunk = ids.slice(start, start + ROWS_PER_STATEMENT);
       contacts.push(
-        ...(yield* select<ContactRecipient>(
-          'SELECT id, name, number, data, created_at, updated_at FROM contact ' +
+        ...(yield* select<ContactRow>(
+          `SELECT ${CONTACT_ROW_COLUMNS.join(', ')} FROM contact ` +
             `WHERE id_user = ? AND id IN (${marks(chunk.length)}) ORDER BY id`,
           [userId, ...chunk],
         )),

@@ -3,18 +3,18 @@ import { setImmediate } from 'node:timers/promises';
 import { Sql } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { contactRecipient } from '../contacts/contact-recipients';
+import { RecipientInput, TextOutcome, transliterated } from '../text/recipient-text';
+import { TextPool } from '../text/text-pool';
+import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
 import {
   ConditionLink,
-  ContactRecipient,
   DispatchRepository,
   DueScheduled,
   NewOutboxRow,
   NumberRecipient,
 } from './dispatch.repository';
-import { RecipientInput, TextOutcome, transliterated } from './text/recipient-text';
-import { TextPool } from './text/text-pool';
-import type { RenderInput } from './text/text.worker';
 
 /**
  * Recipients one expansion transaction reads at most, and due messages it locks at a time;
@@ -561,18 +561,4 @@ function sameConditions(left: readonly ConditionLink[], right: readonly Conditio
 
 function numberRecipient(row: NumberRecipient): Recipient {
   return { number: row.number, data: row.data, metas: { number: row.number } };
-}
-
-function contactRecipient(contact: ContactRecipient): Recipient {
-  return {
-    number: contact.number,
-    data: contact.data,
-    metas: {
-      id: Number(contact.id),
-      name: contact.name,
-      number: contact.number,
-      created_at: contact.created_at,
-      updated_at: contact.updated_at,
-    },
-  };
 }

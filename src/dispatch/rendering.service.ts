@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { TextPool } from '../text/text-pool';
+import type { RenderItem } from '../text/text.worker';
 import { DispatchRepository, RenderedRow } from './dispatch.repository';
-import { TextPool } from './text/text-pool';
-import type { RenderItem } from './text/text.worker';
 
 /**
  * The expansion always writes `render_input` for the rows it queues unrendered; a row without

@@ -1,4 +1,4 @@
-import { phpStrtotime } from '../../common/time/php-date';
+import { phpStrtotime } from '../common/time/php-date';
 import { DateTime } from 'luxon';
 import {
   entriesOf,

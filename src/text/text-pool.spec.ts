@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { AppConfig } from '../../config/configuration';
-import { validateEnvironment } from '../../config/env.validation';
+import { AppConfig } from '../config/configuration';
+import { validateEnvironment } from '../config/env.validation';
 import { TextPool } from './text-pool';
 import type { RenderInput, RenderItem } from './text.worker';
 
@@ -30,7 +30,6 @@ function item(data: unknown, overrides: Partial<RenderInput & RenderItem> = {}):
 class SpinningPool extends TextPool {
   protected override readonly threadFile = join(
     __dirname,
-    '..',
     '..',
     '..',
     'test',

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { extname, join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { AppConfig } from '../../config/configuration';
+import { AppConfig } from '../config/configuration';
 import { RecipientInput, renderTooSlow, TextOutcome } from './recipient-text';
 import type { MatchResult, MatchTask, RenderItem, RenderTask, TextTask } from './text.worker';
 

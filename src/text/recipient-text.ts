@@ -1,4 +1,4 @@
-import { toGsmAlphabet } from '../../common/text/gsm';
+import { toGsmAlphabet } from '../common/text/gsm';
 
 /** The longest text a message may carry, also once rendered or transliterated. */
 export const MAX_TEXT = 1000;
