@@ -22,6 +22,7 @@ const API_FEATURES = [
   'received',
   'stop-list',
   'account',
+  'conditional-groups',
 ];
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 const FORBIDDEN_IMPORTS = [

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AccountModule } from './account/account.module';
 import { AdaptersModule } from './adapters/adapters.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
+import { ConditionalGroupsModule } from './conditional-groups/conditional-groups.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { BodyParserMiddleware } from './common/http/body-parser.middleware';
@@ -50,6 +51,7 @@ export class AppModule implements NestModule {
         InvalidNumbersModule,
         StopListModule,
         AccountModule,
+        ConditionalGroupsModule,
         CallbacksModule,
         DispatchModule.forRoot(),
         HealthModule,

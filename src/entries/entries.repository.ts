@@ -131,6 +131,19 @@ export class EntriesRepository {
     return row && inOrder(row, COLUMNS[type]);
   }
 
+  /** The user's entries `ids` of a type, with the columns of their listing, in id order. */
+  async findMany(type: EntryType, userId: number, ids: readonly number[]): Promise<Row[]> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = await this.select(ENTITIES[type], 't', COLUMNS[type])
+      .where('t.id_user = :userId', { userId })
+      .andWhere('t.id IN (:...ids)', { ids })
+      .orderBy('t.id', 'ASC')
+      .getRawMany<Row>();
+    return rows.map((row) => inOrder(row, COLUMNS[type]));
+  }
+
   medias(owner: 'scheduled' | 'sended' | 'received', ids: number[]): Promise<Linked> {
     const link = { scheduled: MediaScheduled, sended: MediaSended, received: MediaReceived }[owner];
     return this.linked(Media, COLUMNS.media_link, link, 'id_media', `id_${owner}`, ids);

@@ -62,6 +62,15 @@ export class EntriesService {
     return row && this.present((await this.withExtras(type, [row], entries))[0]);
   }
 
+  /**
+   * The caller's entries `ids` of a type as get_entries lists them, in id order; ids that are not
+   * the caller's entries are left out.
+   */
+  async findMany(userId: number, type: EntryType, ids: readonly number[]): Promise<Row[]> {
+    const rows = await this.entries.findMany(type, userId, ids);
+    return (await this.withExtras(type, rows)).map((row) => this.present(row));
+  }
+
   /** Adds the extra fields of docs/api.md#entry-types, each with one query for the whole page. */
   private async withExtras(
     type: EntryType,
