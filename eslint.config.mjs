@@ -23,6 +23,7 @@ const API_FEATURES = [
   'stop-list',
   'account',
   'conditional-groups',
+  'phone-groups',
 ];
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 const FORBIDDEN_IMPORTS = [

@@ -18,6 +18,7 @@ import { HealthModule } from './health/health.module';
 import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
 import { MediaModule } from './media/media.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { PhoneGroupsModule } from './phone-groups/phone-groups.module';
 import { PhonesModule } from './phones/phones.module';
 import { ReceivedModule } from './received/received.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
@@ -52,6 +53,7 @@ export class AppModule implements NestModule {
         StopListModule,
         AccountModule,
         ConditionalGroupsModule,
+        PhoneGroupsModule,
         CallbacksModule,
         DispatchModule.forRoot(),
         HealthModule,
