@@ -526,6 +526,41 @@ describeEachDatabase('phone groups', (database) => {
       expect(await groupRow(id)).not.toBeNull();
     });
 
+    it('never orphans a message scheduled while the group is deleted: one of the two is refused', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const outcomes = new Set<string>();
+      for (let round = 0; round < 15; round += 1) {
+        const group = await makePhoneGroup(ds, user.id);
+        const [scheduled, deleted] = await Promise.all([
+          json('/api/scheduled/', apiKey).send({
+            at: FUTURE,
+            text: 'Hello',
+            numbers: ['+33612345678'],
+            id_phone_group: group.id,
+          }),
+          del(`/api/phone_group/${group.id}/`, apiKey),
+        ]);
+        outcomes.add(`${scheduled.status} ${deleted.status}`);
+        const rows = await ds.getRepository(Scheduled).findBy({ id_user: user.id });
+        if (deleted.status === 200) {
+          expect(scheduled.status).not.toBe(201);
+          expect(rows).toEqual([]);
+        } else {
+          expect([scheduled.status, deleted.status, deleted.body.error]).toEqual([
+            201,
+            422,
+            CANNOT_DELETE,
+          ]);
+          expect(rows.map((row) => row.id_phone_group)).toEqual([group.id]);
+          await ds.getRepository(Scheduled).delete({ id_user: user.id });
+        }
+      }
+      // Each outcome is one of those two, whichever request came first.
+      for (const outcome of outcomes) {
+        expect(['201 422', '400 200', '422 200']).toContain(outcome);
+      }
+    });
+
     it("answers another user's group as one that does not exist, 404 CANNOT_DELETE, and keeps it, pending messages or not", async () => {
       const { user: other } = await makeUser(ds);
       const theirs = await makePhoneGroup(ds, other.id);
