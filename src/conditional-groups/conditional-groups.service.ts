@@ -8,7 +8,7 @@ import { AppConfig } from '../config/configuration';
 import { contactRecipient } from '../contacts/contact-recipients';
 import { EntriesService } from '../entries/entries.service';
 import { Row } from '../entries/entries.repository';
-import { PAGE_SIZE } from '../entries/entry-types';
+import { PAGE_SIZE } from '../common/paging/cursor';
 import { TextPool } from '../text/text-pool';
 import {
   ConditionalGroupIdInput,
