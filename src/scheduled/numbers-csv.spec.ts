@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { ApiError, ErrorCode, httpStatusOf } from '../common/errors/api-error';
-import { dataKey, NumbersCsvOptions, parseNumbersCsv } from './numbers-csv';
+import { dataKey } from '../common/csv/csv-records';
+import { NumbersCsvOptions, parseNumbersCsv } from './numbers-csv';
 
 const OPTIONS: NumbersCsvOptions = { defaultCountry: '', maxRows: 1000 };
 

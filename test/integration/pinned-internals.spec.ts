@@ -701,7 +701,7 @@ describe('expression-language: the lexer and parser condition.ts reads', () => {
   });
 });
 
-describe('csv-parser: the state numbers-csv.ts reads', () => {
+describe('csv-parser: the state common/csv/csv-records.ts reads', () => {
   /** Parses `text`, noting the parser's state when its own `_flush` is reached. */
   function parseCsv(
     text: string,
