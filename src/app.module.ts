@@ -12,8 +12,10 @@ import { SecretsModule } from './common/secrets/secrets.module';
 import { AppConfigModule } from './config/app-config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
+import { ContactsModule } from './contacts/contacts.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
+import { GroupsModule } from './groups/groups.module';
 import { HealthModule } from './health/health.module';
 import { InvalidNumbersModule } from './invalid-numbers/invalid-numbers.module';
 import { MediaModule } from './media/media.module';
@@ -46,6 +48,8 @@ export class AppModule implements NestModule {
         ScheduledModule,
         SendedModule,
         ReceivedModule,
+        ContactsModule,
+        GroupsModule,
         MediaModule,
         UsageModule,
         StatsModule,

@@ -16,7 +16,7 @@ import {
 import { MultipartLimits, parseMultipart } from './multipart';
 import { ApiRequest } from './request';
 
-/** Files per request: an MMS carries a handful of medias; one more for `numbers_csv`. */
+/** Files per request: an MMS carries a handful of medias; one more for a CSV. */
 const MAX_FILES = 11;
 
 /**
@@ -46,7 +46,8 @@ export class BodyParserMiddleware implements NestMiddleware {
       fieldBytes: limits.bodyBytes,
       fileBytes: limits.fileBytes,
       largeFileBytes: limits.csvBytes,
-      largeFileFields: new Set(['numbers_csv']),
+      // The CSV uploads: numbers of a message, contacts to import.
+      largeFileFields: new Set(['numbers_csv', 'contacts_csv']),
       files: MAX_FILES,
     };
     this.maxParams = limits.params;

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { ChunkWriter, ImportCounts } from './contacts-import';
+import { ContactFields } from './contacts.params';
+import { Contact } from './entities/contact.entity';
+
+/** Contacts. Every query is scoped by the owner's id. */
+@Injectable()
+export class ContactsRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Contact) private readonly contacts: Repository<Contact>,
+  ) {}
+
+  findOwned(userId: number, contactId: number): Promise<Contact | null> {
+    return this.contacts.findOneBy({ id: contactId, id_user: userId });
+  }
+
+  /** Whether another contact of the user has this name key. Served by the unique `(id_user, name_key)`. */
+  async isNameTaken(userId: number, key: string, exceptContactId?: number): Promise<boolean> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .select('c.id', 'id')
+      .from(Contact, 'c')
+      .where('c.id_user = :userId', { userId })
+      .andWhere('c.name_key = :key', { key });
+    if (exceptContactId !== undefined) {
+      query.andWhere('c.id <> :exceptContactId', { exceptContactId });
+    }
+    return (await query.limit(1).getRawOne()) !== undefined;
+  }
+
+  async create(userId: number, fields: ContactFields): Promise<number> {
+    const result = await this.contacts.insert({
+      id_user: userId,
+      ...row(fields),
+      created_at: nowUtc(),
+      updated_at: null,
+    });
+    return Number(result.identifiers[0].id);
+  }
+
+  /** False when the contact is no longer the user's. */
+  async update(
+    userId: number,
+    contactId: number,
+    changes: Partial<ContactFields>,
+  ): Promise<boolean> {
+    const { nameKey, ...rest } = changes;
+    const result = await this.contacts.update(
+      { id: contactId, id_user: userId },
+      { ...rest, ...(nameKey === undefined ? {} : { name_key: nameKey }), updated_at: nowUtc() },
+    );
+    return Boolean(result.affected);
+  }
+
+  /**
+   * Deletes a contact of the user. The schema's foreign keys take it out of its groups and of
+   * the scheduled messages that name it (`ON DELETE CASCADE` on both engines).
+   */
+  async deleteOwned(userId: number, contactId: number): Promise<boolean> {
+    const result = await this.contacts.delete({ id: contactId, id_user: userId });
+    return Boolean(result.affected);
+  }
+
+  /**
+   * Runs an import in one transaction: `work` gets the writer of its chunks and what it returns
+   * is committed, or nothing when it throws.
+   */
+  importing(
+    userId: number,
+    work: (writeChunk: ChunkWriter) => Promise<ImportCounts>,
+  ): Promise<ImportCounts> {
+    return this.dataSource.transaction((manager) =>
+      work((lines) => this.writeChunk(manager, userId, lines)),
+    );
+  }
+
+  /**
+   * Updates the user's contacts whose name key is a line's, creates the others: one lookup
+   * through `(id_user, name_key)`, one UPDATE per existing contact, one INSERT for the new ones.
+   */
+  private async writeChunk(
+    manager: EntityManager,
+    userId: number,
+    lines: readonly ContactFields[],
+  ): Promise<ImportCounts> {
+    const existing = new Map<string, number>();
+    const rows = await manager.query<Array<{ id: number | string; name_key: string }>>(
+      `SELECT id, name_key FROM contact WHERE id_user = ? AND name_key IN (${lines
+        .map(() => '?')
+        .join(', ')})`,
+      [userId, ...lines.map((line) => line.nameKey)],
+    );
+    rows.forEach((found) => existing.set(found.name_key, Number(found.id)));
+    const now = nowUtc();
+    const created = lines.filter((line) => !existing.has(line.nameKey));
+    for (const line of lines) {
+      const id = existing.get(line.nameKey);
+      if (id !== undefined) {
+        await manager.query(
+          'UPDATE contact SET name = ?, name_key = ?, number = ?, data = ?, updated_at = ? ' +
+            'WHERE id = ? AND id_user = ?',
+          [line.name, line.nameKey, line.number, line.data, now, id, userId],
+        );
+      }
+    }
+    if (created.length > 0) {
+      await manager.query(
+        'INSERT INTO contact (id_user, name, name_key, number, data, created_at, updated_at) ' +
+          `VALUES ${created.map(() => '(?, ?, ?, ?, ?, ?, NULL)').join(', ')}`,
+        created.flatMap((line) => [userId, line.name, line.nameKey, line.number, line.data, now]),
+      );
+    }
+    return { created: created.length, updated: lines.length - created.length };
+  }
+}
+
+/** Whether the database refused a row for a unique index: a name taken by a concurrent request. */
+export function isDuplicateKey(error: unknown): boolean {
+  const code = (error as { driverError?: { code?: unknown } }).driverError?.code;
+  return (
+    error instanceof QueryFailedError &&
+    (code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+  );
+}
+
+function row(fields: ContactFields): Pick<Contact, 'name' | 'name_key' | 'number' | 'data'> {
+  return { name: fields.name, name_key: fields.nameKey, number: fields.number, data: fields.data };
+}
