@@ -48,7 +48,7 @@ export function parseCreateContactParams(params: Params, country: string): Creat
     );
   }
   // Rules 2 to 4.
-  return contactFields(params, country) as CreateContactInput;
+  return { data: '{}', ...contactFields(params, country) } as CreateContactInput;
 }
 
 export function parseUpdateContactParams(params: Params, country: string): UpdateContactInput {
