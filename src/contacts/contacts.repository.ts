@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { ChunkWriter, ImportCounts } from './contacts-import';
 import { ContactFields } from './contacts.params';
@@ -82,7 +82,8 @@ export class ContactsRepository {
    * Updates the user's contacts whose name key is a line's, creates the others, in one statement
    * that the unique `(id_user, name_key)` index turns into an update where the name is taken:
    * one round trip per chunk rather than one per updated contact. A lookup through the same
-   * index first tells which lines update, for the counts.
+   * index first tells which lines update, for the counts. A contact another request creates
+   * meanwhile under one of the names is updated, never refused.
    */
   private async writeChunk(
     manager: EntityManager,
@@ -110,15 +111,6 @@ export class ContactsRepository {
     );
     return { created: lines.length - existing.length, updated: existing.length };
   }
-}
-
-/** Whether the database refused a row for a unique index: a name taken by a concurrent request. */
-export function isDuplicateKey(error: unknown): boolean {
-  const code = (error as { driverError?: { code?: unknown } }).driverError?.code;
-  return (
-    error instanceof QueryFailedError &&
-    (code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
-  );
 }
 
 function row(fields: ContactFields): Pick<Contact, 'name' | 'name_key' | 'number' | 'data'> {

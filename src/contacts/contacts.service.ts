@@ -18,7 +18,7 @@ import {
   ImportContactsInput,
   UpdateContactInput,
 } from './contacts.params';
-import { ContactsRepository, isDuplicateKey } from './contacts.repository';
+import { ContactsRepository } from './contacts.repository';
 
 /**
  * post_contact, get_contact, post_update_contact, delete_contact and post_import_contacts
@@ -107,28 +107,18 @@ export class ContactsService {
     const country = user.settings.default_phone_country ?? '';
     const source = input.kind === 'csv' ? 'contacts_csv' : 'contacts';
     const options = { country, maxRows: this.config.limits.csvRows };
-    try {
-      return await this.contacts.importing(user.id, async (writeChunk) => {
-        const batch = new ContactImport(writeChunk, options, source);
-        if (input.kind === 'csv') {
-          // Rules 2 to 4.
-          await importContactsCsv(createReadStream(input.file.path), batch, country);
-        } else {
-          // Rules 3 and 4.
-          await importContactsList(input.items, batch, country);
-        }
-        return batch.finish();
-      });
-    } catch (error) {
-      // Rule 5: a contact created meanwhile, by another request, with a name of the import.
-      if (isDuplicateKey(error)) {
-        throw ApiError.invalid(
-          `${source} : another request created a contact with one of its names meanwhile; ` +
-            'nothing was imported, send it again.',
-        );
+    return this.contacts.importing(user.id, async (writeChunk) => {
+      const batch = new ContactImport(writeChunk, options, source);
+      if (input.kind === 'csv') {
+        // Rules 2 to 4.
+        await importContactsCsv(createReadStream(input.file.path), batch, country);
+      } else {
+        // Rules 3 and 4.
+        await importContactsList(input.items, batch, country);
       }
-      throw error;
-    }
+      // Rule 5.
+      return batch.finish();
+    });
   }
 }
 
