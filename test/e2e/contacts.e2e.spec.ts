@@ -24,6 +24,9 @@ const MISSING = 'One require parameter is missing : ';
 const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 /** Small enough that a test can go past it. */
 const MAX_ROWS = 3000;
+/** Files other than CSVs are limited to 1 KiB here: a larger contacts_csv shows the CSV limit. */
+const MAX_FILE_BYTES = 1024;
+const MAX_CSV_BYTES = 200_000;
 
 function expectSuccess(response: Response, status: number, value: unknown): void {
   expect({ status: response.status, body: response.body }).toEqual({
@@ -52,7 +55,11 @@ describeEachDatabase('contacts', (database) => {
   let ds: DataSource;
 
   beforeAll(async () => {
-    t = await startApp(database(), { MAX_CSV_ROWS: String(MAX_ROWS) });
+    t = await startApp(database(), {
+      MAX_CSV_ROWS: String(MAX_ROWS),
+      MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+      MAX_CSV_BYTES: String(MAX_CSV_BYTES),
+    });
     ds = t.dataSource;
   });
   afterAll(async () => {
@@ -859,6 +866,27 @@ describeEachDatabase('contacts', (database) => {
       expect(new Set(contacts.map((contact) => contact.data))).toEqual(
         new Set(['{"city":"Nice"}']),
       );
+    });
+
+    it('takes a contacts_csv up to the CSV size limit, not the limit of other files, and refuses a larger one with 413', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const csv = (count: number) =>
+        'name,number,note\n' +
+        Array.from(
+          { length: count },
+          (_, i) => `C${i},+3361${String(6000000 + i).padStart(7, '0')},${'n'.repeat(60)}`,
+        ).join('\n');
+      expect(csv(100).length).toBeGreaterThan(MAX_FILE_BYTES);
+      expect(csv(2900).length).toBeGreaterThan(MAX_CSV_BYTES);
+
+      expectSuccess(await importCsv(apiKey, csv(100)), 200, { created: 100, updated: 0 });
+      expectError(
+        await importCsv(apiKey, csv(2900)),
+        413,
+        CANNOT_UPLOAD_FILE,
+        `Failed to upload or save an uploaded file : contacts_csv : the file is larger than ${MAX_CSV_BYTES} bytes.`,
+      );
+      expect((await contactsOf(user.id)).length).toBe(100);
     });
 
     it('refuses more lines than the CSV row limit with 413 CANNOT_UPLOAD_FILE', async () => {
