@@ -34,7 +34,7 @@ async function refusal(promise: Promise<unknown>): Promise<ApiError> {
 describe('ContactImport', () => {
   it('writes full chunks as lines come, the rest at the end, and adds up the counts', async () => {
     const { chunks, write } = recorder();
-    const batch = new ContactImport(write, { country: '', maxRows: 10_000 }, 'contacts');
+    const batch = new ContactImport(write, 10_000, 'contacts');
 
     for (let i = 0; i < IMPORT_CHUNK * 2 + 3; i++) {
       await batch.add(line(i % 2 === 0 ? `c${i}!` : `c${i}`), `contacts[${i}]`);
@@ -47,7 +47,7 @@ describe('ContactImport', () => {
 
   it('refuses a name given twice in any case, naming both places, even chunks apart', async () => {
     const { write } = recorder();
-    const batch = new ContactImport(write, { country: '', maxRows: 10_000 }, 'contacts_csv');
+    const batch = new ContactImport(write, 10_000, 'contacts_csv');
     await batch.add(line('Ann'), 'contacts_csv : line 2');
     for (let i = 0; i < IMPORT_CHUNK; i++) {
       await batch.add(line(`c${i}`), `contacts_csv : line ${i + 3}`);
@@ -63,7 +63,7 @@ describe('ContactImport', () => {
 
   it('refuses more lines than allowed with 413 CANNOT_UPLOAD_FILE', async () => {
     const { write } = recorder();
-    const batch = new ContactImport(write, { country: '', maxRows: 2 }, 'contacts_csv');
+    const batch = new ContactImport(write, 2, 'contacts_csv');
     await batch.add(line('a'), 'contacts_csv : line 2');
     await batch.add(line('b'), 'contacts_csv : line 3');
 
@@ -79,7 +79,7 @@ describe('ContactImport', () => {
 describe('importContactsCsv', () => {
   const read = async (csv: string, country = '') => {
     const { chunks, write } = recorder();
-    const batch = new ContactImport(write, { country, maxRows: 100 }, 'contacts_csv');
+    const batch = new ContactImport(write, 100, 'contacts_csv');
     await importContactsCsv(Readable.from([Buffer.from(csv)]), batch, country);
     await batch.finish();
     return chunks.flat();

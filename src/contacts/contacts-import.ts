@@ -13,13 +13,6 @@ export interface ImportCounts {
 /** Writes a chunk of lines whose names are all different, in the import's transaction. */
 export type ChunkWriter = (lines: readonly ContactFields[]) => Promise<ImportCounts>;
 
-export interface ImportOptions {
-  /** The caller's `default_phone_country`, for national numbers. */
-  country: string;
-  /** Lines past this many (a CSV's header excluded) make the import too large (HTTP 413). */
-  maxRows: number;
-}
-
 /**
  * Lines written together: one lookup of the existing names and one INSERT per chunk, few
  * enough that the parameters stay far below the engines' limits.
@@ -41,7 +34,8 @@ export class ContactImport {
 
   constructor(
     private readonly write: ChunkWriter,
-    private readonly options: ImportOptions,
+    /** Lines past this many (a CSV's header excluded) make the import too large (HTTP 413). */
+    private readonly maxRows: number,
     /** Names the source in the message of a source too large. */
     private readonly source: string,
   ) {}
@@ -49,10 +43,10 @@ export class ContactImport {
   /** Adds a checked line, `where` naming it in errors (`contacts_csv : line 7`). */
   async add(line: ContactFields, where: string): Promise<void> {
     this.lines += 1;
-    if (this.lines > this.options.maxRows) {
+    if (this.lines > this.maxRows) {
       throw ApiError.tooLarge(
         ErrorCode.CANNOT_UPLOAD_FILE,
-        `${this.source} : more than ${this.options.maxRows} contacts; split the import.`,
+        `${this.source} : more than ${this.maxRows} contacts; split the import.`,
       );
     }
     const earlier = this.seen.get(line.nameKey);

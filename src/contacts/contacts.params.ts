@@ -4,7 +4,7 @@ import { UploadedFile } from '../common/http/request';
 import { checkParsedJson } from '../common/params/check-params';
 import { Deferred } from '../common/params/deferred';
 import { nameKey, parseEntryName } from '../common/params/entry-name';
-import { asList, isAbsent, Params, parseId } from '../common/params/parse';
+import { asList, isAbsent, Params, parseId, requiredMessage } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 
 /** Keys a contact's data may hold: template variables, not a document store. */
@@ -20,7 +20,10 @@ export interface ContactFields {
   data: string;
 }
 
-/** post_contact's parameters (docs/api.md#post_contact), all checked at the edge but the name's uniqueness. */
+/**
+ * post_contact's parameters (docs/api.md#post_contact): all checked at the edge but the name's
+ * uniqueness (rule 5).
+ */
 export type CreateContactInput = ContactFields;
 
 /** post_update_contact's parameters; a field not sent is undefined and keeps its value. */
@@ -43,9 +46,7 @@ export function parseCreateContactParams(params: Params, country: string): Creat
   // Rule 1.
   const missing = (['name', 'number'] as const).filter((field) => isAbsent(params[field]));
   if (missing.length > 0) {
-    throw ApiError.missing(
-      `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required.`,
-    );
+    throw ApiError.missing(requiredMessage(missing));
   }
   // Rules 2 to 4.
   return { data: '{}', ...contactFields(params, country) } as CreateContactInput;

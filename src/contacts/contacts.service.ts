@@ -106,9 +106,8 @@ export class ContactsService {
   async import(user: AuthenticatedUser, input: ImportContactsInput): Promise<ImportCounts> {
     const country = user.settings.default_phone_country ?? '';
     const source = input.kind === 'csv' ? 'contacts_csv' : 'contacts';
-    const options = { country, maxRows: this.config.limits.csvRows };
     return this.contacts.importing(user.id, async (writeChunk) => {
-      const batch = new ContactImport(writeChunk, options, source);
+      const batch = new ContactImport(writeChunk, this.config.limits.csvRows, source);
       if (input.kind === 'csv') {
         // Rules 2 to 4.
         await importContactsCsv(createReadStream(input.file.path), batch, country);
