@@ -292,7 +292,7 @@ export const OPERATIONS: Operation[] = [
   },
   ...resource('contact', '/api/contact', 'contact', CONTACT_PARAMS),
   {
-    name: 'post_contact_import',
+    name: 'post_import_contacts',
     method: 'POST',
     paths: ['/api/contact/import'],
     files: true,
@@ -342,7 +342,7 @@ export const OPERATIONS: Operation[] = [
     params: {},
   },
   {
-    name: 'post_received_status',
+    name: 'post_update_received',
     method: 'POST',
     paths: ['/api/received/{id}'],
     segments: idSegment('received'),
