@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { nameKey } from '../common/params/entry-name';
-import { ContactImport, IMPORT_CHUNK, importContactsCsv } from './contacts-import';
+import { ContactImport, IMPORT_CHUNK, importContactsCsv, NameSeen } from './contacts-import';
 import { ContactFields } from './contacts.params';
 
 /** Records the chunks written; a name ending in "!" is an existing contact (an update). */
@@ -97,5 +97,18 @@ describe('importContactsCsv', () => {
     expect(error.detail).toBe(
       'contacts_csv : line 3: number : "12" is not a valid phone number; use the international format (+…).',
     );
+  });
+});
+
+describe('NameSeen', () => {
+  it('tells each key given again, with its first number, across its growths', () => {
+    const seen = new NameSeen();
+    for (let index = 0; index < 50_000; index += 1) {
+      expect(seen.add(`contact ${index}`, index + 2)).toBeUndefined();
+    }
+    for (let index = 0; index < 50_000; index += 997) {
+      expect(seen.add(`contact ${index}`, 1)).toBe(index + 2);
+    }
+    expect(seen.add('contact 50000', 9)).toBeUndefined();
   });
 });
