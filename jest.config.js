@@ -25,4 +25,8 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
+  // Jest's default on two cores is one worker; the e2e specs spend much of their time waiting on
+  // sockets and the databases, so two overlap well (the main suite: 441 s in one worker, 220 s
+  // in two). The timing specs run alone anyway (`--runInBand`).
+  maxWorkers: 2,
 };

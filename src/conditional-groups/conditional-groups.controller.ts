@@ -1,19 +1,11 @@
 import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { publicBaseUrl } from '../common/http/links';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { API_BODY_TYPES, ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { Params } from '../common/params/parse';
@@ -30,11 +22,6 @@ import {
 } from './conditional-groups.params';
 import { ConditionalGroupsService } from './conditional-groups.service';
 
-const BODY_TYPES = ApiConsumes(
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/json',
-);
 const GROUP_ID = ApiParam({
   name: 'id',
   type: 'integer',
@@ -96,14 +83,6 @@ const CONTACTS = ApiEnvelopeResponse(
     'next / prev links to the pages after and before',
 );
 
-function notFound(code: ErrorCode, text: string) {
-  return ApiResponse({
-    status: 404,
-    description: `${text} (error ${code}); the same for another user's conditional group`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
-}
-
 /** The conditional-group operations (docs/api.md#post_conditional_group and those after it). */
 @ApiTags('conditional groups')
 @Controller('api/conditional_group')
@@ -120,7 +99,7 @@ export class ConditionalGroupsController {
       'post_conditional_group: creates a conditional group, whose contacts are those its ' +
       'condition selects when a message is sent.',
   })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', required: ['name', 'condition'], properties: FIELDS } })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new conditional group', 201)
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
@@ -160,7 +139,7 @@ export class ConditionalGroupsController {
   @GROUP_ID
   @PAGE
   @CONTACTS
-  @notFound(ErrorCode.INVALID_PARAMETER, 'No such conditional group')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'conditional group')
   contacts(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
@@ -180,7 +159,7 @@ export class ConditionalGroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse(GROUP, 'The conditional group')
-  @notFound(ErrorCode.INVALID_PARAMETER, 'No such conditional group')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'conditional group')
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.findOne(user, parseConditionalGroupIdParams(params));
   }
@@ -192,10 +171,10 @@ export class ConditionalGroupsController {
     summary: 'post_update_conditional_group: changes the fields sent; the others keep their value.',
   })
   @GROUP_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', properties: FIELDS } })
   @ApiEnvelopeResponse(GROUP, 'The conditional group as it now is')
-  @notFound(ErrorCode.CANNOT_UPDATE, 'No such conditional group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'conditional group')
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.update(user, parseUpdateConditionalGroupParams(params));
   }
@@ -210,7 +189,7 @@ export class ConditionalGroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The conditional group was deleted')
-  @notFound(ErrorCode.CANNOT_DELETE, 'No such conditional group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'conditional group')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.groups.delete(user, parseConditionalGroupIdParams(params));
   }

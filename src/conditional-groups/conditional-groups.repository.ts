@@ -5,6 +5,7 @@ import { DriverRunner } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { isNameKeyTaken } from '../common/database/name-key';
 
 /** A conditional group's stored fields an update changes. */
 export type ConditionalGroupRow = Pick<ConditionalGroup, 'name' | 'name_key' | 'condition'>;
@@ -26,16 +27,8 @@ export class ConditionalGroupsRepository {
   }
 
   /** Whether another of the user's conditional groups has this name key: the unique index's. */
-  async isNameTaken(userId: number, key: string, exceptId?: number): Promise<boolean> {
-    const query = this.groups
-      .createQueryBuilder('g')
-      .select('g.id', 'id')
-      .where('g.id_user = :userId', { userId })
-      .andWhere('g.name_key = :key', { key });
-    if (exceptId !== undefined) {
-      query.andWhere('g.id <> :exceptId', { exceptId });
-    }
-    return (await query.limit(1).getRawOne()) !== undefined;
+  isNameTaken(userId: number, key: string, exceptId?: number): Promise<boolean> {
+    return isNameKeyTaken(this.groups, userId, key, exceptId);
   }
 
   async create(userId: number, group: ConditionalGroupRow): Promise<number> {

@@ -1,16 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiNotFoundResponse,
+  envelopeSchema,
+} from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { Params } from '../common/params/parse';
@@ -27,11 +25,6 @@ import {
 } from './contacts.params';
 import { ContactsService } from './contacts.service';
 
-const BODY_TYPES = ApiConsumes(
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/json',
-);
 const CONTACT_ID = ApiParam({
   name: 'id',
   type: 'integer',
@@ -76,14 +69,6 @@ const CONTACT_ENTRY: SchemaObject = {
   },
 };
 
-function notFound(code: ErrorCode, text: string) {
-  return ApiResponse({
-    status: 404,
-    description: `${text} (error ${code}); the same for another user's contact`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
-}
-
 /** The contact operations (docs/api.md#post_contact and the four after it). */
 @ApiTags('contacts')
 @Controller('api/contact')
@@ -92,7 +77,7 @@ export class ContactsController {
 
   @Post()
   @ApiOperation({ operationId: 'post_contact', summary: 'post_contact: creates a contact.' })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', required: ['name', 'number'], properties: CONTACT_FIELDS } })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new contact', 201)
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
@@ -108,7 +93,7 @@ export class ContactsController {
       'post_import_contacts: creates or updates contacts from a CSV file or a JSON list, all ' +
       'or nothing; a line whose name is one of your contacts’ updates it.',
   })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({
     schema: {
       type: 'object',
@@ -155,7 +140,7 @@ export class ContactsController {
   })
   @CONTACT_ID
   @ApiEnvelopeResponse(CONTACT_ENTRY, 'The contact')
-  @notFound(ErrorCode.INVALID_PARAMETER, 'No such contact')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'contact')
   read(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.contacts.read(user, parseContactIdParams(params));
   }
@@ -167,10 +152,10 @@ export class ContactsController {
     summary: 'post_update_contact: changes the fields sent; the others keep their value.',
   })
   @CONTACT_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', properties: CONTACT_FIELDS } })
   @ApiEnvelopeResponse(CONTACT_ENTRY, 'The contact as it now is')
-  @notFound(ErrorCode.CANNOT_UPDATE, 'No such contact')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'contact')
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.contacts.update(user, parseUpdateContactParams(params, countryOf(user)));
   }
@@ -185,7 +170,7 @@ export class ContactsController {
   })
   @CONTACT_ID
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The contact was deleted')
-  @notFound(ErrorCode.CANNOT_DELETE, 'No such contact')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'contact')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.contacts.delete(user, parseContactIdParams(params));
   }

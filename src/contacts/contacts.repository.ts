@@ -5,6 +5,7 @@ import { nowUtc } from '../common/time/datetime';
 import { ChunkWriter, ImportCounts } from './contacts-import';
 import { ContactFields } from './contacts.params';
 import { Contact } from './entities/contact.entity';
+import { isNameKeyTaken } from '../common/database/name-key';
 
 /** Contacts. Every query is scoped by the owner's id. */
 @Injectable()
@@ -19,17 +20,8 @@ export class ContactsRepository {
   }
 
   /** Whether another contact of the user has this name key. Served by the unique `(id_user, name_key)`. */
-  async isNameTaken(userId: number, key: string, exceptContactId?: number): Promise<boolean> {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .select('c.id', 'id')
-      .from(Contact, 'c')
-      .where('c.id_user = :userId', { userId })
-      .andWhere('c.name_key = :key', { key });
-    if (exceptContactId !== undefined) {
-      query.andWhere('c.id <> :exceptContactId', { exceptContactId });
-    }
-    return (await query.limit(1).getRawOne()) !== undefined;
+  isNameTaken(userId: number, key: string, exceptContactId?: number): Promise<boolean> {
+    return isNameKeyTaken(this.contacts, userId, key, exceptContactId);
   }
 
   async create(userId: number, fields: ContactFields): Promise<number> {

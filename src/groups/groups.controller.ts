@@ -1,16 +1,9 @@
 import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { API_BODY_TYPES, ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { MAX_LIST_IDS } from '../common/params/id-list';
@@ -24,11 +17,6 @@ import {
 } from './groups.params';
 import { GroupsService } from './groups.service';
 
-const BODY_TYPES = ApiConsumes(
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/json',
-);
 const GROUP_ID = ApiParam({ name: 'id', type: 'integer', description: 'Id of one of your groups' });
 
 const GROUP_FIELDS: Record<string, SchemaObject> = {
@@ -75,14 +63,6 @@ const GROUP_ENTRY: SchemaObject = {
   },
 };
 
-function notFound(code: ErrorCode, text: string) {
-  return ApiResponse({
-    status: 404,
-    description: `${text} (error ${code}); the same for another user's group`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
-}
-
 /** The group operations (docs/api.md#post_group and the three after it). */
 @ApiTags('groups')
 @Controller('api/group')
@@ -94,7 +74,7 @@ export class GroupsController {
     operationId: 'post_group',
     summary: 'post_group: creates a group of your contacts.',
   })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', required: ['name'], properties: GROUP_FIELDS } })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new group', 201)
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
@@ -108,7 +88,7 @@ export class GroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse(GROUP_ENTRY, 'The group')
-  @notFound(ErrorCode.INVALID_PARAMETER, 'No such group')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'group')
   read(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.read(user, parseGroupIdParams(params));
   }
@@ -121,10 +101,10 @@ export class GroupsController {
       'post_update_group: changes the fields sent; `contacts` replaces the members when sent.',
   })
   @GROUP_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', properties: GROUP_FIELDS } })
   @ApiEnvelopeResponse(GROUP_ENTRY, 'The group as it now is')
-  @notFound(ErrorCode.CANNOT_UPDATE, 'No such group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'group')
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.update(user, parseUpdateGroupParams(params));
   }
@@ -139,7 +119,7 @@ export class GroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The group was deleted')
-  @notFound(ErrorCode.CANNOT_DELETE, 'No such group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'group')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.groups.delete(user, parseGroupIdParams(params));
   }

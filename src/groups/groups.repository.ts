@@ -6,6 +6,7 @@ import { nowUtc } from '../common/time/datetime';
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group, GroupContact } from '../contacts/entities/group.entity';
 import { GroupName } from './groups.params';
+import { isNameKeyTaken } from '../common/database/name-key';
 
 /** Links per INSERT: far below the engines' limits on bound parameters. */
 const LINKS_PER_INSERT = 500;
@@ -26,17 +27,8 @@ export class GroupsRepository {
   }
 
   /** Whether another group of the user has this name key. Served by the unique `(id_user, name_key)`. */
-  async isNameTaken(userId: number, key: string, exceptGroupId?: number): Promise<boolean> {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .select('g.id', 'id')
-      .from(Group, 'g')
-      .where('g.id_user = :userId', { userId })
-      .andWhere('g.name_key = :key', { key });
-    if (exceptGroupId !== undefined) {
-      query.andWhere('g.id <> :exceptGroupId', { exceptGroupId });
-    }
-    return (await query.limit(1).getRawOne()) !== undefined;
+  isNameTaken(userId: number, key: string, exceptGroupId?: number): Promise<boolean> {
+    return isNameKeyTaken(this.groups, userId, key, exceptGroupId);
   }
 
   /**

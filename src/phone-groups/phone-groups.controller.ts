@@ -1,16 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiNotFoundResponse,
+  envelopeSchema,
+} from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { MAX_LIST_IDS } from '../common/params/id-list';
@@ -24,11 +22,6 @@ import {
 } from './phone-groups.params';
 import { PhoneGroupsService } from './phone-groups.service';
 
-const BODY_TYPES = ApiConsumes(
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/json',
-);
 const GROUP_ID = ApiParam({
   name: 'id',
   type: 'integer',
@@ -67,14 +60,6 @@ const GROUP: SchemaObject = {
   },
 };
 
-function notFound(code: ErrorCode, text: string) {
-  return ApiResponse({
-    status: 404,
-    description: `${text} (error ${code}); the same for another user's phone group`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
-}
-
 /** The phone-group operations (docs/api.md#post_phone_group and those after it). */
 @ApiTags('phone groups')
 @Controller('api/phone_group')
@@ -88,7 +73,7 @@ export class PhoneGroupsController {
       'post_phone_group: creates a phone group; a message scheduled with its id_phone_group is ' +
       'sent through one of its phones.',
   })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', required: ['name'], properties: FIELDS } })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new phone group', 201)
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
@@ -102,7 +87,7 @@ export class PhoneGroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse(GROUP, 'The phone group')
-  @notFound(ErrorCode.INVALID_PARAMETER, 'No such phone group')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'phone group')
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.findOne(user, parsePhoneGroupIdParams(params));
   }
@@ -116,10 +101,10 @@ export class PhoneGroupsController {
       '`phones` replaces the whole list.',
   })
   @GROUP_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', properties: FIELDS } })
   @ApiEnvelopeResponse(GROUP, 'The phone group as it now is')
-  @notFound(ErrorCode.CANNOT_UPDATE, 'No such phone group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone group')
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.groups.update(user, parseUpdatePhoneGroupParams(params));
   }
@@ -134,7 +119,7 @@ export class PhoneGroupsController {
   })
   @GROUP_ID
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone group was deleted')
-  @notFound(ErrorCode.CANNOT_DELETE, 'No such phone group')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'phone group')
   @ApiResponse({
     status: 422,
     description: `Pending messages are to be sent through the group; the message says how many (error ${ErrorCode.CANNOT_DELETE})`,

@@ -5,6 +5,7 @@ import { idsNotOwned } from '../common/database/owned-ids';
 import { nowUtc } from '../common/time/datetime';
 import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
+import { isNameKeyTaken } from '../common/database/name-key';
 
 /** A phone group's stored fields a write sets. */
 export type PhoneGroupRow = Pick<PhoneGroup, 'name' | 'name_key'>;
@@ -31,16 +32,8 @@ export class PhoneGroupsRepository {
   }
 
   /** Whether another of the user's phone groups has this name key: the unique index's. */
-  async isNameTaken(userId: number, key: string, exceptId?: number): Promise<boolean> {
-    const query = this.groups
-      .createQueryBuilder('g')
-      .select('g.id', 'id')
-      .where('g.id_user = :userId', { userId })
-      .andWhere('g.name_key = :key', { key });
-    if (exceptId !== undefined) {
-      query.andWhere('g.id <> :exceptId', { exceptId });
-    }
-    return (await query.limit(1).getRawOne()) !== undefined;
+  isNameTaken(userId: number, key: string, exceptId?: number): Promise<boolean> {
+    return isNameKeyTaken(this.groups, userId, key, exceptId);
   }
 
   /**

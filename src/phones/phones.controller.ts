@@ -1,17 +1,15 @@
 import { applyDecorators, Controller, Delete, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { PhoneStatus } from '../adapters/adapter';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiNotFoundResponse,
+  envelopeSchema,
+} from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
@@ -25,11 +23,6 @@ import {
 } from './phones.params';
 import { PhonesService } from './phones.service';
 
-const BODY_TYPES = ApiConsumes(
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/json',
-);
 const PHONE_ID = ApiParam({ name: 'id', type: 'integer', description: 'Id of one of your phones' });
 const STATUSES: PhoneStatus[] = [
   'available',
@@ -87,14 +80,6 @@ const PHONE_FIELDS: Record<string, SchemaObject> = {
   },
 };
 
-function notFound(code: ErrorCode, text: string) {
-  return ApiResponse({
-    status: 404,
-    description: `${text} (error ${code}); the same for another user's phone`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
-}
-
 function refused(code: ErrorCode, text: string) {
   return ApiResponse({
     status: 422,
@@ -105,7 +90,7 @@ function refused(code: ErrorCode, text: string) {
 
 const STATUS_RESPONSE = applyDecorators(
   ApiEnvelopeResponse({ type: 'string', enum: STATUSES }, 'The phone status now stored'),
-  notFound(ErrorCode.CANNOT_UPDATE, 'No such phone'),
+  ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone'),
 );
 
 /** The phone operations (docs/api.md#post_phone and the four after it). */
@@ -120,7 +105,7 @@ export class PhonesController {
     summary:
       'post_phone: creates a phone once its adapter accepted the data; the new phone is available.',
   })
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({
     schema: { type: 'object', required: ['name', 'adapter'], properties: PHONE_FIELDS },
   })
@@ -140,10 +125,10 @@ export class PhonesController {
       'adapter, a required adapter_data field left out keeps its stored value.',
   })
   @PHONE_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({ schema: { type: 'object', properties: PHONE_FIELDS } })
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone was updated')
-  @notFound(ErrorCode.CANNOT_UPDATE, 'No such phone')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone')
   @refused(ErrorCode.CANNOT_UPDATE, "The adapter's test refused the data")
   update(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.phones.update(user, parseUpdatePhoneParams(params));
@@ -159,7 +144,7 @@ export class PhonesController {
   })
   @PHONE_ID
   @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The phone was deleted')
-  @notFound(ErrorCode.CANNOT_DELETE, 'No such phone')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'phone')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.phones.delete(user, parsePhoneIdParams(params));
   }
@@ -193,7 +178,7 @@ export class PhonesController {
     summary: 'post_change_phone_status: sets a phone available or disabled.',
   })
   @PHONE_ID
-  @BODY_TYPES
+  @API_BODY_TYPES
   @ApiBody({
     schema: {
       type: 'object',

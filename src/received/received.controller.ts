@@ -1,14 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
@@ -27,9 +20,6 @@ const ENTRY = ApiEnvelopeResponse(
   'The received message as get_entries lists it, with its medias',
 );
 
-const ERROR = (status: number, description: string) =>
-  ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
-
 /** get_received, post_update_received and delete_received (docs/api.md#get_received). */
 @ApiTags('received')
 @Controller('api/received')
@@ -43,7 +33,7 @@ export class ReceivedController {
   })
   @RECEIVED_ID
   @ENTRY
-  @ERROR(404, "No such received message among the caller's (error 2)")
+  @ApiErrorResponse(404, "No such received message among the caller's (error 2)")
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.received.findOne(user.id, parseReceivedIdParams(params));
   }
@@ -64,8 +54,8 @@ export class ReceivedController {
     },
   })
   @ENTRY
-  @ERROR(400, 'status missing (error 4) or not read / unread (error 2)')
-  @ERROR(404, "No such received message among the caller's (error 128)")
+  @ApiErrorResponse(400, 'status missing (error 4) or not read / unread (error 2)')
+  @ApiErrorResponse(404, "No such received message among the caller's (error 128)")
   setStatus(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.received.setStatus(user.id, parseReceivedStatusParams(params));
   }
@@ -80,7 +70,7 @@ export class ReceivedController {
   })
   @RECEIVED_ID
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The received message was deleted')
-  @ERROR(404, "No such received message among the caller's (error 32)")
+  @ApiErrorResponse(404, "No such received message among the caller's (error 32)")
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.received.remove(user.id, parseReceivedIdParams(params));
   }

@@ -1,16 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
@@ -104,9 +96,6 @@ const SCHEDULED_ID = ApiParam({
   description: 'Id of the scheduled message',
 });
 
-const ERROR = (status: number, description: string) =>
-  ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
-
 /**
  * post_scheduled, get_send_sms, delete_scheduled, get_scheduled and post_update_scheduled
  * (docs/api.md).
@@ -130,8 +119,11 @@ export class ScheduledController {
   @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
   @ApiBody({ schema: POST_SCHEDULED_BODY })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message', 201)
-  @ERROR(413, 'numbers_csv or a media too large, or more CSV rows than allowed (error 64)')
-  @ERROR(422, 'The message could not be created (error 8)')
+  @ApiErrorResponse(
+    413,
+    'numbers_csv or a media too large, or more CSV rows than allowed (error 64)',
+  )
+  @ApiErrorResponse(422, 'The message could not be created (error 8)')
   create(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
@@ -157,7 +149,7 @@ export class ScheduledController {
     description: "One of the caller's phones; default: the service chooses",
   })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message')
-  @ERROR(422, 'id_phone is not one of your phones, or the creation failed (error 8)')
+  @ApiErrorResponse(422, 'id_phone is not one of your phones, or the creation failed (error 8)')
   sendSms(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
@@ -175,7 +167,7 @@ export class ScheduledController {
     { type: 'object', additionalProperties: true },
     'The message with numbers, contacts, groups, conditional_groups and medias',
   )
-  @ERROR(404, "No such pending scheduled message among the caller's (error 2)")
+  @ApiErrorResponse(404, "No such pending scheduled message among the caller's (error 2)")
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.scheduled.findOne(user.id, parseRemoveParams(params));
   }
@@ -196,11 +188,11 @@ export class ScheduledController {
     { type: 'object', additionalProperties: true },
     'The message as it now is, as listed',
   )
-  @ERROR(
+  @ApiErrorResponse(
     404,
     "No such scheduled message among the caller's, or the dispatch has taken it (error 128)",
   )
-  @ERROR(422, 'The database refused the update (error 128)')
+  @ApiErrorResponse(422, 'The database refused the update (error 128)')
   update(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
@@ -219,7 +211,7 @@ export class ScheduledController {
   })
   @SCHEDULED_ID
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The message was deleted')
-  @ERROR(404, "No such scheduled message among the caller's (error 32)")
+  @ApiErrorResponse(404, "No such scheduled message among the caller's (error 32)")
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.scheduled.remove(user.id, parseRemoveParams(params));
   }

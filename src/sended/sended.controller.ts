@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
-import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
+import { ErrorCode } from '../common/errors/api-error';
+import { ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
@@ -14,13 +15,6 @@ const SENDED_ID = ApiParam({
   type: 'integer',
   description: 'Id of one of your sent messages',
 });
-
-const NOT_FOUND = (code: number) =>
-  ApiResponse({
-    status: 404,
-    description: `No such sent message among the caller's (error ${code})`,
-    schema: envelopeSchema({ type: 'object' }),
-  });
 
 /** get_sended and delete_sended (docs/api.md#get_sended). */
 @ApiTags('sended')
@@ -38,7 +32,7 @@ export class SendedController {
     { type: 'object', additionalProperties: true },
     'The sent message, with its medias',
   )
-  @NOT_FOUND(2)
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'sent message')
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.sended.findOne(user.id, parseSendedIdParams(params));
   }
@@ -53,7 +47,7 @@ export class SendedController {
   })
   @SENDED_ID
   @ApiEnvelopeResponse({ type: 'boolean', example: true }, 'The sent message was deleted')
-  @NOT_FOUND(32)
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'sent message')
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.sended.remove(user.id, parseSendedIdParams(params));
   }

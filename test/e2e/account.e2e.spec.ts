@@ -1,4 +1,4 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Setting } from '../../src/users/entities/setting.entity';
 import { DEFAULT_SETTINGS } from '../../src/users/settings';
@@ -6,6 +6,16 @@ import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makePhoneLimit, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  SUSPENDED_USER,
+  INVALID,
+  ENVELOPE_KEYS,
+  expectSuccess,
+  expectError,
+} from '../support/envelope';
 
 /*
  * Settings and the account through the API (docs/api.md#get_setting, #post_setting, #get_me)
@@ -13,35 +23,7 @@ import { waitFor } from '../support/instruments';
  * and the next dispatch (docs/dispatch.md) with the inline worker and the `test` adapter.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const SUSPENDED_USER = 16;
-const INVALID = 'You have specified an invalid parameter : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 const NAMES = Object.keys(DEFAULT_SETTINGS).join(', ');
-
-function expectSuccess(response: Response, value: unknown): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status: 200,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
 
 interface SendedEntry {
   id: number;
@@ -96,14 +78,14 @@ describeEachDatabase('settings and the account', (database) => {
       const { user, apiKey } = await makeUser(ds, { settings: { mms: '0' } });
       await ds.getRepository(Setting).delete({ id_user: user.id, name: 'webhook' });
 
-      expectSuccess(await getSettings(apiKey), { ...DEFAULT_SETTINGS, mms: '0' });
+      expectSuccess(await getSettings(apiKey), 200, { ...DEFAULT_SETTINGS, mms: '0' });
     });
 
     it("shows the caller's settings, never another user's", async () => {
       const { apiKey } = await makeUser(ds);
       await makeUser(ds, { settings: { templating: '0', default_phone_country: 'fr' } });
 
-      expectSuccess(await getSettings(apiKey), DEFAULT_SETTINGS);
+      expectSuccess(await getSettings(apiKey), 200, DEFAULT_SETTINGS);
     });
   });
 
@@ -134,9 +116,9 @@ describeEachDatabase('settings and the account', (database) => {
         smsstop_response: 'Unsubscribed.',
       });
 
-      expectSuccess(response, changed);
+      expectSuccess(response, 200, changed);
       expect(await storedSettings(user.id)).toEqual(changed);
-      expectSuccess(await getSettings(apiKey), changed);
+      expectSuccess(await getSettings(apiKey), 200, changed);
     });
 
     it('takes a JSON body, its numbers as their text, and ignores the api_key field of a form', async () => {
@@ -148,8 +130,13 @@ describeEachDatabase('settings and the account', (database) => {
         .type('form')
         .send({ api_key: apiKey, smsstop: '0' });
 
-      expectSuccess(json, { ...DEFAULT_SETTINGS, templating: '0', webhook: '0' });
-      expectSuccess(form, { ...DEFAULT_SETTINGS, templating: '0', webhook: '0', smsstop: '0' });
+      expectSuccess(json, 200, { ...DEFAULT_SETTINGS, templating: '0', webhook: '0' });
+      expectSuccess(form, 200, {
+        ...DEFAULT_SETTINGS,
+        templating: '0',
+        webhook: '0',
+        smsstop: '0',
+      });
       expect((await storedSettings(user.id)).smsstop).toBe('0');
     });
 
@@ -159,7 +146,7 @@ describeEachDatabase('settings and the account', (database) => {
 
       const response = await postSettings(apiKey, 'force_gsm_alphabet=1&default_phone_country=');
 
-      expectSuccess(response, { ...DEFAULT_SETTINGS, force_gsm_alphabet: '1' });
+      expectSuccess(response, 200, { ...DEFAULT_SETTINGS, force_gsm_alphabet: '1' });
       expect(await storedSettings(user.id)).toEqual({
         ...DEFAULT_SETTINGS,
         force_gsm_alphabet: '1',
@@ -279,7 +266,7 @@ describeEachDatabase('settings and the account', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const text = 'é'.repeat(1000);
 
-      expectSuccess(await postSettings(apiKey, { smsstop_response: text }), {
+      expectSuccess(await postSettings(apiKey, { smsstop_response: text }), 200, {
         ...DEFAULT_SETTINGS,
         smsstop_response: text,
       });
@@ -309,7 +296,7 @@ describeEachDatabase('settings and the account', (database) => {
       const { user, apiKey } = await makeUser(ds, { admin: 1 });
       await makeUser(ds);
 
-      expectSuccess(await request(t.url).get('/api/me/').set('X-Api-Key', apiKey), {
+      expectSuccess(await request(t.url).get('/api/me/').set('X-Api-Key', apiKey), 200, {
         id: user.id,
         email: user.email,
         status: 'active',

@@ -1,4 +1,4 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ConditionalGroup } from '../../src/contacts/entities/conditional-group.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
@@ -13,6 +13,19 @@ import {
   makeUser,
 } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  CANNOT_UPDATE,
+  INVALID,
+  MISSING,
+  expectSuccess,
+  expectError,
+  shown,
+  literal,
+} from '../support/envelope';
 
 /*
  * The conditional-group operations and their two previews (docs/api.md#post_conditional_group
@@ -20,46 +33,7 @@ import { waitFor } from '../support/instruments';
  * previews against the dispatch itself, which must select the same contacts.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const CANNOT_UPDATE = 128;
-const INVALID = 'You have specified an invalid parameter : ';
-const MISSING = 'One require parameter is missing : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 const FUTURE = '2099-01-01 00:00:00';
-
-function expectSuccess(response: Response, status: number, value: unknown): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-/** A value as a test's title shows it, long texts by their length. */
-const shown = (value: unknown) =>
-  JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'string' && item.length > 40 ? `<${item.length} characters>` : item,
-  );
-
-/** Escapes `text` for a RegExp. */
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describeEachDatabase('conditional groups', (database) => {
   let t: TestApp;

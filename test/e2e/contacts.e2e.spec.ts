@@ -1,4 +1,4 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { GroupContact } from '../../src/contacts/entities/group.entity';
@@ -6,6 +6,18 @@ import { ScheduledContact } from '../../src/scheduled/entities/scheduled.entity'
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeContact, makeGroup, makeScheduled, makeUser } from '../support/factories';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  CANNOT_UPLOAD_FILE,
+  CANNOT_UPDATE,
+  INVALID,
+  MISSING,
+  expectSuccess,
+  expectError,
+} from '../support/envelope';
 
 /*
  * post_contact, get_contact, post_update_contact, delete_contact and post_import_contacts
@@ -13,42 +25,11 @@ import { makeContact, makeGroup, makeScheduled, makeUser } from '../support/fact
  * its own users.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const CANNOT_UPLOAD_FILE = 64;
-const CANNOT_UPDATE = 128;
-const INVALID = 'You have specified an invalid parameter : ';
-const MISSING = 'One require parameter is missing : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 /** Small enough that a test can go past it. */
 const MAX_ROWS = 3000;
 /** Files other than CSVs are limited to 1 KiB here: a larger contacts_csv shows the CSV limit. */
 const MAX_FILE_BYTES = 1024;
 const MAX_CSV_BYTES = 200_000;
-
-function expectSuccess(response: Response, status: number, value: unknown): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
 
 describeEachDatabase('contacts', (database) => {
   let t: TestApp;

@@ -1,4 +1,4 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Group, GroupContact } from '../../src/contacts/entities/group.entity';
@@ -7,6 +7,16 @@ import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeContact, makeGroup, makePhone, makeScheduled, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  CANNOT_UPDATE,
+  INVALID,
+  expectSuccess,
+  expectError,
+} from '../support/envelope';
 
 /*
  * post_group, get_group, post_update_group and delete_group (docs/api.md) over real HTTP against
@@ -14,37 +24,8 @@ import { waitFor } from '../support/instruments';
  * their recipients through the inline dispatch worker and the `test` adapter.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const CANNOT_UPDATE = 128;
-const INVALID = 'You have specified an invalid parameter : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 /** Far in the future: the inline worker leaves these messages pending. */
 const LATER = '2099-01-01 00:00:00';
-
-function expectSuccess(response: Response, status: number, value: unknown): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
 
 describeEachDatabase('groups', (database) => {
   let t: TestApp;

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
@@ -19,6 +19,16 @@ import {
   makeUser,
 } from '../support/factories';
 import { countRows, storedScheduled } from '../support/scheduled.factories';
+import {
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  CANNOT_UPDATE,
+  INVALID,
+  MISSING,
+  expectSuccess,
+  expectError,
+} from '../support/envelope';
 
 /*
  * Messages by id (docs/api.md#get_sended and the sections after it): reading, deleting and
@@ -26,40 +36,11 @@ import { countRows, storedScheduled } from '../support/scheduled.factories';
  * HTTP against the real app, on every database engine. Each test makes its own users.
  */
 
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const CANNOT_UPDATE = 128;
-const INVALID = 'You have specified an invalid parameter : ';
-const MISSING = 'One require parameter is missing : ';
 const NOT_UPDATED = 'Cannot update this entry : ';
 const NOT_DELETED = 'Cannot delete this entry. ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 const DUE = '2024-01-02 03:04:05';
 
 type Entry = Record<string, unknown>;
-
-function expectSuccess(response: Response, status: number, value: unknown): void {
-  expect({ status: response.status, body: response.body as unknown }).toEqual({
-    status,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body as object)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body as unknown }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body as object)).toEqual(ENVELOPE_KEYS);
-}
 
 /** Ids that are not a non-negative integer, as a path segment. */
 const MALFORMED_IDS = ['abc', '-1', '1.5', '99999999999', '1e3', '0x10', '%20'];

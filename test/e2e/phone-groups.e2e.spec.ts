@@ -1,4 +1,4 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
@@ -14,6 +14,19 @@ import {
   makeUser,
 } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  CANNOT_UPDATE,
+  INVALID,
+  MISSING,
+  expectSuccess,
+  expectError,
+  shown,
+  literal,
+} from '../support/envelope';
 
 /*
  * The phone-group operations (docs/api.md#post_phone_group and those after it) over real HTTP
@@ -21,51 +34,12 @@ import { waitFor } from '../support/instruments';
  * message through the inline dispatch worker.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const CANNOT_UPDATE = 128;
-const INVALID = 'You have specified an invalid parameter : ';
-const MISSING = 'One require parameter is missing : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 const FUTURE = '2099-01-01 00:00:00';
 const TWILIO_DATA = JSON.stringify({
   account_sid: 'AC123',
   auth_token: 'secret-token',
   number: '+33612345678',
 });
-
-function expectSuccess(response: Response, status: number, value: unknown): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: { error: 0, message: null, response: value, next: null, prev: null },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-/** A value as a test's title shows it, long texts by their length. */
-const shown = (value: unknown) =>
-  JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'string' && item.length > 40 ? `<${item.length} characters>` : item,
-  );
-
-/** Escapes `text` for a RegExp. */
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describeEachDatabase('phone groups', (database) => {
   let t: TestApp;

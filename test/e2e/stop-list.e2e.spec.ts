@@ -1,10 +1,21 @@
-import request, { Response } from 'supertest';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SmsStop } from '../../src/messages/entities/sms-stop.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import {
+  INVALID_CREDENTIALS,
+  INVALID_PARAMETER,
+  MISSING_PARAMETER,
+  CANNOT_DELETE,
+  INVALID,
+  MISSING,
+  ENVELOPE_KEYS,
+  expectSuccess,
+  expectError,
+} from '../support/envelope';
 
 /*
  * The STOP list through the API (docs/api.md#get_stop, #post_stop, #delete_stop) over real HTTP,
@@ -12,47 +23,7 @@ import { waitFor } from '../support/instruments';
  * worker and the `test` adapter. The service runs in Paris time, so that dates show conversion.
  */
 
-const INVALID_CREDENTIALS = 1;
-const INVALID_PARAMETER = 2;
-const MISSING_PARAMETER = 4;
-const CANNOT_DELETE = 32;
-const INVALID = 'You have specified an invalid parameter : ';
-const MISSING = 'One require parameter is missing : ';
-const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 const PUBLIC_URL = 'https://sms.example.org';
-
-function expectSuccess(
-  response: Response,
-  status: number,
-  value: unknown,
-  links: { next?: string | null; prev?: string | null } = {},
-): void {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: 0,
-      message: null,
-      response: value,
-      next: links.next ?? null,
-      prev: links.prev ?? null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
-
-function expectError(response: Response, status: number, code: number, message: string | RegExp) {
-  expect({ status: response.status, body: response.body }).toEqual({
-    status,
-    body: {
-      error: code,
-      message: typeof message === 'string' ? message : expect.stringMatching(message),
-      response: null,
-      next: null,
-      prev: null,
-    },
-  });
-  expect(Object.keys(response.body)).toEqual(ENVELOPE_KEYS);
-}
 
 describeEachDatabase('STOP list', (database) => {
   let t: TestApp;

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiConsumes, ApiResponse } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
+import { ErrorCode } from '../errors/api-error';
 
 /** The envelope around `response` (docs/api.md#envelope), for the OpenAPI document. */
 export function envelopeSchema(response: SchemaObject): SchemaObject {
@@ -35,5 +36,25 @@ export function ApiEnvelopeResponse(
     ...ERROR_RESPONSES.map(([code, text]) =>
       ApiResponse({ status: code, description: text, schema: envelopeSchema({ type: 'object' }) }),
     ),
+  );
+}
+
+/** The bodies a write operation reads, besides its query (docs/api-choices.md). */
+export const API_BODY_TYPES = ApiConsumes(
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/json',
+);
+
+/** Documents an error envelope answered with `status`. */
+export function ApiErrorResponse(status: number, description: string): MethodDecorator {
+  return ApiResponse({ status, description, schema: envelopeSchema({ type: 'object' }) });
+}
+
+/** The 404 of an id that is not one of the caller's `noun`s, whoever's entry it may be. */
+export function ApiNotFoundResponse(code: ErrorCode, noun: string): MethodDecorator {
+  return ApiErrorResponse(
+    404,
+    `No such ${noun} (error ${code}); the same for another user's ${noun}`,
   );
 }

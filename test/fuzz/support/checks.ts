@@ -79,9 +79,19 @@ export function checkUndecodable(answer: Answer): string[] {
       ];
 }
 
-/** The operations whose success is a creation (HTTP 201). */
-function successStatus(method: string, target: string): number {
-  return method === 'POST' && /^\/api\/(?:scheduled|phone)\/?$/i.test(pathOnly(target)) ? 201 : 200;
+/** The creations (HTTP 201), and post_stop: 201 for a new number, 200 for one already there. */
+const CREATIONS = /^\/api\/(?:scheduled|phone|contact|group|conditional_group|phone_group)\/?$/i;
+const STOP = /^\/api\/stop\/?$/i;
+
+function successStatuses(method: string, target: string): number[] {
+  const path = pathOnly(target);
+  if (method !== 'POST') {
+    return [200];
+  }
+  if (STOP.test(path)) {
+    return [200, 201];
+  }
+  return CREATIONS.test(path) ? [201] : [200];
 }
 
 /** Parses an envelope or says why the body is not one. */
@@ -129,7 +139,7 @@ export function checkEnvelope(answer: Answer, method: string | null, target: str
     return problems;
   }
   if (error === 0) {
-    const expected = method === null ? [200, 201] : [successStatus(method.toUpperCase(), target)];
+    const expected = method === null ? [200, 201] : successStatuses(method.toUpperCase(), target);
     if (!expected.includes(status)) {
       problems.push(`a success answered HTTP ${status}`);
     }
