@@ -535,6 +535,31 @@ describeEachDatabase('phone groups', (database) => {
       }
     });
 
+    it('never links a phone deleted while the group is created: the group is refused or the phone goes with its link', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      for (let round = 0; round < 15; round += 1) {
+        const phone = await makePhone(ds, user.id);
+        const [created, deleted] = await Promise.all([
+          json('/api/phone_group/', apiKey).send({ name: `Race ${round}`, phones: [phone.id] }),
+          del(`/api/phone/${phone.id}/`, apiKey),
+        ]);
+        expect(deleted.status).toBe(200);
+        if (created.status === 201) {
+          // Created first: the phone's delete took its membership with it.
+          expect(await ds.getRepository(PhoneGroupPhone).findBy({ id_phone: phone.id })).toEqual(
+            [],
+          );
+        } else {
+          expectError(
+            created,
+            400,
+            INVALID_PARAMETER,
+            `${INVALID}phones : ${phone.id} is not the id of one of your phones.`,
+          );
+        }
+      }
+    });
+
     it("answers another user's group as one that does not exist, 404 CANNOT_DELETE, and keeps it, pending messages or not", async () => {
       const { user: other } = await makeUser(ds);
       const theirs = await makePhoneGroup(ds, other.id);
