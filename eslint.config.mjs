@@ -25,6 +25,7 @@ const API_FEATURES = [
   'conditional-groups',
   'phone-groups',
   'groups',
+  'webhooks',
 ];
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
 /** contacts/ also serves the contacts' API: what others use of it is its entities. */

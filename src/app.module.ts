@@ -29,6 +29,7 @@ import { StatsModule } from './stats/stats.module';
 import { StopListModule } from './stop-list/stop-list.module';
 import { UsageModule } from './usage/usage.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule implements NestModule {
@@ -58,6 +59,7 @@ export class AppModule implements NestModule {
         AccountModule,
         ConditionalGroupsModule,
         PhoneGroupsModule,
+        WebhooksModule,
         CallbacksModule,
         DispatchModule.forRoot(),
         HealthModule,

@@ -11,6 +11,7 @@ import { bindSecretCipher, checkSecretsKey } from './secrets-key.check';
 import { OutboxRenderInput1764100000000 } from './migrations/1764100000000-OutboxRenderInput';
 import { ScheduledExpansionCursor1764200000000 } from './migrations/1764200000000-ScheduledExpansionCursor';
 import { ManagementApi1764300000000 } from './migrations/1764300000000-ManagementApi';
+import { Webhooks1764400000000 } from './migrations/1764400000000-Webhooks';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   OutboxRenderInput1764100000000,
   ScheduledExpansionCursor1764200000000,
   ManagementApi1764300000000,
+  Webhooks1764400000000,
 ];
 
 export function dataSourceOptions(

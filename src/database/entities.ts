@@ -18,9 +18,11 @@ import {
 } from '../scheduled/entities/scheduled.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
+import { Webhook } from '../webhooks/entities/webhook.entity';
 
 export const ENTITIES = [
   User,
+  Webhook,
   Setting,
   Phone,
   PhoneLimit,

@@ -331,6 +331,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'OutboxRenderInput1764100000000',
           'ScheduledExpansionCursor1764200000000',
           'ManagementApi1764300000000',
+          'Webhooks1764400000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -440,6 +440,27 @@ export const OPERATIONS: Operation[] = [
     },
   },
   { name: 'get_me', method: 'GET', paths: ['/api/me'], params: {} },
+  { name: 'get_webhooks', method: 'GET', paths: ['/api/webhook'], params: {} },
+  ...resource('webhook', '/api/webhook', 'webhook', {
+    url: fixed(
+      mostly(
+        fc
+          .constantFrom(
+            'https://203.0.113.10/x',
+            'http://127.0.0.1:1/hook',
+            'http://169.254.169.254/',
+            'ftp://a/',
+            'https://u:p@h/',
+            '/relative',
+          )
+          .map(str),
+      ),
+    ),
+    type: fixed(mostly(fc.constantFrom('send_sms', 'receive_sms', 'quota', 'ping', '').map(str))),
+    format: fixed(mostly(fc.constantFrom('raspisms', 'standard', 'json').map(str))),
+    secret: text,
+    enabled: fixed(booleanValue),
+  }),
 ];
 
 const FILE_NAMES = [

@@ -80,7 +80,8 @@ export function checkUndecodable(answer: Answer): string[] {
 }
 
 /** The creations (HTTP 201), and post_stop: 201 for a new number, 200 for one already there. */
-const CREATIONS = /^\/api\/(?:scheduled|phone|contact|group|conditional_group|phone_group)\/?$/i;
+const CREATIONS =
+  /^\/api\/(?:scheduled|phone|contact|group|conditional_group|phone_group|webhook)\/?$/i;
 const STOP = /^\/api\/stop\/?$/i;
 
 function successStatuses(method: string, target: string): number[] {

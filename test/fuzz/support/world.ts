@@ -41,6 +41,7 @@ export interface Ids {
   phoneGroup: number[];
   sended: number[];
   received: number[];
+  webhook: number[];
 }
 
 export interface World {
@@ -147,9 +148,18 @@ async function apiEntries(
   port: number,
   key: string,
   suffix: string,
-): Promise<Pick<Ids, 'phone' | 'scheduled'>> {
+): Promise<Pick<Ids, 'phone' | 'scheduled' | 'webhook'>> {
   const phone: number[] = [];
   const scheduled: number[] = [];
+  const webhook = [
+    (await call(
+      port,
+      'POST',
+      '/api/webhook/',
+      key,
+      json({ url: 'https://203.0.113.10/fuzz', type: 'receive_sms' }),
+    )) as number,
+  ];
   for (let i = 1; i <= 3; i++) {
     phone.push(
       (await call(
@@ -174,7 +184,7 @@ async function apiEntries(
       )) as number,
     );
   }
-  return { phone, scheduled };
+  return { phone, scheduled, webhook };
 }
 
 export async function seedWorld(options: {

@@ -1,0 +1,140 @@
+import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger';
+import { CurrentUser } from '../common/auth/current-user.decorator';
+import { ErrorCode } from '../common/errors/api-error';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiErrorResponse,
+  ApiNotFoundResponse,
+} from '../common/http/openapi';
+import { AuthenticatedUser } from '../common/http/request';
+import { Params } from '../common/params/parse';
+import { RequestParams } from '../common/params/request-params.decorator';
+import {
+  MAX_URL_LENGTH,
+  parseCreateWebhookParams,
+  parseUpdateWebhookParams,
+  parseWebhookIdParams,
+  WEBHOOK_FORMATS,
+  WEBHOOK_TYPES,
+} from './webhooks.params';
+import { MAX_WEBHOOKS, WebhooksService, WebhookView } from './webhooks.service';
+
+const WEBHOOK_ID = ApiParam({
+  name: 'id',
+  type: 'integer',
+  description: 'Id of one of your webhooks',
+});
+
+const FIELDS: Record<string, SchemaObject> = {
+  url: {
+    type: 'string',
+    maxLength: MAX_URL_LENGTH,
+    description:
+      "Absolute http or https URL, without credentials; its host must pass the server's " +
+      'outbound policy (OUTBOUND_BLOCK_PRIVATE, OUTBOUND_ALLOW)',
+  },
+  type: { type: 'string', enum: [...WEBHOOK_TYPES], description: 'The events it receives' },
+  format: {
+    type: 'string',
+    enum: [...WEBHOOK_FORMATS],
+    default: 'raspisms',
+    description: "RaspiSMS's form fields, or the Standard Webhooks convention",
+  },
+  secret: {
+    type: 'string',
+    description:
+      'The signing key; generated when absent (32 hex characters for raspisms, `whsec_` + ' +
+      'base64 of 24 bytes for standard)',
+  },
+  enabled: { type: 'boolean', default: true },
+};
+
+const WEBHOOK: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    id_user: { type: 'integer' },
+    url: { type: 'string' },
+    type: { type: 'string', enum: [...WEBHOOK_TYPES] },
+    format: { type: 'string', enum: [...WEBHOOK_FORMATS] },
+    secret: { type: 'string' },
+    enabled: { type: 'boolean' },
+    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
+    updated_at: { type: 'string', nullable: true },
+  },
+};
+
+/** The webhook operations (docs/api.md#post_webhook and the four after it). */
+@ApiTags('webhooks')
+@Controller('api/webhook')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @ApiOperation({
+    operationId: 'post_webhook',
+    summary: 'post_webhook: tells one of your systems of one type of event.',
+  })
+  @API_BODY_TYPES
+  @ApiBody({ schema: { type: 'object', required: ['url', 'type'], properties: FIELDS } })
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the new webhook', 201)
+  @ApiErrorResponse(422, `You have ${MAX_WEBHOOKS} webhooks already (error 8)`)
+  create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
+    return this.webhooks.create(user, parseCreateWebhookParams(params));
+  }
+
+  @Get()
+  @ApiOperation({
+    operationId: 'get_webhooks',
+    summary: `get_webhooks: all your webhooks (at most ${MAX_WEBHOOKS}), by id.`,
+  })
+  @ApiEnvelopeResponse({ type: 'array', items: WEBHOOK }, 'Your webhooks')
+  list(@CurrentUser() user: AuthenticatedUser): Promise<WebhookView[]> {
+    return this.webhooks.list(user);
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'get_webhook', summary: 'get_webhook: one of your webhooks.' })
+  @WEBHOOK_ID
+  @ApiEnvelopeResponse(WEBHOOK, 'The webhook, its secret included')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'webhook')
+  read(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<WebhookView> {
+    return this.webhooks.read(user, parseWebhookIdParams(params));
+  }
+
+  @Post(':id')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_update_webhook',
+    summary:
+      'post_update_webhook: changes the fields sent. A new format whose secret is not sent ' +
+      'gets a generated secret when the stored one does not fit it.',
+  })
+  @WEBHOOK_ID
+  @API_BODY_TYPES
+  @ApiBody({ schema: { type: 'object', properties: FIELDS } })
+  @ApiEnvelopeResponse(WEBHOOK, 'The webhook as it now is')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'webhook')
+  update(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<WebhookView> {
+    return this.webhooks.update(user, parseUpdateWebhookParams(params));
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'delete_webhook', summary: 'delete_webhook: deletes a webhook.' })
+  @WEBHOOK_ID
+  @ApiEnvelopeResponse({ type: 'boolean', enum: [true] }, 'The webhook was deleted')
+  @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'webhook')
+  delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
+    return this.webhooks.delete(user, parseWebhookIdParams(params));
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { nowUtc } from '../common/time/datetime';
+import { Webhook } from './entities/webhook.entity';
+
+export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
+
+/** The users' webhooks; every query scoped by the user. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+  ) {}
+
+  list(userId: number): Promise<Webhook[]> {
+    return this.webhooks.find({ where: { id_user: userId }, order: { id: 'ASC' } });
+  }
+
+  findOwned(userId: number, id: number): Promise<Webhook | null> {
+    return this.webhooks.findOneBy({ id, id_user: userId });
+  }
+
+  /**
+   * Inserts the webhook unless the user has `max` already; its id, or null. The count and the
+   * insert share a transaction that first locks the user's row, so that concurrent creations
+   * take turns and cannot both pass the count.
+   */
+  create(userId: number, webhook: WebhookRow, max: number): Promise<number | null> {
+    return this.dataSource.transaction(async (manager) => {
+      if (this.dataSource.options.type === 'mysql') {
+        await manager.query('SELECT id FROM `user` WHERE id = ? FOR UPDATE', [userId]);
+      }
+      if ((await manager.countBy(Webhook, { id_user: userId })) >= max) {
+        return null;
+      }
+      const saved = await manager.save(
+        Object.assign(new Webhook(), webhook, { id_user: userId, created_at: nowUtc() }),
+      );
+      return saved.id;
+    });
+  }
+
+  /** Changes the user's webhook `id`; false when it is not theirs (or no longer exists). */
+  async update(userId: number, id: number, changes: Partial<WebhookRow>): Promise<boolean> {
+    const result = await this.webhooks.update(
+      { id, id_user: userId },
+      { ...changes, updated_at: nowUtc() },
+    );
+    return (result.affected ?? 0) > 0;
+  }
+
+  async delete(userId: number, id: number): Promise<boolean> {
+    const result = await this.webhooks.delete({ id, id_user: userId });
+    return (result.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { AuthenticatedUser } from '../common/http/request';
+import { OutboundPolicy } from '../common/net/outbound-policy';
+import { utcToZone } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { Webhook } from './entities/webhook.entity';
+import {
+  checkSecret,
+  CreateWebhookInput,
+  generateSecret,
+  UpdateWebhookInput,
+  WebhookFormat,
+  WebhookIdInput,
+} from './webhooks.params';
+import { WebhookRow, WebhooksRepository } from './webhooks.repository';
+
+/** Webhooks per user: a user's systems need a handful; more is a client creating in a loop. */
+export const MAX_WEBHOOKS = 100;
+
+/** A webhook as the API shows it. */
+export interface WebhookView {
+  id: number;
+  id_user: number;
+  url: string;
+  type: string;
+  format: string;
+  secret: string;
+  enabled: boolean;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** post_webhook, get_webhooks, get_webhook, post_update_webhook, delete_webhook (docs/api.md). */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly outbound: OutboundPolicy,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** post_webhook: the new webhook's id. Rules 1 to 5 were checked at the edge. */
+  async create(user: AuthenticatedUser, input: CreateWebhookInput): Promise<number> {
+    // Rule 6.
+    await this.checkOutbound(input.url);
+    // Rule 7.
+    const id = await this.webhooks.create(
+      user.id,
+      {
+        url: input.url.href,
+        type: input.type,
+        format: input.format,
+        secret: input.secret ?? generateSecret(input.format),
+        enabled: input.enabled ? 1 : 0,
+      },
+      MAX_WEBHOOKS,
+    );
+    if (id === null) {
+      throw ApiError.refused(
+        ErrorCode.CANNOT_CREATE,
+        `you have ${MAX_WEBHOOKS} webhooks already, the most a user may have.`,
+      );
+    }
+    return id;
+  }
+
+  /** get_webhooks: every webhook of the caller, by id. */
+  async list(user: AuthenticatedUser): Promise<WebhookView[]> {
+    return (await this.webhooks.list(user.id)).map((webhook) => this.view(webhook));
+  }
+
+  /** get_webhook. */
+  async read(user: AuthenticatedUser, { id }: WebhookIdInput): Promise<WebhookView> {
+    return this.view(await this.owned(user, id, ErrorCode.INVALID_PARAMETER));
+  }
+
+  /** post_update_webhook: the webhook as it now is. */
+  async update(user: AuthenticatedUser, input: UpdateWebhookInput): Promise<WebhookView> {
+    // Rule 1.
+    const stored = await this.owned(user, input.id, ErrorCode.CANNOT_UPDATE);
+    // Rule 2.
+    const { url, type, format, secret, enabled } = input.changes.get();
+    // Rule 3: the secret fits the format the webhook will have; one that no longer fits a new
+    // format, and is not replaced, is replaced by a generated one.
+    const nextFormat = (format ?? stored.format) as WebhookFormat;
+    let nextSecret = secret;
+    if (secret !== undefined) {
+      checkSecret(secret, nextFormat);
+    } else if (format !== undefined && !fits(stored.secret, nextFormat)) {
+      nextSecret = generateSecret(nextFormat);
+    }
+    // Rule 4.
+    if (url !== undefined) {
+      await this.checkOutbound(url);
+    }
+    const changes: Partial<WebhookRow> = {
+      url: url?.href,
+      type,
+      format,
+      secret: nextSecret,
+      enabled: enabled === undefined ? undefined : enabled ? 1 : 0,
+    };
+    const sent = Object.fromEntries(
+      Object.entries(changes).filter(([, value]) => value !== undefined),
+    ) as Partial<WebhookRow>;
+    if (!(await this.webhooks.update(user.id, stored.id, sent))) {
+      throw noWebhook(ErrorCode.CANNOT_UPDATE, input.id);
+    }
+    return this.view(await this.owned(user, input.id, ErrorCode.CANNOT_UPDATE));
+  }
+
+  /** delete_webhook. */
+  async delete(user: AuthenticatedUser, { id }: WebhookIdInput): Promise<true> {
+    if (!(await this.webhooks.delete(user.id, id))) {
+      throw noWebhook(ErrorCode.CANNOT_DELETE, id);
+    }
+    return true;
+  }
+
+  private async owned(
+    user: AuthenticatedUser,
+    id: number,
+    code: ErrorCode.INVALID_PARAMETER | ErrorCode.CANNOT_UPDATE,
+  ): Promise<Webhook> {
+    const webhook = await this.webhooks.findOwned(user.id, id);
+    if (!webhook) {
+      throw noWebhook(code, id);
+    }
+    return webhook;
+  }
+
+  /** The URL's host passes the outbound policy now; deliveries check it again each time. */
+  private async checkOutbound(url: URL): Promise<void> {
+    const refusal = await this.outbound.check(url);
+    if (refusal) {
+      throw ApiError.invalid(`url : ${refusal.message}`);
+    }
+  }
+
+  private view(webhook: Webhook): WebhookView {
+    return {
+      id: webhook.id,
+      id_user: webhook.id_user,
+      url: webhook.url,
+      type: webhook.type,
+      format: webhook.format,
+      secret: webhook.secret,
+      enabled: Number(webhook.enabled) !== 0,
+      created_at: utcToZone(webhook.created_at, this.config.timeZone),
+      updated_at: utcToZone(webhook.updated_at, this.config.timeZone),
+    };
+  }
+}
+
+function fits(secret: string, format: WebhookFormat): boolean {
+  try {
+    checkSecret(secret, format);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The same answer whether the webhook does not exist or is another user's. */
+function noWebhook(code: ErrorCode, id: number): ApiError {
+  return ApiError.notFound(code, `id : you have no webhook ${id}.`);
+}
