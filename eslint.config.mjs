@@ -27,7 +27,7 @@ const API_FEATURES = [
   'groups',
   'webhooks',
 ];
-const DATA_MODULES = ['users', 'contacts', 'messages', 'media'];
+const DATA_MODULES = ['users', 'contacts', 'messages', 'media', 'events'];
 /** contacts/ also serves the contacts' API: what others use of it is its entities. */
 const CONTACTS_API = ['contacts/*.service', 'contacts/*.controller', 'contacts/*.module'];
 const FORBIDDEN_IMPORTS = [

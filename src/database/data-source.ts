@@ -12,6 +12,7 @@ import { OutboxRenderInput1764100000000 } from './migrations/1764100000000-Outbo
 import { ScheduledExpansionCursor1764200000000 } from './migrations/1764200000000-ScheduledExpansionCursor';
 import { ManagementApi1764300000000 } from './migrations/1764300000000-ManagementApi';
 import { Webhooks1764400000000 } from './migrations/1764400000000-Webhooks';
+import { WebhookDeliveries1764500000000 } from './migrations/1764500000000-WebhookDeliveries';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   ScheduledExpansionCursor1764200000000,
   ManagementApi1764300000000,
   Webhooks1764400000000,
+  WebhookDeliveries1764500000000,
 ];
 
 export function dataSourceOptions(

@@ -18,11 +18,13 @@ import {
 } from '../scheduled/entities/scheduled.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
-import { Webhook } from '../webhooks/entities/webhook.entity';
+import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
+import { Webhook } from '../events/entities/webhook.entity';
 
 export const ENTITIES = [
   User,
   Webhook,
+  WebhookDelivery,
   Setting,
   Phone,
   PhoneLimit,

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { encodeDelivery, newEventId, WebhookEvent } from './webhook-wire';
+import { newEventId, WebhookEvent } from '../events/webhook-events';
+import { encodeDelivery } from './webhook-wire';
 import { generateSecret } from './webhooks.params';
 
 const AT = new Date('2026-01-02T03:04:05.678Z');

@@ -1,25 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { WebhookEvent } from '../events/webhook-events';
 import { WebhookFormat } from './webhooks.params';
-
-/** An event as it goes to a webhook: the same id and time on every attempt. */
-export interface WebhookEvent {
-  /** `<unix seconds>-<32 hex>`, as RaspiSMS's `webhook_random_id`: receivers deduplicate by it. */
-  id: string;
-  type: string;
-  /** When it happened. */
-  at: Date;
-  payload: Record<string, unknown>;
-}
 
 /** One attempt's HTTP request (always a POST). */
 export interface WireRequest {
   headers: Record<string, string>;
   body: string;
-}
-
-/** A new event's id, made when the event is recorded. */
-export function newEventId(at: Date): string {
-  return `${unixSeconds(at)}-${randomBytes(16).toString('hex')}`;
 }
 
 /**

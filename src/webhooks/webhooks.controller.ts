@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
@@ -9,18 +9,22 @@ import {
   ApiErrorResponse,
   ApiNotFoundResponse,
 } from '../common/http/openapi';
-import { AuthenticatedUser } from '../common/http/request';
+import { Paged } from '../common/http/envelope';
+import { publicBaseUrl } from '../common/http/links';
+import { ApiRequest, AuthenticatedUser } from '../common/http/request';
+import { AppConfig } from '../config/configuration';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import {
   MAX_URL_LENGTH,
   parseCreateWebhookParams,
+  parseDeliveriesParams,
   parseUpdateWebhookParams,
   parseWebhookIdParams,
   WEBHOOK_FORMATS,
   WEBHOOK_TYPES,
 } from './webhooks.params';
-import { MAX_WEBHOOKS, WebhooksService, WebhookView } from './webhooks.service';
+import { DeliveryView, MAX_WEBHOOKS, WebhooksService, WebhookView } from './webhooks.service';
 
 const WEBHOOK_ID = ApiParam({
   name: 'id',
@@ -67,11 +71,29 @@ const WEBHOOK: SchemaObject = {
   },
 };
 
-/** The webhook operations (docs/api.md#post_webhook and the four after it). */
+const DELIVERY: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    event_type: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    attempts: { type: 'integer' },
+    last_http_status: { type: 'integer', nullable: true },
+    last_error: { type: 'string', nullable: true },
+    next_attempt_at: { type: 'string', nullable: true },
+    created_at: { type: 'string' },
+    delivered_at: { type: 'string', nullable: true },
+  },
+};
+
+/** The webhook operations (docs/api.md#post_webhook and those after it). */
 @ApiTags('webhooks')
 @Controller('api/webhook')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @ApiOperation({
@@ -126,6 +148,41 @@ export class WebhooksController {
     @RequestParams() params: Params,
   ): Promise<WebhookView> {
     return this.webhooks.update(user, parseUpdateWebhookParams(params));
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_webhook_test',
+    summary: 'post_webhook_test: queues a `ping` event (payload `{}`) for the webhook.',
+  })
+  @WEBHOOK_ID
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the queued delivery')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'webhook')
+  @ApiErrorResponse(422, 'The webhook is disabled (error 8)')
+  test(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
+    return this.webhooks.test(user, parseWebhookIdParams(params));
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({
+    operationId: 'get_webhook_deliveries',
+    summary: "get_webhook_deliveries: the webhook's delivery log, newest first, 25 per page.",
+  })
+  @WEBHOOK_ID
+  @ApiQuery({ name: 'page', required: false, type: 'integer', description: 'From 0' })
+  @ApiEnvelopeResponse({ type: 'array', items: DELIVERY }, 'Deliveries; next / prev pages')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'webhook')
+  deliveries(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+    @Req() request: ApiRequest,
+  ): Promise<Paged<DeliveryView>> {
+    return this.webhooks.deliveries(
+      user,
+      parseDeliveriesParams(params),
+      publicBaseUrl(request, this.config),
+    );
   }
 
   @Delete(':id')

@@ -46,6 +46,12 @@ export interface WebhookIdInput {
   id: number;
 }
 
+/** get_webhook_deliveries: the webhook and the page, from 0. */
+export interface DeliveriesInput {
+  id: number;
+  page: number;
+}
+
 export function parseCreateWebhookParams(params: Params): CreateWebhookInput {
   // Rules 1 and 2.
   for (const name of ['url', 'type'] as const) {
@@ -74,6 +80,10 @@ export function parseUpdateWebhookParams(params: Params): UpdateWebhookInput {
 
 export function parseWebhookIdParams(params: Params): WebhookIdInput {
   return { id: requiredId(params.id) };
+}
+
+export function parseDeliveriesParams(params: Params): DeliveriesInput {
+  return { id: requiredId(params.id), page: parseId(params.page, 'page') ?? 0 };
 }
 
 /** Rules 1 to 5 on the fields sent; the secret's fit to the format is the caller's to check. */

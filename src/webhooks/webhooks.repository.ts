@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
-import { Webhook } from './entities/webhook.entity';
+import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
+import { Webhook } from '../events/entities/webhook.entity';
+import { newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
 
@@ -54,5 +56,38 @@ export class WebhooksRepository {
   async delete(userId: number, id: number): Promise<boolean> {
     const result = await this.webhooks.delete({ id, id_user: userId });
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Queues a `ping` for the user's webhook `id` unless it is disabled (false) or not theirs
+   * (null); the delivery's id.
+   */
+  ping(userId: number, id: number): Promise<number | false | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const webhook = await manager.findOneBy(Webhook, { id, id_user: userId });
+      if (!webhook) {
+        return null;
+      }
+      if (Number(webhook.enabled) === 0) {
+        return false;
+      }
+      const at = new Date();
+      return queueDelivery(manager, userId, id, {
+        id: newEventId(at),
+        type: 'ping',
+        at,
+        payload: {},
+      });
+    });
+  }
+
+  /** Page `page` of a webhook's deliveries, newest first, and one more to tell a next page. */
+  deliveries(webhookId: number, page: number, size: number): Promise<WebhookDelivery[]> {
+    return this.dataSource.getRepository(WebhookDelivery).find({
+      where: { id_webhook: webhookId },
+      order: { id: 'DESC' },
+      skip: page * size,
+      take: size + 1,
+    });
   }
 }

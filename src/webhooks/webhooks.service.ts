@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { Paged } from '../common/http/envelope';
+import { buildLink } from '../common/http/links';
 import { AuthenticatedUser } from '../common/http/request';
+import { PAGE_SIZE } from '../common/paging/cursor';
 import { OutboundPolicy } from '../common/net/outbound-policy';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
-import { Webhook } from './entities/webhook.entity';
+import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
+import { Webhook } from '../events/entities/webhook.entity';
 import {
   checkSecret,
   CreateWebhookInput,
+  DeliveriesInput,
   generateSecret,
   UpdateWebhookInput,
   WebhookFormat,
@@ -31,7 +36,23 @@ export interface WebhookView {
   updated_at: string | null;
 }
 
-/** post_webhook, get_webhooks, get_webhook, post_update_webhook, delete_webhook (docs/api.md). */
+/** A delivery as the log shows it. */
+export interface DeliveryView {
+  id: number;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_http_status: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string | null;
+  delivered_at: string | null;
+}
+
+/**
+ * post_webhook, get_webhooks, get_webhook, post_update_webhook, delete_webhook,
+ * post_webhook_test and get_webhook_deliveries (docs/api.md).
+ */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -116,6 +137,53 @@ export class WebhooksService {
       throw noWebhook(ErrorCode.CANNOT_DELETE, id);
     }
     return true;
+  }
+
+  /** post_webhook_test: queues a `ping` event for the webhook; the delivery's id. */
+  async test(user: AuthenticatedUser, { id }: WebhookIdInput): Promise<number> {
+    const queued = await this.webhooks.ping(user.id, id);
+    if (queued === null) {
+      throw noWebhook(ErrorCode.INVALID_PARAMETER, id);
+    }
+    if (queued === false) {
+      throw ApiError.refused(
+        ErrorCode.CANNOT_CREATE,
+        `webhook ${id} is disabled: enable it (enabled=1) to test it.`,
+      );
+    }
+    return queued;
+  }
+
+  /** get_webhook_deliveries: a page of the webhook's delivery log, newest first. */
+  async deliveries(
+    user: AuthenticatedUser,
+    { id, page }: DeliveriesInput,
+    linkBase: string,
+  ): Promise<Paged<DeliveryView>> {
+    await this.owned(user, id, ErrorCode.INVALID_PARAMETER);
+    const rows = await this.webhooks.deliveries(id, page, PAGE_SIZE);
+    const link = (to: number) =>
+      buildLink(linkBase, `/api/webhook/${id}/deliveries/`, { page: to, api_key: user.apiKey });
+    return new Paged(
+      rows.slice(0, PAGE_SIZE).map((row) => this.deliveryView(row)),
+      rows.length > PAGE_SIZE ? link(page + 1) : null,
+      page > 0 ? link(page - 1) : null,
+    );
+  }
+
+  private deliveryView(row: WebhookDelivery): DeliveryView {
+    const zone = (utc: string | null) => utcToZone(utc, this.config.timeZone);
+    return {
+      id: row.id,
+      event_type: row.event_type,
+      status: row.status,
+      attempts: Number(row.attempts),
+      last_http_status: row.last_http_status === null ? null : Number(row.last_http_status),
+      last_error: row.last_error,
+      next_attempt_at: zone(row.next_attempt_at),
+      created_at: zone(row.created_at),
+      delivered_at: zone(row.delivered_at),
+    };
   }
 
   private async owned(

@@ -332,6 +332,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'ScheduledExpansionCursor1764200000000',
           'ManagementApi1764300000000',
           'Webhooks1764400000000',
+          'WebhookDeliveries1764500000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Webhook } from '../../src/webhooks/entities/webhook.entity';
+import { Webhook } from '../../src/events/entities/webhook.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -336,5 +336,90 @@ describeEachDatabase('webhooks', (database) => {
         expect(response.body.message).toMatch(/^You have specified an invalid parameter : id /);
       },
     );
+  });
+
+  describe('post_webhook_test, get_webhook_deliveries', () => {
+    it('queues a ping, pending, that the log lists newest first, 25 per page with links', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const id = (await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'quota' }))
+        .body.response as number;
+
+      const pings: number[] = [];
+      for (let i = 0; i < 26; i += 1) {
+        const answer = await json('post', `/api/webhook/${id}/test/`, apiKey);
+        expect(answer.status).toBe(200);
+        pings.push(answer.body.response as number);
+      }
+      const first = await json('get', `/api/webhook/${id}/deliveries/`, apiKey);
+      const second = await json('get', `/api/webhook/${id}/deliveries/?page=1`, apiKey);
+
+      expect(first.status).toBe(200);
+      const listed = first.body.response as Array<Record<string, unknown>>;
+      expect(listed.map((row) => row.id)).toEqual(pings.slice(1).reverse());
+      expect(listed[0]).toEqual({
+        id: pings[25],
+        event_type: 'ping',
+        status: 'pending',
+        attempts: 0,
+        last_http_status: null,
+        last_error: null,
+        next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        delivered_at: null,
+      });
+      expect(first.body.next).toMatch(
+        new RegExp(`/api/webhook/${id}/deliveries/\\?page=1&api_key=${apiKey}$`),
+      );
+      expect(first.body.prev).toBeNull();
+      expect((second.body.response as Array<{ id: number }>).map((row) => row.id)).toEqual([
+        pings[0],
+      ]);
+      expect(second.body.next).toBeNull();
+      expect(second.body.prev).toMatch(/deliveries\/\?page=0&api_key=/);
+      const [stored] = await ds.query<
+        Array<{ payload: string; event_id: string; id_user: number }>
+      >('SELECT payload, event_id, id_user FROM webhook_delivery WHERE id = ?', [pings[0]]);
+      expect([stored.payload, Number(stored.id_user)]).toEqual(['{}', user.id]);
+      expect(stored.event_id).toMatch(/^\d+-[0-9a-f]{32}$/);
+    });
+
+    it('refuses to test a disabled webhook with 422 CANNOT_CREATE, queueing nothing', async () => {
+      const { apiKey } = await makeUser(ds);
+      const id = (
+        await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'quota', enabled: 0 })
+      ).body.response as number;
+
+      expectError(
+        await json('post', `/api/webhook/${id}/test/`, apiKey),
+        422,
+        CANNOT_CREATE,
+        `Cannot create a new entry. webhook ${id} is disabled: enable it (enabled=1) to test it.`,
+      );
+      expectSuccess(await json('get', `/api/webhook/${id}/deliveries/`, apiKey), 200, []);
+    });
+
+    it("answers another user's webhook as a missing one, and shows nothing of its log", async () => {
+      const { apiKey: otherKey } = await makeUser(ds);
+      const theirs = (
+        await json('post', '/api/webhook/', otherKey).send({ url: HOOK, type: 'quota' })
+      ).body.response as number;
+      await json('post', `/api/webhook/${theirs}/test/`, otherKey).expect(200);
+      const { apiKey } = await makeUser(ds);
+
+      for (const path of [`/api/webhook/${theirs}/deliveries/`, `/api/webhook/${theirs}/test/`]) {
+        const response = await json(path.endsWith('test/') ? 'post' : 'get', path, apiKey);
+        expectError(
+          response,
+          404,
+          INVALID_PARAMETER,
+          `${INVALID}id : you have no webhook ${theirs}.`,
+        );
+      }
+      const deliveries = await ds.query<Array<{ n: number | string }>>(
+        'SELECT COUNT(*) AS n FROM webhook_delivery WHERE id_webhook = ?',
+        [theirs],
+      );
+      expect(Number(deliveries[0].n)).toBe(1);
+    });
   });
 });

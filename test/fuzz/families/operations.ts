@@ -441,6 +441,20 @@ export const OPERATIONS: Operation[] = [
   },
   { name: 'get_me', method: 'GET', paths: ['/api/me'], params: {} },
   { name: 'get_webhooks', method: 'GET', paths: ['/api/webhook'], params: {} },
+  {
+    name: 'post_webhook_test',
+    method: 'POST',
+    paths: ['/api/webhook/{id}/test'],
+    segments: idSegment('webhook'),
+    params: {},
+  },
+  {
+    name: 'get_webhook_deliveries',
+    method: 'GET',
+    paths: ['/api/webhook/{id}/deliveries'],
+    segments: idSegment('webhook'),
+    params: { page: fixed(mostly(idValue([0, 1, 2]))) },
+  },
   ...resource('webhook', '/api/webhook', 'webhook', {
     url: fixed(
       mostly(
