@@ -752,6 +752,22 @@ export class DispatchRepository {
     );
   }
 
+  /** Medias as events show them. */
+  *mediaRows(ids: readonly number[]): Sql<Array<{ id: number; id_user: number; path: string }>> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = yield* select<{ id: number; id_user: number; path: string }>(
+      `SELECT id, id_user, path FROM media WHERE id IN (${marks(ids.length)})`,
+      [...ids],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      id_user: Number(row.id_user),
+      path: row.path,
+    }));
+  }
+
   async mediasOf(ids: readonly number[]): Promise<Array<{ id: number; path: string }>> {
     if (ids.length === 0) {
       return [];

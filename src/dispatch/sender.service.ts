@@ -4,11 +4,12 @@ import { setImmediate } from 'node:timers/promises';
 import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
-import { nowUtc } from '../common/time/datetime';
+import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
 import { Sql } from '../common/database/driver-runner';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { AppConfig } from '../config/configuration';
+import { queueEvents } from '../events/webhook-events';
 import { MetricsService } from '../metrics/metrics.service';
 import { isSettingOn } from '../users/settings';
 import {
@@ -481,14 +482,12 @@ export class SenderService {
     }
     const phoneIds = [...new Set(done.flatMap(({ sended }) => sended.id_phone ?? []))];
     const existing = yield* this.repository.existingPhones(phoneIds);
-    const ids = yield* this.repository.record(
-      done.map(({ sended }) =>
-        sended.id_phone === null || existing.has(sended.id_phone)
-          ? sended
-          : { ...sended, id_phone: null },
-      ),
-      now,
+    const entries = done.map(({ sended }) =>
+      sended.id_phone === null || existing.has(sended.id_phone)
+        ? sended
+        : { ...sended, id_phone: null },
     );
+    const ids = yield* this.repository.record(entries, now);
     yield* this.repository.linkMedias(
       done.flatMap(({ row }, index) =>
         (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).map((id_media) => ({
@@ -499,7 +498,53 @@ export class SenderService {
       now,
     );
     yield* this.repository.remove(done.map((entry) => entry.row.id));
+    yield* this.queueSendEvents(
+      done.map(({ row }, index) => ({ row, sended: entries[index] })),
+      ids,
+    );
     return done.map((entry) => entry.sended);
+  }
+
+  /** The `send_sms` events of entries just recorded, with the ids they were given. */
+  private *queueSendEvents(
+    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>,
+    ids: readonly number[],
+  ): Sql<void> {
+    const mediaIds = [
+      ...new Set(
+        done.flatMap(({ row }) => (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : [])),
+      ),
+    ];
+    const medias = new Map(
+      (yield* this.repository.mediaRows(mediaIds)).map((media) => [media.id, media]),
+    );
+    const timeZone = this.config.timeZone;
+    yield* queueEvents(
+      done.map(({ row, sended }, index) => ({
+        userId: sended.id_user,
+        type: 'send_sms',
+        at: utcDate(sended.at),
+        payload: () => ({
+          id: ids[index],
+          at: utcToZone(sended.at, timeZone),
+          status: sended.status,
+          error: sended.error,
+          text: sended.text,
+          destination: sended.destination,
+          origin: sended.id_phone,
+          id_phone: sended.id_phone,
+          tag: sended.tag,
+          flash: sended.flash === 1,
+          mms: sended.mms === 1,
+          medias: (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).flatMap(
+            (id) => medias.get(id) ?? [],
+          ),
+          originating_scheduled: sended.originating_scheduled,
+          segments: sended.segments,
+          encoding: sended.encoding,
+        }),
+      })),
+    );
   }
 }
 

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { nowUtc } from '../common/time/datetime';
-import { Received } from '../messages/entities/received.entity';
+import { runOn, select, Sql, write } from '../common/database/driver-runner';
+import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { queueEvents } from '../events/webhook-events';
 import { Sended, SendedStatus } from '../messages/entities/sended.entity';
 import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
@@ -44,6 +46,7 @@ export class InboundRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly scheduled: ScheduledRepository,
+    private readonly config: AppConfig,
     @InjectRepository(Phone) private readonly phones: Repository<Phone>,
     @InjectRepository(Setting) private readonly settings: Repository<Setting>,
   ) {}
@@ -96,8 +99,9 @@ export class InboundRepository {
 
   /**
    * Sets the status of the user's messages under `uid` that are in one of the statuses `from`,
-   * in one statement: of two receipts racing, the database applies each only if it is still
-   * allowed when it runs. Returns how many messages changed.
+   * and queues a `send_sms_status_change` event for each, in one transaction: of two receipts
+   * racing, the second waits for the first's row locks (MySQL) or its write lock (SQLite), then
+   * sees what it changed. Returns how many messages changed.
    */
   async updateStatus(
     userId: number,
@@ -106,14 +110,10 @@ export class InboundRepository {
     status: SendedStatus,
     from: readonly SendedStatus[],
   ): Promise<number> {
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .update(Sended)
-      .set({ status, updated_at: nowUtc() })
-      .where('id_user = :userId AND adapter = :adapter AND uid = :uid', { userId, adapter, uid })
-      .andWhere('status IN (:...from)', { from })
-      .execute();
-    return result.affected ?? 0;
+    const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE' : '';
+    return this.dataSource.transaction((manager) =>
+      runOn(manager, changeStatus(userId, adapter, uid, status, from, lock)),
+    );
   }
 
   findOwnPhone(userId: number, phoneId: number): Promise<InboundPhone | null> {
@@ -140,25 +140,7 @@ export class InboundRepository {
   async storeReceived(message: NewReceived): Promise<StoredReceived> {
     return this.dataSource.transaction(async (manager) => {
       const now = nowUtc();
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Received)
-        .values(
-          message.chunks.map((text) => ({
-            id_user: message.userId,
-            id_phone: message.phoneId,
-            at: message.at,
-            text,
-            origin: message.origin,
-            command: 0,
-            status: 'unread' as const,
-            mms: 0,
-            created_at: now,
-            updated_at: null,
-          })),
-        )
-        .execute();
+      await runOn(manager, insertReceived(message, now, this.config.timeZone));
       if (!message.stop) {
         return { stopAdded: false, replyId: null };
       }
@@ -170,4 +152,82 @@ export class InboundRepository {
       return { stopAdded, replyId };
     });
   }
+}
+
+/** The `received` rows of a message, one per chunk, and their `receive_sms` events. */
+function* insertReceived(message: NewReceived, now: string, timeZone: string): Sql<void> {
+  const { firstId } = yield* write(
+    'INSERT INTO received (id_user, id_phone, at, text, origin, command, status, mms, ' +
+      `created_at) VALUES ${message.chunks.map(() => "(?, ?, ?, ?, ?, 0, 'unread', 0, ?)").join(', ')}`,
+    message.chunks.flatMap((text) => [
+      message.userId,
+      message.phoneId,
+      message.at,
+      text,
+      message.origin,
+      now,
+    ]),
+  );
+  yield* queueEvents(
+    message.chunks.map((text, index) => ({
+      userId: message.userId,
+      type: 'receive_sms',
+      at: utcDate(message.at),
+      payload: () => ({
+        id: firstId + index,
+        at: utcToZone(message.at, timeZone),
+        text,
+        origin: message.origin,
+        destination: message.phoneId,
+        id_phone: message.phoneId,
+        mms: false,
+        medias: [],
+      }),
+    })),
+  );
+}
+
+/** updateStatus's transaction. */
+function* changeStatus(
+  userId: number,
+  adapter: string,
+  uid: string,
+  status: SendedStatus,
+  from: readonly SendedStatus[],
+  lock: string,
+): Sql<number> {
+  const rows = yield* select<{
+    id: number;
+    status: string;
+    destination: string;
+    id_phone: number | null;
+  }>(
+    'SELECT id, status, destination, id_phone FROM sended WHERE id_user = ? AND adapter = ? ' +
+      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id${lock}`,
+    [userId, adapter, uid, ...from],
+  );
+  if (rows.length === 0) {
+    return 0;
+  }
+  const now = nowUtc();
+  yield* write(
+    `UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`,
+    [status, now, ...rows.map((row) => row.id)],
+  );
+  yield* queueEvents(
+    rows.map((row) => ({
+      userId,
+      type: 'send_sms_status_change',
+      at: utcDate(now),
+      payload: () => ({
+        id: Number(row.id),
+        status,
+        previous_status: row.status,
+        destination: row.destination,
+        id_phone: row.id_phone === null ? null : Number(row.id_phone),
+        uid,
+      }),
+    })),
+  );
+  return rows.length;
 }

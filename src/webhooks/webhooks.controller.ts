@@ -21,9 +21,8 @@ import {
   parseDeliveriesParams,
   parseUpdateWebhookParams,
   parseWebhookIdParams,
-  WEBHOOK_FORMATS,
-  WEBHOOK_TYPES,
 } from './webhooks.params';
+import { WEBHOOK_FORMATS, WEBHOOK_TYPES } from '../events/webhook-events';
 import { DeliveryView, MAX_WEBHOOKS, WebhooksService, WebhookView } from './webhooks.service';
 
 const WEBHOOK_ID = ApiParam({

@@ -1,19 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error';
 import { Deferred } from '../common/params/deferred';
 import { isAbsent, Params, parseBoolean, parseId } from '../common/params/parse';
+import {
+  WEBHOOK_FORMATS,
+  WEBHOOK_TYPES,
+  WebhookFormat,
+  WebhookType,
+} from '../events/webhook-events';
 
-export const WEBHOOK_TYPES = [
-  'send_sms',
-  'send_sms_status_change',
-  'receive_sms',
-  'phone_reliability',
-  'quota',
-] as const;
-export type WebhookType = (typeof WEBHOOK_TYPES)[number];
-
-export const WEBHOOK_FORMATS = ['raspisms', 'standard'] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -148,12 +142,6 @@ export function checkSecret(secret: string, format: WebhookFormat): void {
 }
 
 /** A new secret for `format`: what RaspiSMS-style receivers and Standard Webhooks expect. */
-export function generateSecret(format: WebhookFormat): string {
-  return format === 'standard'
-    ? `whsec_${randomBytes(24).toString('base64')}`
-    : randomBytes(16).toString('hex');
-}
-
 function oneOf<T extends string>(
   value: unknown,
   name: string,

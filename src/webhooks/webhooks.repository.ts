@@ -4,6 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from '../events/entities/webhook.entity';
+import { runOn } from '../common/database/driver-runner';
 import { newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
@@ -72,12 +73,10 @@ export class WebhooksRepository {
         return false;
       }
       const at = new Date();
-      return queueDelivery(manager, userId, id, {
-        id: newEventId(at),
-        type: 'ping',
-        at,
-        payload: {},
-      });
+      return runOn(
+        manager,
+        queueDelivery(userId, id, { id: newEventId(at), type: 'ping', at, payload: {} }),
+      );
     });
   }
 

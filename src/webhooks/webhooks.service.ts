@@ -13,11 +13,11 @@ import {
   checkSecret,
   CreateWebhookInput,
   DeliveriesInput,
-  generateSecret,
   UpdateWebhookInput,
-  WebhookFormat,
   WebhookIdInput,
 } from './webhooks.params';
+import { WebhookFormat } from '../events/webhook-events';
+import { generateSecret } from '../events/webhook-wire';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks per user: a user's systems need a handful; more is a client creating in a loop. */

@@ -14,6 +14,11 @@ export function nowUtc(): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
+/** A stored UTC datetime (`YYYY-MM-DD HH:MM:SS`) as a Date. */
+export function utcDate(utc: string): Date {
+  return new Date(`${utc.slice(0, 10)}T${utc.slice(11, 19)}Z`);
+}
+
 /** A stored UTC datetime shown in the service time zone. */
 export function utcToZone(utc: string | null, zone: string): string | null {
   if (utc === null) {

@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { newEventId, WebhookEvent } from '../events/webhook-events';
-import { encodeDelivery } from './webhook-wire';
-import { generateSecret } from './webhooks.params';
+import { newEventId, WebhookEvent } from './webhook-events';
+import { encodeDelivery, generateSecret } from './webhook-wire';
 
 const AT = new Date('2026-01-02T03:04:05.678Z');
 

@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto';
-import { WebhookEvent } from '../events/webhook-events';
-import { WebhookFormat } from './webhooks.params';
+import { createHmac, randomBytes } from 'node:crypto';
+import { WebhookEvent, WebhookFormat } from './webhook-events';
 
 /** One attempt's HTTP request (always a POST). */
 export interface WireRequest {
@@ -56,6 +55,13 @@ export function encodeDelivery(
     },
     body,
   };
+}
+
+/** A new secret for a webhook of `format`: 32 hex characters, or `whsec_` and 24 random bytes. */
+export function generateSecret(format: WebhookFormat): string {
+  return format === 'standard'
+    ? `whsec_${randomBytes(24).toString('base64')}`
+    : randomBytes(16).toString('hex');
 }
 
 function unixSeconds(at: Date): number {
