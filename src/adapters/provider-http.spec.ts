@@ -1,15 +1,13 @@
 import { FakeServer, closedPort, startFakeServer } from '../../test/support/adapters.factories';
 import { OutboundPolicy } from '../common/net/outbound-policy';
 import {
-  MAX_EXCERPT_CHARS,
   ProviderHttp,
-  excerpt,
-  formatDuration,
   isTransientStatus,
   parseJson,
   unexpectedSendReply,
   unexpectedStatus,
 } from './provider-http';
+import { MAX_EXCERPT_CHARS, excerpt, formatDuration } from '../common/net/http-answers';
 
 describe('formatDuration', () => {
   it('says whole seconds in seconds and anything else in milliseconds', () => {

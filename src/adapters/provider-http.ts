@@ -1,5 +1,5 @@
-import { ReadableStream } from 'node:stream/web';
 import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
+import { describeNetworkError, formatDuration, readBody } from '../common/net/http-answers';
 import { SendResult } from './adapter';
 
 /**
@@ -19,35 +19,6 @@ export interface ProviderRequest {
 /** Provider answers are small; a larger one is cut rather than held in memory. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** How much of a provider's words a message to a user quotes. */
-export const MAX_EXCERPT_CHARS = 200;
-
-const NETWORK_ERRORS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection closed',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'connection closed',
-  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
-  SELF_SIGNED_CERT_IN_CHAIN: 'its TLS certificate is not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its TLS certificate is not trusted',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate is for another host',
-};
-
-/** A network error code (`ECONNREFUSED`…) in words. */
-export function describeNetworkError(code: string | undefined): string {
-  return (code && NETWORK_ERRORS[code]) ?? 'network error';
-}
-
-/** `10 s` or `250 ms`, for sentences such as "within 10 s". */
-export function formatDuration(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
 /** The JSON value of a provider's answer, undefined when it is not JSON. */
 export function parseJson(body: string): unknown {
   try {
@@ -55,29 +26,6 @@ export function parseJson(body: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A provider's words (an error text, the `message` of a JSON error) as a message to a user
- * quotes them: one line without control or format characters, at most MAX_EXCERPT_CHARS
- * characters (an ellipsis marks a cut), without a final full stop so that it sits inside a
- * sentence of ours. Provider answers only ever come from destinations the outbound policy
- * allowed: `ProviderHttp` connects nowhere else and follows no redirect.
- */
-export function excerpt(text: string): string {
-  const line = text
-    .replace(/\p{Cf}/gu, '')
-    .replace(/[\s\p{Cc}]+/gu, ' ')
-    .trim();
-  const characters = [...line];
-  const cut =
-    characters.length > MAX_EXCERPT_CHARS
-      ? `${characters
-          .slice(0, MAX_EXCERPT_CHARS - 1)
-          .join('')
-          .trimEnd()}…`
-      : line;
-  return cut.replace(/\.$/, '');
 }
 
 /**
@@ -110,7 +58,7 @@ export class ProviderHttp {
       const response = this.outbound
         ? await this.outbound.fetch(url, init)
         : await fetch(url, init);
-      return { ok: true, status: response.status, body: await readBody(response) };
+      return { ok: true, status: response.status, body: await readBody(response, MAX_BODY_BYTES) };
     } catch (error) {
       const refusal = outboundRefusalOf(error);
       if (refusal) {
@@ -132,28 +80,6 @@ export class ProviderHttp {
     const code = typeof cause?.code === 'string' ? cause.code : undefined;
     return `Could not reach ${this.provider} at ${this.location} (${describeNetworkError(code)}).`;
   }
-}
-
-async function readBody(response: { body: ReadableStream<Uint8Array> | null }): Promise<string> {
-  if (!response.body) {
-    return '';
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) {
-      break;
-    }
-    chunks.push(value);
-    size += value.byteLength;
-    if (size >= MAX_BODY_BYTES) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Why an HTTP status that no rule of the check expects is a failure, in words for the user. */

@@ -59,6 +59,15 @@ export class AppConfig {
    * and file safe while its request is still writing them.
    */
   readonly mediaGraceMs: number;
+  /** How events reach webhooks (docs/api.md#webhook-deliveries). */
+  readonly webhooks: {
+    /** How long one delivery attempt may take, connection included. */
+    timeoutMs: number;
+    /** How long after its event a delivery is still retried. */
+    maxAgeMs: number;
+    /** How long delivered and failed deliveries stay in the log. */
+    logMs: number;
+  };
   /** Which addresses the destinations users give (provider URLs, SMSC hosts) may reach. */
   readonly outbound: OutboundSettings;
   /** Template rendering and condition evaluation, which run in a pool of worker threads. */
@@ -105,6 +114,11 @@ export class AppConfig {
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
     this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
+    this.webhooks = {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      maxAgeMs: env.WEBHOOK_MAX_AGE_HOURS * 3_600_000,
+      logMs: env.WEBHOOK_LOG_DAYS * 86_400_000,
+    };
     this.outbound = {
       blockPrivate: env.OUTBOUND_BLOCK_PRIVATE,
       allow: parseOutboundAllow(env.OUTBOUND_ALLOW).allow,

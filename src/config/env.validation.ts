@@ -116,6 +116,21 @@ export class EnvironmentVariables {
   MEDIA_GRACE_HOURS = 24;
 
   @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS = 5_000;
+
+  @IsInt()
+  @Min(1)
+  @Max(720)
+  WEBHOOK_MAX_AGE_HOURS = 24;
+
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  WEBHOOK_LOG_DAYS = 7;
+
+  @IsInt()
   @Min(1)
   @Max(8)
   TEXT_THREADS = 1;
@@ -193,6 +208,9 @@ const INTEGER_VARIABLES = new Set([
   'DISPATCH_RETRY_BASE_MS',
   'WORKER_TIMEOUT_MS',
   'MEDIA_GRACE_HOURS',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_MAX_AGE_HOURS',
+  'WEBHOOK_LOG_DAYS',
   'TEXT_THREADS',
   'TEMPLATE_TIMEOUT_MS',
   'CONDITION_TIMEOUT_MS',

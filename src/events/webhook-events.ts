@@ -147,3 +147,17 @@ function marks(values: readonly unknown[]): string {
 function utc(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
+
+/**
+ * Fails the webhook's pending deliveries, saying `reason`: a disabled webhook delivers nothing,
+ * and its log says why. In the caller's transaction, with the change that disabled it.
+ */
+export function* failPendingDeliveries(webhookId: number, reason: string): Sql<number> {
+  const now = utc(new Date());
+  const { affected } = yield* write(
+    "UPDATE webhook_delivery SET status = 'failed', last_error = ?, next_attempt_at = NULL, " +
+      "updated_at = ? WHERE id_webhook = ? AND status = 'pending'",
+    [reason, now, webhookId],
+  );
+  return affected;
+}

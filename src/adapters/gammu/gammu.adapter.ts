@@ -22,7 +22,7 @@ import {
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { pollEvery } from '../poller';
-import { formatDuration } from '../provider-http';
+import { formatDuration } from '../../common/net/http-answers';
 import { parseGetAllSms, receivedMessages } from './gammu-sms';
 
 /** How one gammu command ended. */

@@ -27,11 +27,11 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
-  excerpt,
   isTransientStatus,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
+import { excerpt } from '../../common/net/http-answers';
 
 const PROVIDER = 'Kannel';
 

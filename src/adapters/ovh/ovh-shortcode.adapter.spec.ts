@@ -11,7 +11,7 @@ import {
   startSilentServer,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest } from '../adapter';
-import { MAX_EXCERPT_CHARS } from '../provider-http';
+import { MAX_EXCERPT_CHARS } from '../../common/net/http-answers';
 import { OvhShortcodeAdapter } from './ovh-shortcode.adapter';
 
 const DATA = FakeOvh.data();

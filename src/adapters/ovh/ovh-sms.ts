@@ -25,11 +25,11 @@ import { AdapterDataField, AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
-  excerpt,
   parseJson,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
+import { excerpt } from '../../common/net/http-answers';
 import { pollEvery } from '../poller';
 import { OvhClient } from './ovh.client';
 

@@ -6,7 +6,7 @@ import {
   outboundRefusalOf,
 } from '../../common/net/outbound-policy';
 import { AdapterData, SendResult } from '../adapter';
-import { describeNetworkError, formatDuration } from '../provider-http';
+import { describeNetworkError, formatDuration } from '../../common/net/http-answers';
 import { CREDENTIAL_STATUSES, statusName, submitResult } from './smpp.codec';
 
 const SMPP_VERSION_3_4 = 0x34;

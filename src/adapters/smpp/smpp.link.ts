@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { PDU, Session, errors } from 'smpp';
 import { OutboundPolicy } from '../../common/net/outbound-policy';
 import { AdapterData, InboundSink, ListenedPhone, SendResult } from '../adapter';
-import { formatDuration } from '../provider-http';
+import { formatDuration } from '../../common/net/http-answers';
 import { BindContext, BindFailure, BindOutcome, SmppBind, SmppTimings } from './smpp.bind';
 import { readDeliverSm } from './smpp.codec';
 

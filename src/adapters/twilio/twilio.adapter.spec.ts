@@ -11,7 +11,7 @@ import {
   outgoingSms,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest, OutgoingSms } from '../adapter';
-import { MAX_EXCERPT_CHARS } from '../provider-http';
+import { MAX_EXCERPT_CHARS } from '../../common/net/http-answers';
 import { TwilioAdapter } from './twilio.adapter';
 
 const SID = 'AC0123456789abcdef0123456789abcdef';

@@ -21,12 +21,12 @@ import {
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
-  excerpt,
   isTransientStatus,
   parseJson,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
+import { excerpt } from '../../common/net/http-answers';
 
 const PROVIDER = 'Twilio';
 
