@@ -110,8 +110,15 @@ const FORBIDDEN_IMPORTS = [
       'same in an API replica, with or without the worker',
   },
   {
+    folders: ['webhook-delivery'],
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...CONTACTS_API],
+    why:
+      'the deliverer runs in the dispatch worker, below it: it reads what src/events queued and ' +
+      'knows no feature',
+  },
+  {
     folders: [...API_FEATURES, 'callbacks'],
-    forbidden: ['dispatch'],
+    forbidden: ['dispatch', 'webhook-delivery'],
     why: 'the API hands work to dispatch through the database and common/dispatch-signal',
   },
 ];

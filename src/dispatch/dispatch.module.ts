@@ -7,6 +7,7 @@ import { InboundService } from '../inbound/inbound.service';
 import { MediaModule } from '../media/media.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { TextModule } from '../text/text.module';
+import { WebhookDeliveryModule } from '../webhook-delivery/webhook-delivery.module';
 import { DispatchRepository } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
@@ -31,6 +32,7 @@ export class DispatchModule {
         WorkerHeartbeatModule,
         MetricsModule,
         TextModule,
+        WebhookDeliveryModule,
       ],
       providers: [
         DispatchRepository,

@@ -17,6 +17,7 @@ import { WorkerHeartbeat } from '../common/worker-heartbeat';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
+import { WebhookDeliverer } from '../webhook-delivery/webhook-deliverer.service';
 import { DispatchRepository, NewSended } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
@@ -40,7 +41,7 @@ const MEDIA_COLLECTION_MS = 60 * 60 * 1000;
 
 /**
  * The dispatch worker (docs/dispatch.md): expands due messages, sends their recipients, records
- * outcomes, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
+ * outcomes, delivers webhook events, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
  * in flight of workers that stopped beating, recording them as `unknown` (never resending);
  * the oldest live worker also removes the medias nothing uses any more.
  */
@@ -68,6 +69,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly signal: DispatchSignal,
     private readonly heartbeat: WorkerHeartbeat,
     private readonly metrics: MetricsService,
+    private readonly deliverer: WebhookDeliverer,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
   ) {}
@@ -97,6 +99,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.every(this.config.dispatch.pollMs, () => this.dispatch(), true, this.signal),
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
       this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
+      this.deliverer.run(this.stopping.signal, this.config.dispatch.pollMs),
     ];
     this.logger.log(`Dispatch worker ${this.id} started.`);
     return true;

@@ -21,6 +21,14 @@ export class MetricsRepository {
     return new Map(rows.map((row) => [row.state, Number(row.n)]));
   }
 
+  /** Webhook deliveries still pending (the status index counts them without the log). */
+  async pendingDeliveries(): Promise<number> {
+    const [row] = await this.dataSource.query<Array<{ n: number | string }>>(
+      "SELECT COUNT(*) AS n FROM webhook_delivery WHERE status = 'pending'",
+    );
+    return Number(row.n);
+  }
+
   /**
    * Scheduled messages due at `now` (UTC `YYYY-MM-DD HH:MM:SS`) that the worker will expand:
    * those of suspended users wait for their user, not for the worker.

@@ -10,6 +10,9 @@ const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 /** Seconds: a provider answers in tens of milliseconds to seconds, or at its timeout. */
 const PROVIDER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** Seconds: at once when the endpoint answers, or after retries (10 s, then doubling). */
+const WEBHOOK_BUCKETS = [1, 2, 5, 10, 30, 60, 300, 900, 3600, 14_400, 86_400];
+
 /** The route label of a request no route matched: the raw path would make labels unbounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -56,6 +59,22 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: 'smsgw_webhook_attempts_total',
+    help:
+      'Webhook delivery attempts by the outcome they gave their delivery: delivered, retry ' +
+      '(pending again) or failed.',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly webhookLatency = new Histogram({
+    name: 'smsgw_webhook_delivery_latency_seconds',
+    help: 'From an event to its delivery to a webhook (to the second: events are stamped so).',
+    buckets: WEBHOOK_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor(
     config: AppConfig,
     private readonly repository: MetricsRepository,
@@ -92,6 +111,16 @@ export class MetricsService {
         heartbeat.set(at === undefined ? Number.NaN : ageSeconds(at));
       },
     });
+    const webhookQueue: Gauge = new Gauge({
+      name: 'smsgw_webhook_queue_deliveries',
+      help: 'Webhook deliveries pending: due now, waiting for a retry or being attempted.',
+      registers: [this.registry],
+      collect: async () => {
+        webhookQueue.set(
+          (await this.read('webhook queue', () => repository.pendingDeliveries())) ?? Number.NaN,
+        );
+      },
+    });
     if (this.enabled) {
       collectDefaultMetrics({ register: this.registry });
     }
@@ -115,6 +144,14 @@ export class MetricsService {
   countSent(entries: readonly SentEntry[]): void {
     for (const entry of entries) {
       this.sentEntries.inc({ adapter: entry.adapter || 'none', status: entry.status });
+    }
+  }
+
+  /** An attempt's outcome, and the delivery's latency when it delivered. */
+  countWebhookAttempt(status: string, latencySeconds: number | null): void {
+    this.webhookAttempts.inc({ status });
+    if (latencySeconds !== null) {
+      this.webhookLatency.observe(latencySeconds);
     }
   }
 

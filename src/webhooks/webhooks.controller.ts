@@ -19,6 +19,7 @@ import {
   MAX_URL_LENGTH,
   parseCreateWebhookParams,
   parseDeliveriesParams,
+  parseDeliveryIdParams,
   parseUpdateWebhookParams,
   parseWebhookIdParams,
 } from './webhooks.params';
@@ -182,6 +183,21 @@ export class WebhooksController {
       parseDeliveriesParams(params),
       publicBaseUrl(request, this.config),
     );
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_webhook_delivery_retry',
+    summary: 'post_webhook_delivery_retry: queues a failed delivery again, due now.',
+  })
+  @WEBHOOK_ID
+  @ApiParam({ name: 'delivery_id', type: 'integer', description: 'One of its deliveries' })
+  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the delivery, queued again')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'delivery')
+  @ApiErrorResponse(422, 'The webhook is disabled (error 128)')
+  retry(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
+    return this.webhooks.retry(user, parseDeliveryIdParams(params));
   }
 
   @Delete(':id')

@@ -8,7 +8,6 @@ import {
   WebhookType,
 } from '../events/webhook-events';
 
-
 export const MAX_URL_LENGTH = 2048;
 
 /** The fields of a webhook; an update leaves those not sent undefined. */
@@ -74,6 +73,21 @@ export function parseUpdateWebhookParams(params: Params): UpdateWebhookInput {
 
 export function parseWebhookIdParams(params: Params): WebhookIdInput {
   return { id: requiredId(params.id) };
+}
+
+/** post_webhook_delivery_retry: the webhook and one of its deliveries. */
+export interface DeliveryIdInput {
+  id: number;
+  deliveryId: number;
+}
+
+export function parseDeliveryIdParams(params: Params): DeliveryIdInput {
+  const id = requiredId(params.id);
+  const deliveryId = parseId(params.delivery_id, 'delivery_id');
+  if (deliveryId === undefined) {
+    throw ApiError.missing("delivery_id is required: the id of one of the webhook's deliveries.");
+  }
+  return { id, deliveryId };
 }
 
 export function parseDeliveriesParams(params: Params): DeliveriesInput {

@@ -5,7 +5,7 @@ import { nowUtc } from '../common/time/datetime';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from '../events/entities/webhook.entity';
 import { runOn } from '../common/database/driver-runner';
-import { newEventId, queueDelivery } from '../events/webhook-events';
+import { failPendingDeliveries, newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
 
@@ -45,13 +45,25 @@ export class WebhooksRepository {
     });
   }
 
-  /** Changes the user's webhook `id`; false when it is not theirs (or no longer exists). */
-  async update(userId: number, id: number, changes: Partial<WebhookRow>): Promise<boolean> {
-    const result = await this.webhooks.update(
-      { id, id_user: userId },
-      { ...changes, updated_at: nowUtc() },
-    );
-    return (result.affected ?? 0) > 0;
+  /**
+   * Changes the user's webhook `id`; false when it is not theirs (or no longer exists).
+   * Disabling it fails its pending deliveries in the same transaction: none is attempted after.
+   */
+  update(userId: number, id: number, changes: Partial<WebhookRow>): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const result = await manager.update(
+        Webhook,
+        { id, id_user: userId },
+        { ...changes, updated_at: nowUtc() },
+      );
+      if ((result.affected ?? 0) === 0) {
+        return false;
+      }
+      if (changes.enabled === 0) {
+        await runOn(manager, failPendingDeliveries(id, 'The webhook was disabled by its user.'));
+      }
+      return true;
+    });
   }
 
   async delete(userId: number, id: number): Promise<boolean> {
@@ -77,6 +89,39 @@ export class WebhooksRepository {
         manager,
         queueDelivery(userId, id, { id: newEventId(at), type: 'ping', at, payload: {} }),
       );
+    });
+  }
+
+  /**
+   * Queues the user's failed delivery `deliveryId` of webhook `webhookId` again, due now: the
+   * delivery as it was (null when it is not theirs), and whether it was queued (only a failed
+   * one of an enabled webhook is). Its row is held meanwhile, so that two retries queue it once.
+   */
+  retry(
+    userId: number,
+    webhookId: number,
+    deliveryId: number,
+  ): Promise<{ status: string; enabled: boolean } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE' : '';
+      const [row] = await manager.query<Array<{ status: string; enabled: number }>>(
+        'SELECT d.status, w.enabled FROM webhook_delivery d JOIN webhook w ON w.id = d.id_webhook ' +
+          `WHERE d.id = ? AND d.id_webhook = ? AND d.id_user = ? AND w.id_user = ?${lock}`,
+        [deliveryId, webhookId, userId, userId],
+      );
+      if (!row) {
+        return null;
+      }
+      const found = { status: row.status, enabled: Number(row.enabled) !== 0 };
+      if (found.status === 'failed' && found.enabled) {
+        const now = nowUtc();
+        await manager.update(
+          WebhookDelivery,
+          { id: deliveryId, status: 'failed' },
+          { status: 'pending', next_attempt_at: now, updated_at: now },
+        );
+      }
+      return found;
     });
   }
 

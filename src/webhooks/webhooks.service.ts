@@ -13,6 +13,7 @@ import {
   checkSecret,
   CreateWebhookInput,
   DeliveriesInput,
+  DeliveryIdInput,
   UpdateWebhookInput,
   WebhookIdInput,
 } from './webhooks.params';
@@ -152,6 +153,29 @@ export class WebhooksService {
       );
     }
     return queued;
+  }
+
+  /** post_webhook_delivery_retry: queues a failed delivery again; its id. */
+  async retry(user: AuthenticatedUser, { id, deliveryId }: DeliveryIdInput): Promise<number> {
+    const found = await this.webhooks.retry(user.id, id, deliveryId);
+    if (!found) {
+      throw ApiError.notFound(
+        ErrorCode.INVALID_PARAMETER,
+        `delivery_id : webhook ${id} has no delivery ${deliveryId}.`,
+      );
+    }
+    if (found.status !== 'failed') {
+      throw ApiError.invalid(
+        `delivery_id : delivery ${deliveryId} is ${found.status}: only a failed delivery is retried.`,
+      );
+    }
+    if (!found.enabled) {
+      throw ApiError.refused(
+        ErrorCode.CANNOT_UPDATE,
+        `webhook ${id} is disabled: enable it (enabled=1) to retry its deliveries.`,
+      );
+    }
+    return deliveryId;
   }
 
   /** get_webhook_deliveries: a page of the webhook's delivery log, newest first. */

@@ -455,6 +455,16 @@ export const OPERATIONS: Operation[] = [
     segments: idSegment('webhook'),
     params: { page: fixed(mostly(idValue([0, 1, 2]))) },
   },
+  {
+    name: 'post_webhook_delivery_retry',
+    method: 'POST',
+    paths: ['/api/webhook/{id}/deliveries/{delivery_id}/retry'],
+    segments: {
+      ...idSegment('webhook'),
+      delivery_id: pathSegment(() => [0, 1, 2, 999_999]),
+    },
+    params: {},
+  },
   ...resource('webhook', '/api/webhook', 'webhook', {
     url: fixed(
       mostly(

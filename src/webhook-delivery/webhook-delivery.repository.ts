@@ -1,0 +1,180 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DriverRunner, select, Sql, write } from '../common/database/driver-runner';
+import { failPendingDeliveries } from '../events/webhook-events';
+
+/** A webhook with deliveries due, as the deliverer reaches it. */
+export interface DueWebhook {
+  id: number;
+  url: string;
+  format: string;
+  secret: string;
+}
+
+/** A claimed delivery; `attempts` counts the attempt it was claimed for. */
+export interface ClaimedDelivery {
+  id: number;
+  id_webhook: number;
+  event_id: string;
+  event_type: string;
+  event_at: string;
+  payload: string;
+  attempts: number;
+}
+
+/** Deliveries of one origin's webhooks to claim, and until when the claim holds them. */
+export interface ClaimRequest {
+  webhookIds: readonly number[];
+  limit: number;
+  leaseUntil: string;
+}
+
+/** How an attempt ended, as the log records it. */
+export type AttemptRecord = {
+  id: number;
+  /** The attempt it was claimed for: a record of an older claim changes nothing. */
+  attempts: number;
+  httpStatus: number | null;
+  error: string | null;
+} & (
+  | { status: 'delivered' }
+  | { status: 'pending'; nextAttemptAt: string }
+  | { status: 'failed'; disableWebhook?: { id: number; reason: string } }
+);
+
+/**
+ * The deliverer's SQL, on the driver (DriverRunner) as the dispatch's: it runs for every
+ * attempt of a burst of thousands of events.
+ */
+@Injectable()
+export class WebhookDeliveryRepository {
+  readonly mysql: boolean;
+  private readonly sql: DriverRunner;
+
+  constructor(dataSource: DataSource) {
+    this.mysql = dataSource.options.type === 'mysql';
+    this.sql = DriverRunner.for(dataSource);
+  }
+
+  /** Enabled webhooks with deliveries due at `now`, at most `limit`. */
+  dueWebhooks(now: string, limit: number): Promise<DueWebhook[]> {
+    return this.sql.run(
+      select<DueWebhook>(
+        'SELECT w.id, w.url, w.format, w.secret FROM (SELECT DISTINCT id_webhook ' +
+          "FROM webhook_delivery WHERE status = 'pending' AND next_attempt_at <= ? LIMIT ?) d " +
+          'JOIN webhook w ON w.id = d.id_webhook ORDER BY w.id',
+        [now, limit],
+      ),
+    );
+  }
+
+  /**
+   * Claims due deliveries of each request's webhooks, oldest due first, skipping those another
+   * worker holds: each is held until its lease ends (then, if its worker died, it is due again)
+   * and counts one more attempt.
+   */
+  claim(requests: readonly ClaimRequest[], now: string): Promise<ClaimedDelivery[]> {
+    return this.sql.transaction(this.claimAll(requests, now), true);
+  }
+
+  private *claimAll(requests: readonly ClaimRequest[], now: string): Sql<ClaimedDelivery[]> {
+    const claimed: ClaimedDelivery[] = [];
+    for (const { webhookIds, limit, leaseUntil } of requests) {
+      const rows = yield* select<ClaimedDelivery>(
+        'SELECT id, id_webhook, event_id, event_type, event_at, payload, attempts ' +
+          `FROM webhook_delivery WHERE id_webhook IN (${marks(webhookIds.length)}) ` +
+          "AND status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?" +
+          (this.mysql ? ' FOR UPDATE SKIP LOCKED' : ''),
+        [...webhookIds, now, limit],
+      );
+      if (rows.length === 0) {
+        continue;
+      }
+      yield* write(
+        'UPDATE webhook_delivery SET attempts = attempts + 1, next_attempt_at = ?, updated_at = ? ' +
+          `WHERE id IN (${marks(rows.length)})`,
+        [leaseUntil, now, ...rows.map((row) => row.id)],
+      );
+      claimed.push(
+        ...rows.map((row) => ({
+          ...row,
+          id: Number(row.id),
+          id_webhook: Number(row.id_webhook),
+          attempts: Number(row.attempts) + 1,
+        })),
+      );
+    }
+    return claimed;
+  }
+
+  /** Hands claimed deliveries back unattempted, due at `now`, as if they had not been claimed. */
+  release(deliveries: readonly ClaimedDelivery[], now: string): Promise<void> {
+    return this.sql.transaction(this.releaseAll(deliveries, now), true);
+  }
+
+  private *releaseAll(deliveries: readonly ClaimedDelivery[], now: string): Sql<void> {
+    for (const { id, attempts } of deliveries) {
+      yield* write(
+        'UPDATE webhook_delivery SET attempts = attempts - 1, next_attempt_at = ?, updated_at = ? ' +
+          "WHERE id = ? AND attempts = ? AND status = 'pending'",
+        [now, now, id, attempts],
+      );
+    }
+  }
+
+  /** Records attempts' outcomes; a webhook that answered 410 is disabled with them. */
+  record(records: readonly AttemptRecord[], now: string): Promise<void> {
+    return this.sql.transaction(this.recordAll(records, now), true);
+  }
+
+  private *recordAll(records: readonly AttemptRecord[], now: string): Sql<void> {
+    for (const record of records) {
+      const next = record.status === 'pending' ? record.nextAttemptAt : null;
+      yield* write(
+        'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, ' +
+          'next_attempt_at = ?, delivered_at = ?, updated_at = ? ' +
+          "WHERE id = ? AND attempts = ? AND status = 'pending'",
+        [
+          record.status,
+          record.httpStatus,
+          record.error,
+          next,
+          record.status === 'delivered' ? now : null,
+          now,
+          record.id,
+          record.attempts,
+        ],
+      );
+      if (record.status === 'failed' && record.disableWebhook) {
+        const { id, reason } = record.disableWebhook;
+        yield* write('UPDATE webhook SET enabled = 0, updated_at = ? WHERE id = ?', [now, id]);
+        yield* failPendingDeliveries(id, reason);
+      }
+    }
+  }
+
+  /**
+   * Removes up to `limit` delivered and failed deliveries created before `before`, oldest
+   * first: ids grow with time, so the walk stops at the first newer row instead of scanning the
+   * log. The number removed; fewer than `limit` means none older remains.
+   */
+  purge(before: string, limit: number): Promise<number> {
+    return this.sql.run(this.purgeOldest(before, limit));
+  }
+
+  private *purgeOldest(before: string, limit: number): Sql<number> {
+    const rows = yield* select<{ id: number; created_at: string }>(
+      "SELECT id, created_at FROM webhook_delivery WHERE status <> 'pending' ORDER BY id LIMIT ?",
+      [limit],
+    );
+    const old = rows.filter((row) => row.created_at < before).map((row) => Number(row.id));
+    if (old.length > 0) {
+      yield* write(`DELETE FROM webhook_delivery WHERE id IN (${marks(old.length)})`, old);
+    }
+    return old.length;
+  }
+}
+
+function marks(count: number): string {
+  return Array.from({ length: count }, () => '?').join(', ');
+}
