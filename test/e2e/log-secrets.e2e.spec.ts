@@ -37,6 +37,9 @@ const GENERIC_SECRET = 'generic-secret-6a1f';
 const NESTED_SECRET = 'nested-secret-9e2c';
 const FOREIGN_KEY = 'f0f0f0f0e1e1e1e1d2d2d2d2c3c3c3c3';
 const FAILING_PASSWORD = 'failing-pw-4d7a';
+const WEBHOOK_SECRET = 'webhook-secret-1b8d+/=';
+const STANDARD_SECRET = `whsec_${Buffer.alloc(24, 'w').toString('base64')}`;
+const UPDATED_SECRET = 'webhook-updated-5c2a';
 const NUMBER = '+33612345678';
 
 /** The forms a value may take in a log line: as is, percent-encoded, form-encoded, JSON. */
@@ -297,6 +300,55 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     kannelPassword = 'changed-on-the-provider';
     expect((await post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe('unavailable');
 
+    // Webhooks: secrets given in a query string, a form and JSON, then used to sign deliveries
+    // that fail (an endpoint answering 403, a closed port) and are logged as they go.
+    const gone = await closedPort();
+    const hooks: number[] = [];
+    for (const [created, url] of [
+      [
+        post('/api/webhook/').query({
+          url: `${kannel.url}/hook`,
+          type: 'receive_sms',
+          secret: WEBHOOK_SECRET,
+        }),
+        `${kannel.url}/hook`,
+      ],
+      [
+        post('/api/webhook/')
+          .type('form')
+          .send({
+            url: `http://127.0.0.1:${gone}/`,
+            type: 'send_sms',
+            format: 'standard',
+            secret: STANDARD_SECRET,
+          }),
+        `http://127.0.0.1:${gone}/`,
+      ],
+    ] as const) {
+      const answer = await created;
+      expect({ url, status: answer.status }).toEqual({ url, status: 201 });
+      hooks.push(answer.body.response as number);
+    }
+    expect((await post(`/api/webhook/${hooks[0]}/`).send({ secret: UPDATED_SECRET })).status).toBe(
+      200,
+    );
+    for (const hook of hooks) {
+      expect((await post(`/api/webhook/${hook}/test/`)).status).toBe(200);
+    }
+    await waitFor(async () => {
+      const logs = await Promise.all(
+        hooks.map(
+          async (hook) =>
+            (
+              await request(app.url)
+                .get(`/api/webhook/${hook}/deliveries/`)
+                .query({ api_key: apiKey })
+            ).body.response as Array<{ attempts: number }>,
+        ),
+      );
+      return logs.every((log) => log.length > 0 && log[0].attempts > 0);
+    }, 'the webhook deliveries attempted');
+
     // A failure of the server's own (its limits table is gone), logged with its error.
     const ds = await openTestDataSource(database());
     await ds.query('DROP TABLE phone_limit');
@@ -341,6 +393,9 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       GENERIC_SECRET,
       NESTED_SECRET,
       FAILING_PASSWORD,
+      WEBHOOK_SECRET,
+      STANDARD_SECRET,
+      UPDATED_SECRET,
     ];
     const lines = output.split('\n');
     const leaks = secrets.flatMap((secret) =>
