@@ -10,17 +10,34 @@ import { measureRequests } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { setUpOpenApi } from './openapi';
 
+/** How the application is created: a failure to start rejects, for the caller to tell. */
+export const APP_OPTIONS = {
+  bodyParser: false,
+  bufferLogs: true,
+  abortOnError: false,
+  autoFlushLogs: false,
+} as const;
+
 /**
  * Builds the HTTP application (not listening yet): used by `main.ts`, which lets it read the
  * configuration from the environment, and by the e2e tests, which give theirs.
  */
 export async function createApp(given?: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot(given),
-    new EnvelopeExpressAdapter(),
-    // A failure to start rejects, for the caller to tell, rather than Nest's console logger.
-    { bodyParser: false, bufferLogs: true, abortOnError: false, autoFlushLogs: false },
+  return configureApp(
+    await NestFactory.create<NestExpressApplication>(
+      AppModule.forRoot(given),
+      new EnvelopeExpressAdapter(),
+      APP_OPTIONS,
+    ),
   );
+}
+
+/**
+ * Everything the HTTP application needs beyond its modules: logger, middleware, prefix,
+ * OpenAPI, shutdown hooks. Tests that replace a provider create the app from their testing
+ * module and configure it here, as createApp does.
+ */
+export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
   app.flushLogs();

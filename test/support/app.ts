@@ -1,7 +1,12 @@
 import { AddressInfo } from 'node:net';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app.factory';
+import { Test } from '@nestjs/testing';
+import { APP_OPTIONS, configureApp, createApp } from '../../src/app.factory';
+import { AppModule } from '../../src/app.module';
+import { EnvelopeExpressAdapter } from '../../src/common/http/envelope.adapter';
+import { OUTBOUND_RESOLVER } from '../../src/common/net/outbound.module';
+import { Resolver } from '../../src/common/net/outbound-policy';
 import { secretCipher } from '../../src/common/secrets/secrets-key';
 import { AppConfig } from '../../src/config/configuration';
 import { validateEnvironment } from '../../src/config/env.validation';
@@ -15,6 +20,19 @@ export interface TestApp {
   dataSource: DataSource;
   config: AppConfig;
   close(): Promise<void>;
+}
+
+async function createResolvingApp(
+  config: AppConfig,
+  resolver: Resolver,
+): Promise<NestExpressApplication> {
+  const module = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+    .overrideProvider(OUTBOUND_RESOLVER)
+    .useValue(resolver)
+    .compile();
+  return configureApp(
+    module.createNestApplication<NestExpressApplication>(new EnvelopeExpressAdapter(), APP_OPTIONS),
+  );
 }
 
 /** The configuration of a test app: the test database, silent logs, extra variables on top. */
@@ -42,13 +60,17 @@ export function openTestDataSource(
   return openDataSource(config.database, secretCipher(config));
 }
 
-/** Starts the real application on a free port of 127.0.0.1. */
+/**
+ * Starts the real application on a free port of 127.0.0.1. `resolver` replaces the system's for
+ * the outbound policy: a test makes a name resolve where it needs.
+ */
 export async function startApp(
   database: TestDatabase,
   env: Record<string, string> = {},
+  resolver?: Resolver,
 ): Promise<TestApp> {
   const config = testConfig(database, env);
-  const app = await createApp(config);
+  const app = resolver ? await createResolvingApp(config, resolver) : await createApp(config);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {

@@ -32,7 +32,7 @@ const PRIVATE: readonly RangeRule[] = [
 /** How host names become addresses; the system resolver (getaddrinfo) unless a test injects one. */
 export type Resolver = (host: string) => Promise<LookupAddress[]>;
 
-const systemResolver: Resolver = (host) => dns.lookup(host, { all: true });
+export const systemResolver: Resolver = (host) => dns.lookup(host, { all: true });
 
 /**
  * A connection the outbound policy refuses. Its message says only the policy's decision, in

@@ -1,14 +1,22 @@
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/configuration';
-import { OutboundPolicy } from './outbound-policy';
+import { OutboundPolicy, Resolver, systemResolver } from './outbound-policy';
+
+/**
+ * How host names are resolved before the policy judges their addresses: the system's resolver,
+ * which tests replace to make a name resolve where they need without touching the machine's.
+ */
+export const OUTBOUND_RESOLVER = Symbol('OUTBOUND_RESOLVER');
 
 /** The outbound policy, configured by OUTBOUND_BLOCK_PRIVATE and OUTBOUND_ALLOW. */
 @Module({
   providers: [
+    { provide: OUTBOUND_RESOLVER, useValue: systemResolver },
     {
       provide: OutboundPolicy,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => new OutboundPolicy(config.outbound),
+      inject: [AppConfig, OUTBOUND_RESOLVER],
+      useFactory: (config: AppConfig, resolver: Resolver) =>
+        new OutboundPolicy(config.outbound, resolver),
     },
   ],
   exports: [OutboundPolicy],
