@@ -3,6 +3,7 @@ import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { insertRows, makePhone, makeScheduled, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import { startFakeServer } from '../support/adapters.factories';
 
 /*
  * GET /metrics over HTTP on the real app: the Prometheus text format, counters that move by
@@ -54,6 +55,9 @@ describeEachDatabase('metrics', (database) => {
         ['smsgw_dispatch_queue_recipients', 'gauge'],
         ['smsgw_scheduled_due_messages', 'gauge'],
         ['smsgw_worker_heartbeat_age_seconds', 'gauge'],
+        ['smsgw_webhook_attempts_total', 'counter'],
+        ['smsgw_webhook_delivery_latency_seconds', 'histogram'],
+        ['smsgw_webhook_queue_deliveries', 'gauge'],
         ['process_cpu_seconds_total', 'counter'],
         ['nodejs_eventloop_lag_seconds', 'gauge'],
       ]) {
@@ -92,6 +96,53 @@ describeEachDatabase('metrics', (database) => {
       expect(moved('smsgw_provider_call_duration_seconds_count', called)).toBe(numbers.length);
       expect(moved('smsgw_http_request_duration_seconds_count', scheduledRoute)).toBe(1);
       expect(sample(after, 'smsgw_dispatch_queue_recipients', { state: 'queued' })).toBe(0);
+    });
+
+    it('counts webhook attempts by outcome and their latency, and reads the queue when scraped', async () => {
+      const receiver = await startFakeServer((incoming, response) => {
+        response.writeHead(incoming.url === '/ok' ? 200 : 503);
+        response.end();
+      });
+      try {
+        const { apiKey } = await makeUser(t.dataSource);
+        const hook = async (path: string) =>
+          (
+            await request(t.url)
+              .post('/api/webhook/')
+              .set('X-Api-Key', apiKey)
+              .send({ url: `${receiver.url}${path}`, type: 'receive_sms' })
+          ).body.response as number;
+        const [ok, busy] = [await hook('/ok'), await hook('/busy')];
+        const before = await scrape(t);
+
+        for (const id of [ok, ok, busy]) {
+          await request(t.url)
+            .post(`/api/webhook/${id}/test/`)
+            .set('X-Api-Key', apiKey)
+            .expect(200);
+        }
+        await waitFor(async () => {
+          const text = await scrape(t);
+          return (
+            sample(text, 'smsgw_webhook_attempts_total', { status: 'delivered' }) -
+              sample(before, 'smsgw_webhook_attempts_total', { status: 'delivered' }) ===
+              2 &&
+            sample(text, 'smsgw_webhook_attempts_total', { status: 'retry' }) -
+              sample(before, 'smsgw_webhook_attempts_total', { status: 'retry' }) ===
+              1
+          );
+        }, 'the webhook attempts');
+        const after = await scrape(t);
+
+        expect(
+          sample(after, 'smsgw_webhook_delivery_latency_seconds_count') -
+            sample(before, 'smsgw_webhook_delivery_latency_seconds_count'),
+        ).toBe(2);
+        // The delivery to /busy waits for its retry, about 10 s away.
+        expect(sample(after, 'smsgw_webhook_queue_deliveries')).toBeGreaterThanOrEqual(1);
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('labels requests with the route template, never the raw path', async () => {
