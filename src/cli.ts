@@ -6,6 +6,8 @@ import { AppConfig, loadConfig } from './config/configuration';
 import { pinProcessClockToUtc } from './config/process-clock';
 import { migrate, openDataSource } from './database/data-source';
 import { phonesWithUnreadableSecrets, resetSecretsKey } from './database/secrets-key.check';
+import { QuotaOptions, QuotaService } from './users/quota.service';
+import { QuotaRepository } from './users/quota.repository';
 import { UserCommandError, UsersService } from './users/users.service';
 import { UsersRepository } from './users/users.repository';
 
@@ -24,6 +26,11 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
     const opened = await open();
     await migrate(opened);
     return new UsersService(UsersRepository.on(opened));
+  };
+  const quotas = async (): Promise<QuotaService> => {
+    const opened = await open();
+    await migrate(opened);
+    return new QuotaService(UsersRepository.on(opened), QuotaRepository.on(opened), config);
   };
   const print = (value: unknown): void => {
     process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -81,6 +88,45 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
     .requiredOption('--email <email>', 'e-mail of the user')
     .action(async (options: { email: string }) =>
       print(await (await users()).settings(options.email)),
+    );
+
+  const quota = program
+    .command('quota')
+    .description("manage a user's sending quota (SMS segments per period)");
+  quota
+    .command('set')
+    .description('give a user a quota, or change it, and print it')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .requiredOption('--credit <n>', 'segments the user may send per period')
+    .option('--additional <n>', 'segments on top of the credit', '0')
+    .option(
+      '--start <datetime>',
+      "start of the period, 'YYYY-MM-DD HH:MM:SS' in the service time zone (default: now)",
+    )
+    .option(
+      '--renew-interval <duration>',
+      'length of a period, an ISO 8601 duration such as P1M, P1W or P1D',
+      'P1M',
+    )
+    .option('--auto-renew', 'start a new period when one ends', false)
+    .option('--report-unused', 'carry the unused credit over as additional credit', false)
+    .option('--report-unused-additional', 'carry the unused additional credit over as well', false)
+    .action(async (options: QuotaOptions & { email: string }) =>
+      print(await (await quotas()).set(options.email, options)),
+    );
+  quota
+    .command('show')
+    .description("print a user's quota as it stands now")
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) =>
+      print(await (await quotas()).show(options.email)),
+    );
+  quota
+    .command('remove')
+    .description("remove a user's quota: the user then sends without limit")
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) =>
+      print(await (await quotas()).remove(options.email)),
     );
 
   const secrets = program

@@ -6,6 +6,7 @@ import { ApiEnvelopeResponse } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { QuotaView } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';
 import { UserView } from '../users/users.service';
 import { parseSettingsParams } from './account.params';
@@ -31,8 +32,37 @@ const SETTINGS: SchemaObject = {
       description: 'ISO 3166 alpha-2 code (any case, stored lowercase) or empty',
       example: 'fr',
     },
+    alert_quota_limit_close: {
+      type: 'string',
+      pattern: '^(?:0(?:\\.\\d{1,4})?|1(?:\\.0{1,4})?)$',
+      description: 'Share of the quota consumed that sends a `quota` event `close`; 0: none',
+      example: '0.9',
+    },
+    alert_quota_limit_reached: {
+      ...FLAG,
+      description: 'A `quota` event `reached` is sent once nothing remains',
+    },
   },
   example: DEFAULT_SETTINGS,
+};
+
+/** The caller's quota, as it stands at the request (renewed if due). */
+const QUOTA: SchemaObject = {
+  type: 'object',
+  nullable: true,
+  description: 'The sending quota; null: the user sends without limit',
+  properties: {
+    credit: { type: 'integer', description: 'SMS segments per period' },
+    additional: { type: 'integer', description: 'Segments on top of the credit' },
+    consumed: {
+      type: 'integer',
+      description: 'Segments taken in the period, sends in flight included',
+    },
+    remaining: { type: 'integer', description: '0 once expired without renewal' },
+    start_date: { type: 'string', description: 'In the service time zone' },
+    expiration_date: { type: 'string', description: 'In the service time zone' },
+    auto_renew: { type: 'boolean' },
+  },
 };
 
 /** The caller's settings and account (docs/api.md#get_setting, #post_setting, #get_me). */
@@ -83,11 +113,12 @@ export class AccountController {
         status: { type: 'string', enum: ['active'] },
         admin: { type: 'boolean' },
         created_at: { type: 'string', description: 'In the service time zone' },
+        quota: QUOTA,
       },
     },
     'The account',
   )
-  me(@CurrentUser() user: AuthenticatedUser): Promise<UserView> {
+  me(@CurrentUser() user: AuthenticatedUser): Promise<UserView & { quota: QuotaView | null }> {
     return this.account.me(user);
   }
 }

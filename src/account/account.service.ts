@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AuthenticatedUser } from '../common/http/request';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { QuotaView } from '../users/quota';
+import { QuotaService } from '../users/quota.service';
 import { UsersService, UserView } from '../users/users.service';
 
 /** GET and POST /api/setting/, GET /api/me/ (docs/api.md#get_setting and after). */
@@ -9,6 +11,7 @@ import { UsersService, UserView } from '../users/users.service';
 export class AccountService {
   constructor(
     private readonly users: UsersService,
+    private readonly quotas: QuotaService,
     private readonly config: AppConfig,
   ) {}
 
@@ -25,13 +28,17 @@ export class AccountService {
     return this.users.changeSettings(user.id, changes);
   }
 
-  /** The caller's account, as `smsgw user list` prints it, its date in the service time zone. */
-  async me(user: AuthenticatedUser): Promise<UserView> {
+  /**
+   * The caller's account, as `smsgw user list` prints it, and their quota or null; dates in the
+   * service time zone.
+   */
+  async me(user: AuthenticatedUser): Promise<UserView & { quota: QuotaView | null }> {
     // Authentication found the user in this request: only a delete in between loses it.
     const account = (await this.users.account(user.id))!;
     return {
       ...account,
       created_at: utcToZone(account.created_at, this.config.timeZone) ?? account.created_at,
+      quota: await this.quotas.viewOf(user.id),
     };
   }
 }

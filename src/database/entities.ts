@@ -16,6 +16,7 @@ import {
   ScheduledGroup,
   ScheduledNumber,
 } from '../scheduled/entities/scheduled.entity';
+import { Quota } from '../users/entities/quota.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
@@ -47,4 +48,5 @@ export const ENTITIES = [
   Received,
   SmsStop,
   Outbox,
+  Quota,
 ];

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { DriverRunner, runOn, select, Sql, write } from '../common/database/driver-runner';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
+import { QuotaRow, QuotaState, quotaState } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';
 
 /** A scheduled message being dispatched. */
@@ -86,6 +87,8 @@ export interface OutboxRow {
   state: string;
   attempts: number;
   error: string | null;
+  /** The segments its claim reserved of its user's quota; null without a quota. */
+  quota_segments: number | null;
 }
 
 export interface PhoneRow {
@@ -178,6 +181,11 @@ const DUE_COLUMNS = [
   HAS('scheduled_conditional_group', 'conditions'),
   HAS('media_scheduled', 'medias'),
 ].join(', ');
+
+const QUOTA_COLUMNS =
+  'id_user, credit, additional, consumed, reserved, start_date, expiration_date, ' +
+  'renew_interval, auto_renew, report_unused, report_unused_additional, alerted_close, ' +
+  'alerted_reached';
 
 /** A ContactRow's columns from the contact table joined as `c`. */
 const CONTACT_COLUMNS = CONTACT_ROW_COLUMNS.map((column) => `c.${column}`).join(', ');
@@ -558,7 +566,7 @@ export class DispatchRepository {
     }
     const columns =
       'id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
-      'flash, mms, tag, media_ids, state, attempts, error';
+      'flash, mms, tag, media_ids, state, attempts, error, quota_segments';
     if (!this.mysql) {
       return yield* select<OutboxRow>(
         `SELECT ${columns} FROM outbox WHERE state = ? AND next_attempt_at <= ? ` +
@@ -635,13 +643,94 @@ export class DispatchRepository {
     return Number(rows[0]?.spent ?? 0);
   }
 
-  /** Marks rows as being sent by `workerId` through `phoneId`. */
-  *claim(ids: readonly number[], phoneId: number | null, workerId: string, now: string): Sql<void> {
+  /**
+   * Marks rows as being sent by `workerId` through `phoneId`, each having reserved
+   * `quotaSegments` of its user's quota (null: the user has none).
+   */
+  *claim(
+    ids: readonly number[],
+    phoneId: number | null,
+    quotaSegments: number | null,
+    workerId: string,
+    now: string,
+  ): Sql<void> {
     yield* write(
-      "UPDATE outbox SET state = 'sending', via_phone = ?, claimed_by = ?, claimed_at = ?, " +
-        `updated_at = ? WHERE id IN (${marks(ids.length)})`,
-      [phoneId, workerId, now, now, ...ids],
+      "UPDATE outbox SET state = 'sending', via_phone = ?, quota_segments = ?, claimed_by = ?, " +
+        `claimed_at = ?, updated_at = ? WHERE id IN (${marks(ids.length)})`,
+      [phoneId, quotaSegments, workerId, now, now, ...ids],
     );
+  }
+
+  // Quotas
+
+  /**
+   * The quotas of `userIds`, locked on MySQL: two claims for one user then run one after the
+   * other, the second seeing the first's reservations. One lookup by the unique `id_user`; users
+   * without a quota cost nothing more.
+   */
+  *lockQuotas(userIds: readonly number[]): Sql<QuotaState[]> {
+    const rows = yield* select<QuotaRow>(
+      `SELECT ${QUOTA_COLUMNS} FROM quota WHERE id_user IN (${marks(userIds.length)}) ` +
+        `ORDER BY id_user${this.mysql ? ' FOR UPDATE' : ''}`,
+      [...userIds],
+    );
+    return rows.map(quotaState);
+  }
+
+  /** The user's quota, in the caller's transaction (locked by the caller's earlier write). */
+  *quotaOf(userId: number): Sql<QuotaState | null> {
+    const rows = yield* select<QuotaRow>(`SELECT ${QUOTA_COLUMNS} FROM quota WHERE id_user = ?`, [
+      userId,
+    ]);
+    return rows.length > 0 ? quotaState(rows[0]) : null;
+  }
+
+  /** Stores a renewal computed from the period that started at `previousStart`. */
+  *saveRenewal(quota: QuotaState, previousStart: string, now: string): Sql<void> {
+    yield* write(
+      'UPDATE quota SET additional = ?, consumed = 0, start_date = ?, expiration_date = ?, ' +
+        'alerted_close = 0, alerted_reached = 0, updated_at = ? WHERE id_user = ? AND start_date = ?',
+      [
+        quota.additional,
+        quota.start_date,
+        quota.expiration_date,
+        now,
+        quota.id_user,
+        previousStart,
+      ],
+    );
+  }
+
+  /** Reserves segments of the user's quota for sends being claimed. */
+  *reserveQuota(userId: number, segments: number, now: string): Sql<void> {
+    yield* write('UPDATE quota SET reserved = reserved + ?, updated_at = ? WHERE id_user = ?', [
+      segments,
+      now,
+      userId,
+    ]);
+  }
+
+  /**
+   * Settles reservations once their sends are recorded: `released` segments are no longer
+   * reserved, `consumed` of them were taken by a provider. Whether the quota was there.
+   */
+  *settleQuota(userId: number, released: number, consumed: number, now: string): Sql<boolean> {
+    const { affected } = yield* write(
+      'UPDATE quota SET reserved = CASE WHEN reserved > ? THEN reserved - ? ELSE 0 END, ' +
+        'consumed = consumed + ?, updated_at = ? WHERE id_user = ?',
+      [released, released, consumed, now, userId],
+    );
+    return affected > 0;
+  }
+
+  /** Notes that the period had its `level` event; false when it already had (another worker). */
+  *markQuotaAlerted(userId: number, level: 'close' | 'reached'): Sql<boolean> {
+    const column = level === 'close' ? 'alerted_close' : 'alerted_reached';
+    const { affected } = yield* write(
+      `UPDATE quota SET ${column} = 1 WHERE id_user = ? AND ${column} = 0`,
+      [userId],
+    );
+    return affected > 0;
   }
 
   /** Of `ids`, those still claimed by `workerId` (locked): a dead-worker sweep may have taken some. */
@@ -710,7 +799,8 @@ export class DispatchRepository {
   *retryLater(id: number, attempts: number, at: string, error: string, now: string): Sql<void> {
     yield* write(
       "UPDATE outbox SET state = 'queued', attempts = ?, next_attempt_at = ?, error = ?, " +
-        'via_phone = NULL, claimed_by = NULL, claimed_at = NULL, updated_at = ? WHERE id = ?',
+        'via_phone = NULL, quota_segments = NULL, claimed_by = NULL, claimed_at = NULL, ' +
+        'updated_at = ? WHERE id = ?',
       [attempts, at, error, now, id],
     );
   }
@@ -720,7 +810,7 @@ export class DispatchRepository {
     return select<OutboxRow & { via_phone: number | null }>(
       'SELECT o.id, o.id_user, o.originating_scheduled, o.id_phone, o.id_phone_group, ' +
         'o.destination, o.text, o.flash, o.mms, o.tag, o.media_ids, o.state, o.attempts, ' +
-        'o.error, o.via_phone FROM outbox o ' +
+        'o.error, o.quota_segments, o.via_phone FROM outbox o ' +
         "WHERE o.state = 'sending' AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = o.claimed_by) " +
         `ORDER BY o.id LIMIT ?${this.skipLocked}`,
       [limit],
@@ -752,7 +842,7 @@ export class DispatchRepository {
     );
   }
 
-  /** Medias as events show them. */
+  /** Medias as events show them; their paths also make the links of a text. */
   *mediaRows(ids: readonly number[]): Sql<Array<{ id: number; id_user: number; path: string }>> {
     if (ids.length === 0) {
       return [];
@@ -766,17 +856,5 @@ export class DispatchRepository {
       id_user: Number(row.id_user),
       path: row.path,
     }));
-  }
-
-  async mediasOf(ids: readonly number[]): Promise<Array<{ id: number; path: string }>> {
-    if (ids.length === 0) {
-      return [];
-    }
-    return this.sql.run(
-      select<{ id: number; path: string }>(
-        `SELECT id, path FROM media WHERE id IN (${marks(ids.length)})`,
-        [...ids],
-      ),
-    );
   }
 }

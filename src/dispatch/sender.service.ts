@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
-import { Adapter, AdapterData, SendResult } from '../adapters/adapter';
+import { Adapter, AdapterData, OutgoingSms, SendResult } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
@@ -11,6 +11,14 @@ import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { AppConfig } from '../config/configuration';
 import { queueEvents } from '../events/webhook-events';
 import { MetricsService } from '../metrics/metrics.service';
+import {
+  closeThreshold,
+  dueAlerts,
+  isExpired,
+  QuotaState,
+  remainingOf,
+  renewedAt,
+} from '../users/quota';
 import { isSettingOn } from '../users/settings';
 import {
   DispatchRepository,
@@ -29,6 +37,27 @@ interface Claimed {
   adapter: Adapter;
   /** The phone's adapter data, decrypted. */
   data: AdapterData;
+  /** What goes to the provider: the text, with the links of its medias when not an MMS. */
+  text: string;
+  medias: OutgoingSms['medias'];
+}
+
+/** A user's quota as a claim spends it. */
+interface QuotaBudget {
+  quota: QuotaState;
+  /** Segments the claim may still reserve. */
+  left: number;
+  /** Reserved by this claim. */
+  reserved: number;
+}
+
+/** A recorded send's effect on its user's quota. */
+interface QuotaChange {
+  userId: number;
+  /** Segments no longer reserved. */
+  released: number;
+  /** Of those, taken by a provider. */
+  consumed: number;
 }
 
 /** A row that will not be sent, and why. */
@@ -80,6 +109,12 @@ const TOO_LONG_WITH_LINKS =
 const NO_MEDIA_LINKS =
   'The message has medias and its phone cannot send MMS, so they would go as links, but ' +
   'PUBLIC_URL is not set: set it, or send through a phone that sends MMS.';
+
+/** How the error of a recipient that its user's quota cannot cover starts. */
+export const QUOTA_SPENT = 'The sending quota is spent';
+
+/** How the error of a recipient whose user's quota expired without renewal starts. */
+export const QUOTA_EXPIRED = 'The sending quota expired';
 
 export const UNKNOWN_OUTCOME =
   "The worker sending this message stopped before the provider's answer was recorded: it may " +
@@ -188,21 +223,24 @@ export class SenderService {
       yield* this.route(queued, new Date(), claimed, refused);
     }
     const recorded = yield* this.recordRefused(refused, now);
-    const byPhone = new Map<number, number[]>();
+    const groups = new Map<string, { phoneId: number; segments: number | null; ids: number[] }>();
     for (const { row, phone } of claimed) {
-      const ids = byPhone.get(phone.id) ?? [];
-      ids.push(row.id);
-      byPhone.set(phone.id, ids);
+      const key = `${phone.id}:${row.quota_segments}`;
+      const group = groups.get(key) ?? { phoneId: phone.id, segments: row.quota_segments, ids: [] };
+      group.ids.push(row.id);
+      groups.set(key, group);
     }
-    for (const [phoneId, ids] of byPhone) {
-      yield* this.repository.claim(ids, phoneId, workerId, now);
+    for (const { phoneId, segments, ids } of groups.values()) {
+      yield* this.repository.claim(ids, phoneId, segments, workerId, now);
     }
     return { claimed, handled: rejected.length + queued.length, recorded };
   }
 
   /**
    * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
-   * and those refused before any send: no phone, a phone that is not available, a spent limit.
+   * and those refused before any send: no phone, a phone that is not available, a spent limit,
+   * medias that cannot go, a spent or expired quota. A row to send reserves its segments of its
+   * user's quota, last, so that a refused row takes none.
    */
   private *route(
     rows: readonly OutboxRow[],
@@ -227,6 +265,8 @@ export class SenderService {
       }
     }
     const remaining = yield* this.remainingVolumes(phones, settings, now);
+    const quotas = yield* this.quotaBudgets(userIds, utcString(now));
+    const mediaPaths = yield* this.mediaPathsOf(rows);
     const opened = new Map<number, OpenedData>();
 
     for (const row of rows) {
@@ -278,9 +318,108 @@ export class SenderService {
         refused.push({ row, phone, reason: unreadableReason(data) });
         continue;
       }
+      const outgoing = this.outgoing(row, adapter, mediaPaths);
+      if ('reason' in outgoing) {
+        refused.push({ row, phone, reason: outgoing.reason });
+        continue;
+      }
+      const budget = quotas.get(userId);
+      let segments: number | null = null;
+      if (budget) {
+        segments = measureSms(outgoing.text).segments;
+        const refusal = this.spendQuota(budget, segments, utcString(now));
+        if (refusal) {
+          refused.push({ row, phone, reason: refusal });
+          continue;
+        }
+      }
       remaining.set(phone.id, left - 1);
-      claimed.push({ row, phone, adapter, data: data.data });
+      claimed.push({
+        row: { ...row, quota_segments: segments },
+        phone,
+        adapter,
+        data: data.data,
+        ...outgoing,
+      });
     }
+    const stamp = utcString(now);
+    for (const [userId, budget] of quotas) {
+      if (budget.reserved > 0) {
+        yield* this.repository.reserveQuota(userId, budget.reserved, stamp);
+      }
+    }
+  }
+
+  /**
+   * The quotas of the users being claimed for, locked, renewed first when their period is over
+   * and `auto_renew` is on (docs/dispatch.md#quotas).
+   */
+  private *quotaBudgets(userIds: readonly number[], now: string): Sql<Map<number, QuotaBudget>> {
+    const budgets = new Map<number, QuotaBudget>();
+    for (const stored of yield* this.repository.lockQuotas(userIds)) {
+      const renewed = renewedAt(stored, now, this.config.timeZone);
+      if (renewed) {
+        yield* this.repository.saveRenewal(renewed, stored.start_date, now);
+      }
+      const quota = renewed ?? stored;
+      budgets.set(quota.id_user, { quota, left: remainingOf(quota), reserved: 0 });
+    }
+    return budgets;
+  }
+
+  /** Reserves `segments` of the budget; or why the row cannot have them. */
+  private spendQuota(budget: QuotaBudget, segments: number, now: string): string | null {
+    const { quota } = budget;
+    const end = utcToZone(quota.expiration_date, this.config.timeZone);
+    if (isExpired(quota, now)) {
+      return `${QUOTA_EXPIRED} on ${end} and does not renew itself: nothing is sent until the administrator sets it again.`;
+    }
+    if (segments > budget.left) {
+      return (
+        `${QUOTA_SPENT}: this message needs ${segments} SMS segment${segments > 1 ? 's' : ''} ` +
+        `and ${budget.left} ${budget.left === 1 ? 'is' : 'are'} left until ${end}.`
+      );
+    }
+    budget.left -= segments;
+    budget.reserved += segments;
+    return null;
+  }
+
+  /** Where the medias of `rows` are stored, by id: links in the text name them. */
+  private *mediaPathsOf(rows: readonly OutboxRow[]): Sql<Map<number, string>> {
+    const ids = [
+      ...new Set(
+        rows.flatMap(({ media_ids }) => (media_ids ? (JSON.parse(media_ids) as number[]) : [])),
+      ),
+    ];
+    return new Map((yield* this.repository.mediaRows(ids)).map((media) => [media.id, media.path]));
+  }
+
+  /**
+   * What the provider is handed: an MMS through a phone whose adapter sends them; otherwise, as
+   * in RaspiSMS, the text followed by the links of its medias. Or why it cannot go.
+   */
+  private outgoing(
+    row: OutboxRow,
+    adapter: Adapter,
+    mediaPaths: ReadonlyMap<number, string>,
+  ): Pick<Claimed, 'text' | 'medias'> | { reason: string } {
+    const links = (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).flatMap((id) => {
+      const path = mediaPaths.get(id);
+      return path ? [{ path, mimetype: null, url: this.mediaUrl(path) }] : [];
+    });
+    const asMms = Boolean(Number(row.mms)) && adapter.capabilities.mms && links.length > 0;
+    if (links.length > 0 && !asMms && !this.config.publicUrl) {
+      return { reason: NO_MEDIA_LINKS };
+    }
+    const text =
+      links.length > 0 && !asMms
+        ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
+        : row.text;
+    if ([...text].length > MAX_TEXT_CHARACTERS) {
+      return { reason: TOO_LONG_WITH_LINKS };
+    }
+    return { text, medias: asMms ? links : [] };
   }
 
   /**
@@ -329,50 +468,20 @@ export class SenderService {
   }
 
   private async sendAll(claimed: readonly Claimed[]): Promise<Outcome[]> {
-    const mediaIds = [
-      ...new Set(
-        claimed.flatMap(({ row }) =>
-          row.media_ids ? (JSON.parse(row.media_ids) as number[]) : [],
-        ),
-      ),
-    ];
-    const medias = new Map(
-      (await this.repository.mediasOf(mediaIds)).map((media) => [Number(media.id), media.path]),
-    );
     const outcomes: Outcome[] = new Array<Outcome>(claimed.length);
     let next = 0;
     const lane = async () => {
       while (next < claimed.length) {
         const index = next++;
-        outcomes[index] = await this.sendOne(claimed[index], medias);
+        outcomes[index] = await this.sendOne(claimed[index]);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_SENDS, claimed.length) }, lane));
     return outcomes;
   }
 
-  private async sendOne(claimed: Claimed, medias: ReadonlyMap<number, string>): Promise<Outcome> {
-    const { row, phone, adapter, data } = claimed;
-    const links = (row.media_ids ? (JSON.parse(row.media_ids) as number[]) : []).flatMap((id) => {
-      const path = medias.get(id);
-      return path ? [{ path, mimetype: null, url: this.mediaUrl(path) }] : [];
-    });
-    const asMms = Boolean(Number(row.mms)) && adapter.capabilities.mms && links.length > 0;
-    if (links.length > 0 && !asMms && !this.config.publicUrl) {
-      return { claimed, text: row.text, result: { outcome: 'permanent', reason: NO_MEDIA_LINKS } };
-    }
-    // As in RaspiSMS, without MMS the medias travel as links after the text.
-    const text =
-      links.length > 0 && !asMms
-        ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
-        : row.text;
-    if ([...text].length > MAX_TEXT_CHARACTERS) {
-      return {
-        claimed,
-        text: row.text,
-        result: { outcome: 'permanent', reason: TOO_LONG_WITH_LINKS },
-      };
-    }
+  private async sendOne(claimed: Claimed): Promise<Outcome> {
+    const { row, phone, adapter, data, text, medias } = claimed;
     let result: SendResult;
     const started = performance.now();
     try {
@@ -380,7 +489,7 @@ export class SenderService {
         destination: row.destination,
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
-        medias: asMms ? links : [],
+        medias,
       });
     } catch (error) {
       this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);
@@ -415,7 +524,8 @@ export class SenderService {
       outcomes.map((outcome) => outcome.claimed.row.id),
       workerId,
     );
-    const done: Array<{ row: OutboxRow; sended: NewSended }> = [];
+    const done: Array<{ row: OutboxRow; sended: NewSended; handed: boolean }> = [];
+    const retried: QuotaChange[] = [];
     for (const { claimed, text, result } of outcomes) {
       const { row, phone } = claimed;
       if (!mine.has(row.id)) {
@@ -434,10 +544,14 @@ export class SenderService {
           result.reason,
           now,
         );
+        if (row.quota_segments !== null) {
+          retried.push({ userId: Number(row.id_user), released: row.quota_segments, consumed: 0 });
+        }
         continue;
       }
       done.push({
         row,
+        handed: result.outcome === 'sent',
         sended: sended(
           row,
           phone,
@@ -456,6 +570,7 @@ export class SenderService {
         ),
       });
     }
+    yield* this.settleQuotas(retried, now);
     return yield* this.store(done, now);
   }
 
@@ -471,15 +586,31 @@ export class SenderService {
 
   /**
    * Inserts the `sended` entries with their media links and removes their outbox rows; the
-   * entries, for the caller to count once they are committed.
+   * entries, for the caller to count once they are committed. The segments the rows reserved
+   * are settled: consumed when the row was `handed` to a provider (by default, when its entry is
+   * not `failed`: the sweep's `unknown` may have gone), given back otherwise.
    */
   *store(
-    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended }>,
+    done: ReadonlyArray<{ row: OutboxRow; sended: NewSended; handed?: boolean }>,
     now: string,
   ): Sql<readonly NewSended[]> {
     if (done.length === 0) {
       return [];
     }
+    yield* this.settleQuotas(
+      done.flatMap(({ row, sended, handed }) =>
+        row.quota_segments === null || row.quota_segments === undefined
+          ? []
+          : [
+              {
+                userId: Number(row.id_user),
+                released: Number(row.quota_segments),
+                consumed: (handed ?? sended.status !== 'failed') ? Number(row.quota_segments) : 0,
+              },
+            ],
+      ),
+      now,
+    );
     const phoneIds = [...new Set(done.flatMap(({ sended }) => sended.id_phone ?? []))];
     const existing = yield* this.repository.existingPhones(phoneIds);
     const entries = done.map(({ sended }) =>
@@ -503,6 +634,60 @@ export class SenderService {
       ids,
     );
     return done.map((entry) => entry.sended);
+  }
+
+  /**
+   * Settles recorded sends against their users' quotas, user by user in id order (the order
+   * claims lock them in), and queues the `quota` events the consumption brings about
+   * (docs/dispatch.md#quotas).
+   */
+  private *settleQuotas(changes: readonly QuotaChange[], now: string): Sql<void> {
+    const byUser = new Map<number, { released: number; consumed: number }>();
+    for (const { userId, released, consumed } of changes) {
+      const total = byUser.get(userId) ?? { released: 0, consumed: 0 };
+      total.released += released;
+      total.consumed += consumed;
+      byUser.set(userId, total);
+    }
+    for (const userId of [...byUser.keys()].sort((a, b) => a - b)) {
+      const { released, consumed } = byUser.get(userId)!;
+      const present = yield* this.repository.settleQuota(userId, released, consumed, now);
+      if (present && consumed > 0) {
+        yield* this.queueQuotaEvents(userId, now);
+      }
+    }
+  }
+
+  /** The `quota` events the user's quota is due, each once per period. */
+  private *queueQuotaEvents(userId: number, now: string): Sql<void> {
+    const quota = yield* this.repository.quotaOf(userId);
+    if (!quota) {
+      return;
+    }
+    const settings = yield* this.repository.settingsOf(userId);
+    const levels = dueAlerts(
+      quota,
+      closeThreshold(settings.alert_quota_limit_close),
+      isSettingOn(settings, 'alert_quota_limit_reached'),
+    );
+    const events = [];
+    for (const level of levels) {
+      if (yield* this.repository.markQuotaAlerted(userId, level)) {
+        events.push({
+          userId,
+          type: 'quota' as const,
+          at: utcDate(now),
+          payload: () => ({
+            level,
+            credit: quota.credit,
+            additional: quota.additional,
+            consumed: quota.consumed + quota.reserved,
+            remaining: remainingOf(quota),
+          }),
+        });
+      }
+    }
+    yield* queueEvents(events);
   }
 
   /** The `send_sms` events of entries just recorded, with the ids they were given. */

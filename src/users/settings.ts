@@ -15,6 +15,8 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = {
   force_gsm_alphabet: '0',
   webhook: '1',
   default_phone_country: '',
+  alert_quota_limit_close: '0.9',
+  alert_quota_limit_reached: '1',
 };
 
 /** PHP's `(int) value` truthiness, as RaspiSMS tests its settings: `"1"`, `"2"` on; `""`, `"0"`, `"x"` off. */
@@ -33,6 +35,7 @@ const FLAGS: readonly string[] = [
   'smsstop_respond',
   'force_gsm_alphabet',
   'webhook',
+  'alert_quota_limit_reached',
 ];
 
 /** The longest value: `smsstop_response` is the text of one message, the column holds no more. */
@@ -70,6 +73,14 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
             reason:
               'default_phone_country must be an ISO 3166 alpha-2 country code (such as fr), ' +
               'or empty for none.',
+          };
+    case 'alert_quota_limit_close':
+      // A share of the quota, as RaspiSMS stores it; 0 turns the alert off.
+      return /^(?:0(?:\.\d{1,4})?|1(?:\.0{1,4})?)$/.test(value)
+        ? { value }
+        : {
+            reason:
+              'alert_quota_limit_close must be a decimal from 0 to 1, such as 0.9 (0: no alert).',
           };
     case 'smsstop_response':
       return value.trim() !== '' && [...value].length <= MAX_VALUE_LENGTH

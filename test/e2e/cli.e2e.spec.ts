@@ -333,6 +333,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'ManagementApi1764300000000',
           'Webhooks1764400000000',
           'WebhookDeliveries1764500000000',
+          'Quotas1764700000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
