@@ -27,6 +27,7 @@ import {
   ScheduledGroup,
   ScheduledNumber,
 } from '../../src/scheduled/entities/scheduled.entity';
+import { Quota } from '../../src/users/entities/quota.entity';
 import { Setting } from '../../src/users/entities/setting.entity';
 import { User } from '../../src/users/entities/user.entity';
 import { DEFAULT_SETTINGS } from '../../src/users/settings';
@@ -271,6 +272,25 @@ export async function makeReceived(
   }
   return received;
 }
+
+/** A quota of 10 segments whose period runs from 2020 to 2100: current whatever the clock. */
+export const makeQuota = (ds: DataSource, id_user: number, o: Partial<Quota> = {}) =>
+  insert(ds, Quota, {
+    id_user,
+    credit: 10,
+    additional: 0,
+    consumed: 0,
+    reserved: 0,
+    start_date: '2020-01-01 00:00:00',
+    expiration_date: '2100-01-01 00:00:00',
+    renew_interval: 'P1M',
+    auto_renew: 0,
+    report_unused: 0,
+    report_unused_additional: 0,
+    alerted_close: 0,
+    alerted_reached: 0,
+    ...o,
+  });
 
 /** Multi-row INSERTs of `rows` into `table`. */
 export async function insertRows(
