@@ -34,6 +34,10 @@ describe('checkSetting', () => {
     ['default_phone_country', '', ''],
     ['smsstop_response', 'x'.repeat(1000), 'x'.repeat(1000)],
     ['smsstop_response', '😀'.repeat(1000), '😀'.repeat(1000)],
+    ['alert_quota_limit_close', '0.75', '0.75'],
+    ['alert_quota_limit_close', '0', '0'],
+    ['alert_quota_limit_close', '1', '1'],
+    ['alert_quota_limit_reached', '0', '0'],
   ])('stores %s = %j as %j', (name, value, stored) => {
     expect(checkSetting(name, value)).toEqual({ value: stored });
   });
@@ -49,6 +53,9 @@ describe('checkSetting', () => {
     ['default_phone_country', ' fr', /^default_phone_country must be an ISO 3166/],
     ['smsstop_response', '   ', /^smsstop_response must be 1 to 1000 characters/],
     ['smsstop_response', 'x'.repeat(1001), /^smsstop_response must be 1 to 1000 characters/],
+    ['alert_quota_limit_close', '1.5', /^alert_quota_limit_close must be a decimal from 0 to 1/],
+    ['alert_quota_limit_close', '90%', /^alert_quota_limit_close must be a decimal from 0 to 1/],
+    ['alert_quota_limit_reached', '0.5', /^alert_quota_limit_reached must be 0 or 1\.$/],
   ])('refuses %s = %j naming it', (name, value, reason) => {
     const checked = checkSetting(name, value);
     expect('reason' in checked && checked.reason).toMatch(reason);

@@ -280,6 +280,8 @@ describeEachDatabase('smsgw CLI', (database) => {
         force_gsm_alphabet: '0',
         webhook: '1',
         default_phone_country: '',
+        alert_quota_limit_close: '0.9',
+        alert_quota_limit_reached: '1',
       };
       expect(afterSet).toEqual(expected);
       expect(listed).toEqual(expected);
@@ -307,6 +309,167 @@ describeEachDatabase('smsgw CLI', (database) => {
       expectOneLineFailure(
         await cli('setting', 'set', '--email', 'nobody@example.test', 'mms'),
         /missing required argument 'value'/,
+      );
+    });
+  });
+
+  describe('quota', () => {
+    const quotaOf = async (userId: number) =>
+      (
+        await t.dataSource.query<Array<Record<string, unknown>>>(
+          'SELECT credit, consumed, start_date, expiration_date FROM quota WHERE id_user = ?',
+          [userId],
+        )
+      ).map((row) => ({
+        credit: Number(row.credit),
+        consumed: Number(row.consumed),
+        start_date: String(row.start_date).slice(0, 19),
+        expiration_date: String(row.expiration_date).slice(0, 19),
+      }));
+
+    it('sets a quota and prints it as show does, then changes it, then removes it', async () => {
+      const created = await aUser();
+
+      const set = await cli(
+        'quota',
+        'set',
+        '--email',
+        created.email,
+        '--credit',
+        '1000',
+        '--additional',
+        '50',
+        '--start',
+        '2099-01-31 10:00:00',
+        '--renew-interval',
+        'P1M',
+        '--auto-renew',
+        '--report-unused',
+      );
+      const expected = {
+        credit: 1000,
+        additional: 50,
+        consumed: 0,
+        remaining: 1050,
+        start_date: '2099-01-31 10:00:00',
+        expiration_date: '2099-02-28 10:00:00',
+        auto_renew: true,
+        renew_interval: 'P1M',
+        report_unused: true,
+        report_unused_additional: false,
+      };
+      expect(json(set)).toEqual(expected);
+      expect(json(await cli('quota', 'show', '--email', created.email))).toEqual(expected);
+      await t.dataSource.query('UPDATE quota SET consumed = 7 WHERE id_user = ?', [created.id]);
+
+      // The same start keeps the period and what it consumed; the defaults apply again.
+      json(
+        await cli(
+          'quota',
+          'set',
+          '--email',
+          created.email,
+          '--credit',
+          '20',
+          '--start',
+          '2099-01-31 10:00:00',
+        ),
+      );
+      expect(await quotaOf(created.id)).toEqual([
+        {
+          credit: 20,
+          consumed: 7,
+          start_date: '2099-01-31 10:00:00',
+          expiration_date: '2099-02-28 10:00:00',
+        },
+      ]);
+      // A new start begins a new period.
+      json(
+        await cli(
+          'quota',
+          'set',
+          '--email',
+          created.email,
+          '--credit',
+          '20',
+          '--start',
+          '2099-01-01 00:00:00',
+          '--renew-interval',
+          'P1W',
+        ),
+      );
+      expect(await quotaOf(created.id)).toEqual([
+        {
+          credit: 20,
+          consumed: 0,
+          start_date: '2099-01-01 00:00:00',
+          expiration_date: '2099-01-08 00:00:00',
+        },
+      ]);
+      const me = await request(t.url).get('/api/me/').query({ api_key: created.api_key });
+      expect((me.body as { response: { quota: unknown } }).response.quota).toEqual({
+        credit: 20,
+        additional: 0,
+        consumed: 0,
+        remaining: 20,
+        start_date: '2099-01-01 00:00:00',
+        expiration_date: '2099-01-08 00:00:00',
+        auto_renew: false,
+      });
+
+      expect(json(await cli('quota', 'remove', '--email', created.email))).toEqual({
+        removed: true,
+      });
+      expect(await quotaOf(created.id)).toEqual([]);
+      expect(json(await cli('quota', 'remove', '--email', created.email))).toEqual({
+        removed: false,
+      });
+      expectOneLineFailure(
+        await cli('quota', 'show', '--email', created.email),
+        `The user ${created.email} has no quota.`,
+      );
+    });
+
+    it('starts a quota now by default, for a month', async () => {
+      const created = await aUser();
+
+      const printed = json<{ start_date: string; expiration_date: string }>(
+        await cli('quota', 'set', '--email', created.email, '--credit', '5'),
+      );
+
+      const start = new Date(`${printed.start_date.replace(' ', 'T')}Z`).getTime();
+      expect(Math.abs(start - Date.now())).toBeLessThan(60_000);
+      expect(printed.expiration_date.slice(5, 7)).not.toBe(printed.start_date.slice(5, 7));
+    });
+
+    it.each([
+      [['--credit', '-1'], /^--credit must be a whole number from 0 to 2147483647, not "-1"\.$/],
+      [['--credit', '1.5'], /^--credit must be a whole number/],
+      [['--credit', '5', '--additional', 'x'], /^--additional must be a whole number/],
+      [
+        ['--credit', '5', '--start', '2026-02-30 00:00:00'],
+        /^--start must be a date and time as YYYY-MM-DD HH:MM:SS/,
+      ],
+      [
+        ['--credit', '5', '--renew-interval', 'monthly'],
+        /^--renew-interval: "monthly" is not an ISO 8601 duration/,
+      ],
+      [
+        ['--credit', '5', '--renew-interval', 'PT5M'],
+        /^--renew-interval: the renew interval PT5M is shorter than one hour\.$/,
+      ],
+      [[], /required option '--credit <n>' not specified/],
+    ])('refuses quota set %j with one line on stderr', async (args, message) => {
+      const created = await aUser();
+
+      expectOneLineFailure(await cli('quota', 'set', '--email', created.email, ...args), message);
+      expect(await quotaOf(created.id)).toEqual([]);
+    });
+
+    it('refuses an unknown user', async () => {
+      expectOneLineFailure(
+        await cli('quota', 'set', '--email', 'nobody@example.test', '--credit', '5'),
+        'No user has the e-mail nobody@example.test.',
       );
     });
   });
