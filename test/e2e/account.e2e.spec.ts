@@ -302,6 +302,7 @@ describeEachDatabase('settings and the account', (database) => {
         status: 'active',
         admin: true,
         created_at: '2024-01-02 04:04:05',
+        quota: null,
       });
     });
 
