@@ -68,6 +68,8 @@ export class AppConfig {
     /** How long delivered and failed deliveries stay in the log. */
     logMs: number;
   };
+  /** How often the dispatch worker checks the phones' reliability (docs/dispatch.md). */
+  readonly reliabilityCheckMs: number;
   /** Which addresses the destinations users give (provider URLs, SMSC hosts) may reach. */
   readonly outbound: OutboundSettings;
   /** Template rendering and condition evaluation, which run in a pool of worker threads. */
@@ -119,6 +121,7 @@ export class AppConfig {
       maxAgeMs: env.WEBHOOK_MAX_AGE_HOURS * 3_600_000,
       logMs: env.WEBHOOK_LOG_DAYS * 86_400_000,
     };
+    this.reliabilityCheckMs = env.RELIABILITY_CHECK_MINUTES * 60_000;
     this.outbound = {
       blockPrivate: env.OUTBOUND_BLOCK_PRIVATE,
       allow: parseOutboundAllow(env.OUTBOUND_ALLOW).allow,

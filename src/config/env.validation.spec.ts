@@ -44,6 +44,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       WEBHOOK_TIMEOUT_MS: 5_000,
       WEBHOOK_MAX_AGE_HOURS: 24,
       WEBHOOK_LOG_DAYS: 7,
+      RELIABILITY_CHECK_MINUTES: 15,
       OUTBOUND_BLOCK_PRIVATE: false,
       OUTBOUND_ALLOW: '',
       TEXT_THREADS: 1,
@@ -88,6 +89,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       WEBHOOK_TIMEOUT_MS: '1500',
       WEBHOOK_MAX_AGE_HOURS: '48',
       WEBHOOK_LOG_DAYS: '30',
+      RELIABILITY_CHECK_MINUTES: '5',
       OUTBOUND_BLOCK_PRIVATE: 'true',
       OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
       TEXT_THREADS: '2',
@@ -125,6 +127,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       WEBHOOK_TIMEOUT_MS: 1500,
       WEBHOOK_MAX_AGE_HOURS: 48,
       WEBHOOK_LOG_DAYS: 30,
+      RELIABILITY_CHECK_MINUTES: 5,
       OUTBOUND_BLOCK_PRIVATE: true,
       OUTBOUND_ALLOW: 'smsc.internal,10.0.0.0/8',
       TEXT_THREADS: 2,
@@ -206,6 +209,9 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['MEDIA_GRACE_HOURS', '0'],
     ['MEDIA_GRACE_HOURS', '8761'],
     ['MEDIA_GRACE_HOURS', '1.5'],
+    ['RELIABILITY_CHECK_MINUTES', '0'],
+    ['RELIABILITY_CHECK_MINUTES', '1441'],
+    ['RELIABILITY_CHECK_MINUTES', '2.5'],
     ['OUTBOUND_BLOCK_PRIVATE', 'yes please'],
     ['OUTBOUND_ALLOW', 'http://smsc.internal/'],
     ['OUTBOUND_ALLOW', '10.0.0.0/8/8'],
@@ -360,6 +366,13 @@ describe('AppConfig', () => {
     expect(new AppConfig(validateEnvironment({ MEDIA_GRACE_HOURS: '2' })).mediaGraceMs).toBe(
       2 * 3_600_000,
     );
+  });
+
+  it('checks phone reliability every 15 minutes by default, RELIABILITY_CHECK_MINUTES otherwise', () => {
+    expect(new AppConfig(validateEnvironment({})).reliabilityCheckMs).toBe(15 * 60_000);
+    expect(
+      new AppConfig(validateEnvironment({ RELIABILITY_CHECK_MINUTES: '1' })).reliabilityCheckMs,
+    ).toBe(60_000);
   });
 
   it('reads the settings providers declare from the variables it was given', () => {

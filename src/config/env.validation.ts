@@ -115,6 +115,12 @@ export class EnvironmentVariables {
   @Max(8760)
   MEDIA_GRACE_HOURS = 24;
 
+  /** At most a day: the users' reliability periods are minutes to hours long. */
+  @IsInt()
+  @Min(1)
+  @Max(1440)
+  RELIABILITY_CHECK_MINUTES = 15;
+
   @IsInt()
   @Min(100)
   @Max(60_000)
@@ -211,6 +217,7 @@ const INTEGER_VARIABLES = new Set([
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_MAX_AGE_HOURS',
   'WEBHOOK_LOG_DAYS',
+  'RELIABILITY_CHECK_MINUTES',
   'TEXT_THREADS',
   'TEMPLATE_TIMEOUT_MS',
   'CONDITION_TIMEOUT_MS',
