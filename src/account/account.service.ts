@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { QuotaView } from '../users/quota';
 import { QuotaService } from '../users/quota.service';
+import { checkSettingsTogether } from '../users/settings';
 import { UsersService, UserView } from '../users/users.service';
 
 /** GET and POST /api/setting/, GET /api/me/ (docs/api.md#get_setting and after). */
@@ -20,11 +22,18 @@ export class AccountService {
     return user.settings;
   }
 
-  /** The changes were checked by the parse (rules 1 to 3); rule 4 writes them at once. */
+  /**
+   * Each change was checked by the parse (rules 1 to 3); rule 4 checks them with the settings
+   * they go with, and rule 5 writes them at once.
+   */
   changeSettings(
     user: AuthenticatedUser,
     changes: Readonly<Record<string, string>>,
   ): Promise<Record<string, string>> {
+    const reason = checkSettingsTogether(user.settings, changes);
+    if (reason !== null) {
+      throw ApiError.invalid(reason);
+    }
     return this.users.changeSettings(user.id, changes);
   }
 

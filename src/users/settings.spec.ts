@@ -1,4 +1,4 @@
-import { checkSetting, DEFAULT_SETTINGS, isSettingOn } from './settings';
+import { checkSetting, checkSettingsTogether, DEFAULT_SETTINGS, isSettingOn } from './settings';
 
 describe('isSettingOn', () => {
   it.each([
@@ -38,6 +38,18 @@ describe('checkSetting', () => {
     ['alert_quota_limit_close', '0', '0'],
     ['alert_quota_limit_close', '1', '1'],
     ['alert_quota_limit_reached', '0', '0'],
+    ['phone_reliability_failed', '0', '0'],
+    ['phone_reliability_unknown_auto_disable', '1', '1'],
+    ['phone_reliability_failed_rate_limit', '0', '0'],
+    ['phone_reliability_failed_rate_limit', '100', '100'],
+    ['phone_reliability_unknown_rate_limit', '12.5', '12.5'],
+    ['phone_reliability_unknown_rate_limit', '010', '10'],
+    ['phone_reliability_failed_volume', '1', '1'],
+    ['phone_reliability_failed_volume', '1000000', '1000000'],
+    ['phone_reliability_unknown_period', '1', '1'],
+    ['phone_reliability_unknown_period', '525600', '525600'],
+    ['phone_reliability_failed_grace_period', '0', '0'],
+    ['phone_reliability_failed_grace_period', '007', '7'],
   ])('stores %s = %j as %j', (name, value, stored) => {
     expect(checkSetting(name, value)).toEqual({ value: stored });
   });
@@ -56,8 +68,101 @@ describe('checkSetting', () => {
     ['alert_quota_limit_close', '1.5', /^alert_quota_limit_close must be a decimal from 0 to 1/],
     ['alert_quota_limit_close', '90%', /^alert_quota_limit_close must be a decimal from 0 to 1/],
     ['alert_quota_limit_reached', '0.5', /^alert_quota_limit_reached must be 0 or 1\.$/],
+    [
+      'phone_reliability_failed_webhook',
+      '2',
+      /^phone_reliability_failed_webhook must be 0 or 1\.$/,
+    ],
+    ['phone_reliability_unknown', 'on', /^phone_reliability_unknown must be 0 or 1\.$/],
+    ['phone_reliability_failed_rate_limit', '100.01', /must be a percentage from 0 to 100/],
+    ['phone_reliability_failed_rate_limit', '-1', /must be a percentage from 0 to 100/],
+    ['phone_reliability_failed_rate_limit', '10%', /must be a percentage from 0 to 100/],
+    ['phone_reliability_failed_rate_limit', '0.125', /must be a percentage from 0 to 100/],
+    ['phone_reliability_failed_rate_limit', '', /must be a percentage from 0 to 100/],
+    ['phone_reliability_failed_volume', '0', /^phone_reliability_failed_volume must be a whole/],
+    ['phone_reliability_failed_volume', '2.5', /^phone_reliability_failed_volume must be a whole/],
+    ['phone_reliability_failed_volume', '1000001', /must be a whole number from 1 to 1000000/],
+    ['phone_reliability_unknown_period', '0', /^phone_reliability_unknown_period must be a whole/],
+    ['phone_reliability_unknown_period', '525601', /of minutes from 1 to 525600/],
+    ['phone_reliability_unknown_period', '2h', /of minutes from 1 to 525600/],
+    ['phone_reliability_failed_grace_period', '-1', /of minutes from 0 to 525599/],
+    ['phone_reliability_failed_grace_period', ' 1', /of minutes from 0 to 525599/],
+    ['phone_reliability_failed_email', '1', /^"phone_reliability_failed_email" is not a setting/],
   ])('refuses %s = %j naming it', (name, value, reason) => {
     const checked = checkSetting(name, value);
     expect('reason' in checked && checked.reason).toMatch(reason);
+  });
+});
+
+describe('reliability defaults', () => {
+  it('are those of RaspiSMS, failed rates checked and unknown ones not, without the e-mail variants', () => {
+    const reliability = Object.fromEntries(
+      Object.entries(DEFAULT_SETTINGS).filter(([name]) => name.startsWith('phone_reliability')),
+    );
+
+    expect(reliability).toEqual({
+      phone_reliability_failed: '1',
+      phone_reliability_failed_rate_limit: '10',
+      phone_reliability_failed_volume: '25',
+      phone_reliability_failed_period: '120',
+      phone_reliability_failed_grace_period: '1',
+      phone_reliability_failed_webhook: '1',
+      phone_reliability_failed_auto_disable: '0',
+      phone_reliability_unknown: '0',
+      phone_reliability_unknown_rate_limit: '25',
+      phone_reliability_unknown_volume: '25',
+      phone_reliability_unknown_period: '120',
+      phone_reliability_unknown_grace_period: '1',
+      phone_reliability_unknown_webhook: '1',
+      phone_reliability_unknown_auto_disable: '0',
+    });
+    for (const [name, value] of Object.entries(reliability)) {
+      expect(checkSetting(name, value)).toEqual({ value });
+    }
+  });
+});
+
+describe('checkSettingsTogether', () => {
+  it('accepts a grace period shorter than its period, given or stored', () => {
+    expect(checkSettingsTogether(DEFAULT_SETTINGS, { phone_reliability_failed_period: '2' })).toBe(
+      null,
+    );
+    expect(
+      checkSettingsTogether(
+        { ...DEFAULT_SETTINGS, phone_reliability_unknown_period: '30' },
+        { phone_reliability_unknown_grace_period: '29' },
+      ),
+    ).toBe(null);
+  });
+
+  it('refuses a grace period as long as its period, whichever of the two changes', () => {
+    expect(
+      checkSettingsTogether(DEFAULT_SETTINGS, { phone_reliability_failed_grace_period: '120' }),
+    ).toBe(
+      'phone_reliability_failed_grace_period (120) must be less than ' +
+        'phone_reliability_failed_period (120): the check looks at the messages sent between ' +
+        'the period and the grace period ago.',
+    );
+    expect(
+      checkSettingsTogether(
+        { ...DEFAULT_SETTINGS, phone_reliability_unknown_grace_period: '10' },
+        { phone_reliability_unknown_period: '5' },
+      ),
+    ).toMatch(/^phone_reliability_unknown_grace_period \(10\) must be less than/);
+  });
+
+  it('accepts both changed together, and ignores a pair the change does not touch', () => {
+    expect(
+      checkSettingsTogether(DEFAULT_SETTINGS, {
+        phone_reliability_failed_period: '300',
+        phone_reliability_failed_grace_period: '200',
+      }),
+    ).toBe(null);
+    expect(
+      checkSettingsTogether(
+        { ...DEFAULT_SETTINGS, phone_reliability_failed_grace_period: '500' },
+        { mms: '0' },
+      ),
+    ).toBe(null);
   });
 });

@@ -3,7 +3,7 @@ import { ApiKeyResolver } from '../common/auth/api-key.guard';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../common/auth/api-key';
 import { AuthenticatedUser } from '../common/http/request';
 import { User, UserStatus, USER_STATUSES } from './entities/user.entity';
-import { checkSetting, DEFAULT_SETTINGS } from './settings';
+import { checkSetting, checkSettingsTogether, DEFAULT_SETTINGS } from './settings';
 import { UsersRepository } from './users.repository';
 
 /** A failure of an administration command, told to the operator in one line. */
@@ -98,7 +98,12 @@ export class UsersService extends ApiKeyResolver {
     if ('reason' in checked) {
       throw new UserCommandError(checked.reason);
     }
-    await this.users.setSettings(user.id, { [name]: checked.value });
+    const change = { [name]: checked.value };
+    const reason = checkSettingsTogether(await this.settingsOf(user.id), change);
+    if (reason !== null) {
+      throw new UserCommandError(reason);
+    }
+    await this.users.setSettings(user.id, change);
     return this.settingsOf(user.id);
   }
 

@@ -230,6 +230,116 @@ describeEachDatabase('settings and the account', (database) => {
       },
     );
 
+    it('changes the phone reliability settings, their numbers stored without leading zeros', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const changed = {
+        ...DEFAULT_SETTINGS,
+        phone_reliability_unknown: '1',
+        phone_reliability_unknown_rate_limit: '12.5',
+        phone_reliability_unknown_volume: '10',
+        phone_reliability_unknown_period: '30',
+        phone_reliability_unknown_grace_period: '0',
+        phone_reliability_unknown_webhook: '0',
+        phone_reliability_unknown_auto_disable: '1',
+      };
+
+      const response = await postSettings(apiKey, {
+        phone_reliability_unknown: '1',
+        phone_reliability_unknown_rate_limit: '12.5',
+        phone_reliability_unknown_volume: '010',
+        phone_reliability_unknown_period: '30',
+        phone_reliability_unknown_grace_period: '0',
+        phone_reliability_unknown_webhook: '0',
+        phone_reliability_unknown_auto_disable: '1',
+      });
+
+      expectSuccess(response, 200, changed);
+      expect(await storedSettings(user.id)).toEqual(changed);
+    });
+
+    it('takes a reliability period and grace period changed together, the period first shorter than the stored grace', async () => {
+      const { user, apiKey } = await makeUser(ds, {
+        settings: { phone_reliability_failed_grace_period: '60' },
+      });
+
+      const response = await postJson(
+        apiKey,
+        '{"phone_reliability_failed_period": 30, "phone_reliability_failed_grace_period": 5}',
+      );
+
+      expectSuccess(response, 200, {
+        ...DEFAULT_SETTINGS,
+        phone_reliability_failed_period: '30',
+        phone_reliability_failed_grace_period: '5',
+      });
+      expect((await storedSettings(user.id)).phone_reliability_failed_period).toBe('30');
+    });
+
+    it.each<[string, string, string]>([
+      [
+        'a rate over 100 %',
+        'phone_reliability_failed_rate_limit=150',
+        `${INVALID}phone_reliability_failed_rate_limit must be a percentage from 0 to 100 (at ` +
+          'most two decimals, such as 10 or 12.5): the share of the messages sent that raises an alert.',
+      ],
+      [
+        'a rate with a percent sign',
+        'phone_reliability_unknown_rate_limit=10%25',
+        `${INVALID}phone_reliability_unknown_rate_limit must be a percentage from 0 to 100 (at ` +
+          'most two decimals, such as 10 or 12.5): the share of the messages sent that raises an alert.',
+      ],
+      [
+        'a volume of 0',
+        'phone_reliability_failed_volume=0',
+        `${INVALID}phone_reliability_failed_volume must be a whole number from 1 to 1000000: the ` +
+          'fewest messages sent in the period for a rate to be judged.',
+      ],
+      [
+        'a period of 0',
+        'phone_reliability_unknown_period=0',
+        `${INVALID}phone_reliability_unknown_period must be a whole number of minutes from 1 to ` +
+          '525600 (a year).',
+      ],
+      [
+        'a negative grace period',
+        'phone_reliability_failed_grace_period=-1',
+        `${INVALID}phone_reliability_failed_grace_period must be a whole number of minutes from 0 ` +
+          'to 525599, less than the period.',
+      ],
+      [
+        'a grace period as long as the stored period',
+        'phone_reliability_failed_grace_period=120',
+        `${INVALID}phone_reliability_failed_grace_period (120) must be less than ` +
+          'phone_reliability_failed_period (120): the check looks at the messages sent between ' +
+          'the period and the grace period ago.',
+      ],
+      [
+        'a period shorter than the stored grace period',
+        'mms=0&phone_reliability_unknown_period=1&phone_reliability_unknown_grace_period=1',
+        `${INVALID}phone_reliability_unknown_grace_period (1) must be less than ` +
+          'phone_reliability_unknown_period (1): the check looks at the messages sent between ' +
+          'the period and the grace period ago.',
+      ],
+      [
+        'a flag of 2',
+        'phone_reliability_failed_auto_disable=2',
+        FLAG('phone_reliability_failed_auto_disable'),
+      ],
+      [
+        'an e-mail variant, which smsgw does not serve',
+        'phone_reliability_failed_email=1',
+        `${INVALID}"phone_reliability_failed_email" is not a setting name: one of ${NAMES}.`,
+      ],
+    ])(
+      'refuses %s with INVALID_PARAMETER naming it, changing nothing',
+      async (_what, body, message) => {
+        const { user, apiKey } = await makeUser(ds);
+
+        expectError(await postSettings(apiKey, body), 400, INVALID_PARAMETER, message);
+        expect(await storedSettings(user.id)).toEqual(DEFAULT_SETTINGS);
+      },
+    );
+
     it.each([
       ['a JSON null', '{"mms": null}', `${INVALID}mms must be a text.`],
       ['a JSON boolean', '{"mms": true}', `${INVALID}mms must be a text.`],
