@@ -115,6 +115,11 @@ const FORBIDDEN_IMPORTS = [
     why:
       'the deliverer runs in the dispatch worker, below it: it reads what src/events queued and ' +
       'knows no feature',
+    folders: ['reliability'],
+    forbidden: [...API_FEATURES, 'callbacks', 'dispatch', 'inbound', ...CONTACTS_API],
+    why:
+      'the reliability check runs in the dispatch worker, below it: it reads sent entries and ' +
+      'queues events through the data modules, never through a feature of the API',
   },
   {
     folders: [...API_FEATURES, 'callbacks'],

@@ -13,6 +13,7 @@ import { ScheduledExpansionCursor1764200000000 } from './migrations/176420000000
 import { ManagementApi1764300000000 } from './migrations/1764300000000-ManagementApi';
 import { Webhooks1764400000000 } from './migrations/1764400000000-Webhooks';
 import { WebhookDeliveries1764500000000 } from './migrations/1764500000000-WebhookDeliveries';
+import { PhoneReliability1764600000000 } from './migrations/1764600000000-PhoneReliability';
 import { Quotas1764700000000 } from './migrations/1764700000000-Quotas';
 import { serializeTransactions } from './sqlite-serializer';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   ManagementApi1764300000000,
   Webhooks1764400000000,
   WebhookDeliveries1764500000000,
+  PhoneReliability1764600000000,
   Quotas1764700000000,
 ];
 

@@ -21,6 +21,7 @@ import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from '../events/entities/webhook.entity';
+import { PhoneReliabilityHistory } from '../reliability/entities/phone-reliability-history.entity';
 
 export const ENTITIES = [
   User,
@@ -49,4 +50,5 @@ export const ENTITIES = [
   SmsStop,
   Outbox,
   Quota,
+  PhoneReliabilityHistory,
 ];

@@ -6,6 +6,7 @@ import { InboundModule } from '../inbound/inbound.module';
 import { InboundService } from '../inbound/inbound.service';
 import { MediaModule } from '../media/media.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { ReliabilityModule } from '../reliability/reliability.module';
 import { TextModule } from '../text/text.module';
 import { WebhookDeliveryModule } from '../webhook-delivery/webhook-delivery.module';
 import { DispatchRepository } from './dispatch.repository';
@@ -33,6 +34,7 @@ export class DispatchModule {
         MetricsModule,
         TextModule,
         WebhookDeliveryModule,
+        ReliabilityModule,
       ],
       providers: [
         DispatchRepository,

@@ -18,6 +18,7 @@ import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookDeliverer } from '../webhook-delivery/webhook-deliverer.service';
+import { ReliabilityService } from '../reliability/reliability.service';
 import { DispatchRepository, NewSended } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
@@ -70,6 +71,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly heartbeat: WorkerHeartbeat,
     private readonly metrics: MetricsService,
     private readonly deliverer: WebhookDeliverer,
+    private readonly reliability: ReliabilityService,
     @Inject(START_WORKER) private readonly startWorker: boolean,
     @Inject(INBOUND_SINK) private readonly sink: InboundSink,
   ) {}
@@ -100,6 +102,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
       this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
       this.deliverer.run(this.stopping.signal, this.config.dispatch.pollMs),
+      this.every(this.config.reliabilityCheckMs, () => this.checkReliability()),
     ];
     this.logger.log(`Dispatch worker ${this.id} started.`);
     return true;
@@ -258,6 +261,19 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     );
     if (leader === this.id) {
       await this.medias.collect(new Date(), () => this.running);
+    }
+  }
+
+  /**
+   * Checks the phones' reliability in the oldest live worker only, so that a window is read, and
+   * alerted, by one checker at a time.
+   */
+  private async checkReliability(): Promise<void> {
+    const leader = await this.repository.oldestWorker(
+      utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
+    );
+    if (leader === this.id) {
+      await this.reliability.check(new Date(), () => this.running);
     }
   }
 

@@ -280,6 +280,20 @@ describeEachDatabase('smsgw CLI', (database) => {
         force_gsm_alphabet: '0',
         webhook: '1',
         default_phone_country: '',
+        phone_reliability_failed: '1',
+        phone_reliability_failed_rate_limit: '10',
+        phone_reliability_failed_volume: '25',
+        phone_reliability_failed_period: '120',
+        phone_reliability_failed_grace_period: '1',
+        phone_reliability_failed_webhook: '1',
+        phone_reliability_failed_auto_disable: '0',
+        phone_reliability_unknown: '0',
+        phone_reliability_unknown_rate_limit: '25',
+        phone_reliability_unknown_volume: '25',
+        phone_reliability_unknown_period: '120',
+        phone_reliability_unknown_grace_period: '1',
+        phone_reliability_unknown_webhook: '1',
+        phone_reliability_unknown_auto_disable: '0',
         alert_quota_limit_close: '0.9',
         alert_quota_limit_reached: '1',
       };
@@ -302,6 +316,22 @@ describeEachDatabase('smsgw CLI', (database) => {
       expectOneLineFailure(
         await cli('setting', 'set', '--email', created.email, 'default_phone_country', 'france'),
         /^default_phone_country must be an ISO 3166 alpha-2 country code/,
+      );
+    });
+
+    it('refuses a reliability grace period as long as its period, as the API does', async () => {
+      const created = await aUser();
+
+      expectOneLineFailure(
+        await cli(
+          'setting',
+          'set',
+          '--email',
+          created.email,
+          'phone_reliability_failed_grace_period',
+          '120',
+        ),
+        /^phone_reliability_failed_grace_period \(120\) must be less than phone_reliability_failed_period \(120\)/,
       );
     });
 
@@ -496,6 +526,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'ManagementApi1764300000000',
           'Webhooks1764400000000',
           'WebhookDeliveries1764500000000',
+          'PhoneReliability1764600000000',
           'Quotas1764700000000',
         ],
       });

@@ -41,6 +41,7 @@ const TABLES = [
   'outbox',
   'worker',
   'secrets_key',
+  'phone_reliability_history',
 ];
 
 /** The tables behind the nine entry types: listed as `WHERE id_user = ? ORDER BY id`. */
@@ -77,6 +78,8 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['outbox', ['via_phone', 'state'], false],
   // Claims, and renders of templated texts, take the oldest rows of a state.
   ['outbox', ['state', 'next_attempt_at'], false],
+  // The reliability check reads each phone's last alert of a type.
+  ['phone_reliability_history', ['id_phone', 'type', 'created_at'], false],
 ];
 
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => new migration().name ?? migration.name);

@@ -1,0 +1,22 @@
+import { Column, Entity } from 'typeorm';
+import { IdColumn, Timestamped } from '../../common/database/columns';
+import { ReliabilityType } from '../../users/settings';
+
+/**
+ * One reliability alert of a phone (docs/dispatch.md#phone-reliability): its `created_at`, the
+ * time of the check that raised it, starts the phone's next window for that type.
+ */
+@Entity('phone_reliability_history')
+export class PhoneReliabilityHistory extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'integer' })
+  id_phone!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  type!: ReliabilityType;
+}
