@@ -7,7 +7,7 @@ import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { QuotaView } from '../users/quota';
-import { DEFAULT_SETTINGS } from '../users/settings';
+import { DEFAULT_SETTINGS, RELIABILITY_TYPES, ReliabilityType } from '../users/settings';
 import { UserView } from '../users/users.service';
 import { parseSettingsParams } from './account.params';
 import { AccountService } from './account.service';
@@ -42,6 +42,7 @@ const SETTINGS: SchemaObject = {
       ...FLAG,
       description: 'A `quota` event `reached` is sent once nothing remains',
     },
+    ...Object.fromEntries(RELIABILITY_TYPES.flatMap((type) => reliabilitySettings(type))),
   },
   example: DEFAULT_SETTINGS,
 };
@@ -64,6 +65,26 @@ const QUOTA: SchemaObject = {
     auto_renew: { type: 'boolean' },
   },
 };
+/** The settings of the reliability check of one type (docs/dispatch.md#phone-reliability). */
+function reliabilitySettings(type: ReliabilityType): Array<[string, SchemaObject]> {
+  const name = `phone_reliability_${type}`;
+  const whole: SchemaObject = { type: 'string', pattern: '^[0-9]+$' };
+  return [
+    [name, { ...FLAG, description: `Phones' ${type} rates are checked` }],
+    [
+      `${name}_rate_limit`,
+      { type: 'string', description: 'Percentage, 0 to 100, that raises an alert', example: '10' },
+    ],
+    [`${name}_volume`, { ...whole, description: 'Fewest messages in the window, at least 1' }],
+    [`${name}_period`, { ...whole, description: 'Minutes the window goes back, at least 1' }],
+    [
+      `${name}_grace_period`,
+      { ...whole, description: 'Latest minutes left out, less than the period' },
+    ],
+    [`${name}_webhook`, { ...FLAG, description: 'An alert sends a phone_reliability event' }],
+    [`${name}_auto_disable`, { ...FLAG, description: 'An alert disables the phone' }],
+  ];
+}
 
 /** The caller's settings and account (docs/api.md#get_setting, #post_setting, #get_me). */
 @ApiTags('account')

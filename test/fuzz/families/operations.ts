@@ -436,6 +436,12 @@ export const OPERATIONS: Operation[] = [
         mostly(fc.constantFrom('fr', 'FR', 'gb', '', 'xx', 'france').map(str)),
       ),
       smsstop_response: text,
+      phone_reliability_failed_period: fixed(
+        mostly(fc.constantFrom('120', '1', '0', '525601', '2h').map(str)),
+      ),
+      phone_reliability_failed_grace_period: fixed(
+        mostly(fc.constantFrom('1', '0', '120', '-1').map(str)),
+      ),
       unknown_setting: fixed(fc.constantFrom('1', '').map(str)),
     },
   },
