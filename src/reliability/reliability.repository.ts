@@ -77,7 +77,10 @@ export class ReliabilityRepository {
    * Per phone of the user that is not disabled, its sends of `type` status among those with `at`
    * in [from, to] and after the phone's last alert of that type; only phones with at least
    * `volume` of them. One grouped query: the `(id_user, at, id_phone, status)` index of `sended`
-   * covers it, and the last alerts are the tops of `(id_phone, type, created_at)`.
+   * covers it, and the last alerts, found from the user's phones, are the tops of
+   * `(id_phone, type, created_at)`. It groups by the phone's id, not the entry's, so that
+   * SQLite's planner does not take `(id_user, id_phone)` for its order and read every entry the
+   * user ever sent.
    */
   async windows(
     userId: number,
@@ -88,16 +91,17 @@ export class ReliabilityRepository {
   ): Promise<PhoneWindow[]> {
     const rows = await this.sql.run(
       select<{ id_phone: number; last_alert: string | null; total: number; unreliable: number }>(
-        'SELECT s.id_phone AS id_phone, h.last_alert AS last_alert, COUNT(*) AS total, ' +
+        'SELECT p.id AS id_phone, h.last_alert AS last_alert, COUNT(*) AS total, ' +
           'SUM(CASE WHEN s.status = ? THEN 1 ELSE 0 END) AS unreliable ' +
           'FROM sended s JOIN phone p ON p.id = s.id_phone AND p.id_user = s.id_user ' +
           'LEFT JOIN (SELECT a.id_phone AS id_phone, MAX(a.created_at) AS last_alert ' +
-          'FROM phone_reliability_history a WHERE a.id_user = ? AND a.type = ? ' +
-          'GROUP BY a.id_phone) h ON h.id_phone = s.id_phone ' +
+          'FROM phone q JOIN phone_reliability_history a ON a.id_phone = q.id AND a.type = ? ' +
+          'WHERE q.id_user = ? AND a.id_user = ? GROUP BY a.id_phone) h ' +
+          'ON h.id_phone = p.id ' +
           "WHERE s.id_user = ? AND s.at >= ? AND s.at <= ? AND p.status <> 'disabled' " +
           'AND (h.last_alert IS NULL OR s.at > h.last_alert) ' +
-          'GROUP BY s.id_phone, h.last_alert HAVING COUNT(*) >= ? ORDER BY s.id_phone',
-        [type, userId, type, userId, from, to, volume],
+          'GROUP BY p.id, h.last_alert HAVING COUNT(*) >= ? ORDER BY p.id',
+        [type, type, userId, userId, userId, from, to, volume],
       ),
     );
     return rows.map((row) => ({
