@@ -51,6 +51,13 @@ describe('reliabilityRules', () => {
         phone_reliability_failed_grace_period: '-3',
       }),
     ).toMatchObject([{ rateLimit: 10, volume: 25, periodMinutes: 120, graceMinutes: 1 }]);
+    expect(
+      reliabilityRules({
+        phone_reliability_failed_period: '99999999999999',
+        phone_reliability_failed_grace_period: '1e9',
+        phone_reliability_failed_volume: 'Infinity',
+      }),
+    ).toMatchObject([{ periodMinutes: 120, graceMinutes: 1, volume: 25 }]);
   });
 });
 

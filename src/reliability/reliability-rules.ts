@@ -1,6 +1,8 @@
 import {
   DEFAULT_SETTINGS,
   isSettingOn,
+  MAX_PERIOD_MINUTES,
+  MAX_VOLUME,
   RELIABILITY_TYPES,
   ReliabilityType,
 } from '../users/settings';
@@ -32,13 +34,12 @@ export function reliabilityRules(stored: Readonly<Record<string, string>>): Reli
         const value = Number((settings[name] ?? '').trim() || NaN);
         return value >= min && value <= max ? value : Number(DEFAULT_SETTINGS[name]);
       };
-      const periodMinutes = Math.floor(number('period', 1, Number.MAX_SAFE_INTEGER));
       return {
         type,
         rateLimit: number('rate_limit', 0, 100),
-        volume: Math.max(1, Math.ceil(number('volume', 1, Number.MAX_SAFE_INTEGER))),
-        periodMinutes,
-        graceMinutes: Math.floor(number('grace_period', 0, Number.MAX_SAFE_INTEGER)),
+        volume: Math.ceil(number('volume', 1, MAX_VOLUME)),
+        periodMinutes: Math.floor(number('period', 1, MAX_PERIOD_MINUTES)),
+        graceMinutes: Math.floor(number('grace_period', 0, MAX_PERIOD_MINUTES)),
         webhook: isSettingOn(settings, `phone_reliability_${type}_webhook`),
         autoDisable: isSettingOn(settings, `phone_reliability_${type}_auto_disable`),
       };

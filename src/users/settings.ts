@@ -70,8 +70,8 @@ const FLAGS: readonly string[] = [
 ];
 
 /** A year of minutes: longer reliability periods would only be typing mistakes. */
-const MAX_PERIOD_MINUTES = 525_600;
-const MAX_VOLUME = 1_000_000;
+export const MAX_PERIOD_MINUTES = 525_600;
+export const MAX_VOLUME = 1_000_000;
 
 /** The longest value: `smsstop_response` is the text of one message, the column holds no more. */
 const MAX_VALUE_LENGTH = 1000;
