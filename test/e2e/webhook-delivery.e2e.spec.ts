@@ -58,6 +58,13 @@ class Receiver {
         this.hanging.delete(response);
         this.abandoned += 1;
       });
+    } else if (path === '/slow') {
+      // Answers, but after twice the timeout.
+      const timer = setTimeout(() => {
+        response.writeHead(200);
+        response.end('late');
+      }, 2 * TIMEOUT_MS);
+      response.on('close', () => clearTimeout(timer));
     } else if (path === '/reset') {
       incoming.socket.destroy();
     } else if (path === '/redirect') {
@@ -268,8 +275,11 @@ describeEachDatabase('webhook deliveries', (database) => {
       expect(receiver.count('/200')).toBe(delivered);
     });
 
-    it('retries an endpoint that does not answer within WEBHOOK_TIMEOUT_MS', async () => {
-      const hook = await hookTo(`${receiver.server.url}/hang`);
+    it.each([
+      ['hangs without answering', 'hang'],
+      ['answers too late', 'slow'],
+    ])('retries an endpoint that %s, after WEBHOOK_TIMEOUT_MS', async (_, path) => {
+      const hook = await hookTo(`${receiver.server.url}/${path}`);
       const id = await ping(hook.apiKey, hook.id);
 
       await deliverer.deliverDue(new Date());
