@@ -3,7 +3,8 @@ import { Injectable, Module } from '@nestjs/common';
 /**
  * Tells the dispatch worker of this process that a message due now was just committed, so that
  * it dispatches it at once instead of at its next poll. Only a worker inline in the API process
- * hears it: worker processes keep polling (DISPATCH_POLL_MS).
+ * hears it: worker processes keep polling (DISPATCH_POLL_MS). The webhook deliverer keeps one of
+ * its own, told when a request ends.
  */
 @Injectable()
 export class DispatchSignal {

@@ -6,6 +6,7 @@ import {
   formatDuration,
   readBody,
 } from '../common/net/http-answers';
+import { DispatchSignal } from '../common/dispatch-signal';
 import { OutboundPolicy, outboundRefusalOf } from '../common/net/outbound-policy';
 import { utcDate } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
@@ -82,7 +83,8 @@ export class WebhookDeliverer {
   private active = 0;
   private finished: AttemptRecord[] = [];
   private readonly inFlight = new Set<Promise<void>>();
-  private wake: (() => void) | null = null;
+  /** Wakes an idle `run` as soon as a request ends: its slot can take the next delivery. */
+  private readonly ended = new DispatchSignal();
   private lastPurge = 0;
   /** Set while `run` stops: the requests in flight end, no waiting one starts. */
   private draining = false;
@@ -111,7 +113,7 @@ export class WebhookDeliverer {
       if (progressed) {
         await setImmediate();
       } else {
-        await this.idle(idleMs, stop);
+        await this.ended.wait(idleMs, stop);
       }
     }
     // What waits for a slot is handed back, due at once for the workers that go on.
@@ -166,20 +168,6 @@ export class WebhookDeliverer {
       await Promise.all(this.inFlight);
     }
     await this.recordFinished(clock());
-  }
-
-  private idle(ms: number, stop: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stop.removeEventListener('abort', done);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      stop.addEventListener('abort', done);
-      this.wake = done;
-    });
   }
 
   private async recordFinished(now: Date): Promise<number> {
@@ -275,7 +263,7 @@ export class WebhookDeliverer {
               this.lanes.delete(origin);
             }
             this.pump(clock);
-            this.wake?.();
+            this.ended.notify();
           });
         this.inFlight.add(request);
       }
