@@ -252,6 +252,21 @@ export class WebhookDeliverer {
         lane.active += 1;
         this.active += 1;
         const request: Promise<void> = this.attempt(attempt, clock)
+          .catch((error: unknown): AttemptRecord => {
+            // A delivery that cannot even be written (a stored row gone bad) must not come back
+            // at every lease: it fails, and the log says where to look.
+            this.logger.error(
+              { err: error },
+              `Webhook delivery ${attempt.delivery.id} could not be attempted.`,
+            );
+            return {
+              id: attempt.delivery.id,
+              attempts: attempt.delivery.attempts,
+              status: 'failed',
+              httpStatus: null,
+              error: 'The delivery could not be prepared; the server log holds the details.',
+            };
+          })
           .then((record) => {
             this.finished.push(record);
           })

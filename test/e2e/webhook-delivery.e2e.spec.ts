@@ -315,6 +315,22 @@ describeEachDatabase('webhook deliveries', (database) => {
     });
   });
 
+  describe('a stored delivery gone bad', () => {
+    it('fails it, saying so, rather than trying it again at every lease', async () => {
+      const hook = await hookTo(`${receiver.server.url}/200`);
+      const id = await ping(hook.apiKey, hook.id);
+      await ds.getRepository(WebhookDelivery).update({ id }, { payload: '{not json' });
+
+      await deliverer.deliverDue(new Date());
+
+      expect(await delivery(id)).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        last_error: 'The delivery could not be prepared; the server log holds the details.',
+      });
+    });
+  });
+
   describe('isolation', () => {
     it('lets a healthy endpoint be delivered while a hanging one holds its own slots', async () => {
       const healthy = await new Receiver().start();
