@@ -87,6 +87,11 @@ export interface AdapterCapabilities {
    * one worker does, or two would fetch the same messages.
    */
   listensPerProcess?: boolean;
+  /**
+   * The provider deduplicates sends by `OutgoingSms.idempotencyKey`: an ambiguous outcome is
+   * then tried again, with the same key, instead of being recorded `unknown`.
+   */
+  idempotent?: boolean;
 }
 
 export interface OutgoingSms {
@@ -96,12 +101,25 @@ export interface OutgoingSms {
   flash: boolean;
   /** Medias to send as an MMS; only given to adapters whose capabilities include `mms`. */
   medias: ReadonlyArray<{ path: string; mimetype: string | null; url: string }>;
+  /**
+   * The same on every attempt of one recipient: for providers that take an idempotency key
+   * (capabilities.idempotent), so that a send retried after an ambiguous outcome is not
+   * delivered twice.
+   */
+  idempotencyKey: string;
 }
 
 export type SendResult =
   /** `status`: the final status, for adapters that know it at once (the `test` adapter). */
   | { outcome: 'sent'; uid: string; status?: ReportedStatus }
+  /** Certainly not taken by the provider (refused connection, 429, 503): may be tried again. */
   | { outcome: 'transient'; reason: string }
+  /**
+   * Perhaps taken: the request may have reached the provider (no answer in time, a connection
+   * cut mid-answer, a 502/504 from its gateway). Recorded `unknown` and never sent again, unless
+   * the adapter's capabilities say its provider deduplicates by `idempotencyKey`.
+   */
+  | { outcome: 'ambiguous'; reason: string }
   | { outcome: 'permanent'; reason: string };
 
 export type ReportedStatus = 'unknown' | 'delivered' | 'failed';

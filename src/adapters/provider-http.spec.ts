@@ -2,7 +2,9 @@ import { FakeServer, closedPort, startFakeServer } from '../../test/support/adap
 import { OutboundPolicy } from '../common/net/outbound-policy';
 import {
   ProviderHttp,
+  isAmbiguousStatus,
   isTransientStatus,
+  MAY_HAVE_BEEN_SENT,
   parseJson,
   unexpectedSendReply,
   unexpectedStatus,
@@ -68,13 +70,25 @@ describe('unexpectedStatus', () => {
   });
 });
 
-describe('isTransientStatus', () => {
-  it('holds for throttling and failures on the provider side only', () => {
-    expect([429, 500, 503, 400, 401, 404, 418].map(isTransientStatus)).toEqual([
-      true,
+describe('isTransientStatus and isAmbiguousStatus', () => {
+  it('makes only 429 and 503 transient: the provider says it did not take the message', () => {
+    expect([429, 503, 500, 502, 504, 400, 401, 404, 418].map(isTransientStatus)).toEqual([
       true,
       true,
       false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('makes 502 and 504 ambiguous: a gateway may have passed the request on', () => {
+    expect([502, 504, 500, 503, 429].map(isAmbiguousStatus)).toEqual([
+      true,
+      true,
       false,
       false,
       false,
@@ -83,20 +97,43 @@ describe('isTransientStatus', () => {
 });
 
 describe('unexpectedSendReply', () => {
-  it('makes a request that got no answer transient, with its reason', () => {
-    expect(unexpectedSendReply('OVH', { ok: false, reason: 'Could not reach OVH.' })).toEqual({
-      outcome: 'transient',
-      reason: 'Could not reach OVH.',
+  it('makes a request that certainly never left transient, with its reason', () => {
+    expect(
+      unexpectedSendReply('OVH', {
+        ok: false,
+        reason: 'Could not reach OVH (connection refused).',
+        mayHaveReached: false,
+      }),
+    ).toEqual({ outcome: 'transient', reason: 'Could not reach OVH (connection refused).' });
+  });
+
+  it('makes a request that may have reached the provider ambiguous, saying so', () => {
+    expect(
+      unexpectedSendReply('OVH', {
+        ok: false,
+        reason: 'Could not reach OVH at its API within 10 s.',
+        mayHaveReached: true,
+      }),
+    ).toEqual({
+      outcome: 'ambiguous',
+      reason: `Could not reach OVH at its API within 10 s. ${MAY_HAVE_BEEN_SENT}`,
     });
   });
 
-  it('makes throttling and provider failures transient', () => {
-    expect(unexpectedSendReply('OVH', { ok: true, status: 502, body: '' })).toEqual({
+  it('makes throttling and unavailability transient, a failing gateway ambiguous, a 500 permanent', () => {
+    expect(unexpectedSendReply('OVH', { ok: true, status: 503, body: '' })).toEqual({
       outcome: 'transient',
-      reason: 'OVH answered HTTP 502: it is failing on its side, try again later.',
+      reason: 'OVH answered HTTP 503: it is failing on its side, try again later.',
     });
     expect(unexpectedSendReply('OVH', { ok: true, status: 429, body: '' }).outcome).toBe(
       'transient',
+    );
+    expect(unexpectedSendReply('OVH', { ok: true, status: 502, body: '' })).toEqual({
+      outcome: 'ambiguous',
+      reason: `OVH answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
+    });
+    expect(unexpectedSendReply('OVH', { ok: true, status: 500, body: '' }).outcome).toBe(
+      'permanent',
     );
   });
 
@@ -109,6 +146,7 @@ describe('unexpectedSendReply', () => {
         ok: false,
         reason: 'Refused.',
         refusal: refusal ?? undefined,
+        mayHaveReached: false,
       }),
     ).toEqual({ outcome: 'permanent', reason: 'Refused.' });
   });
@@ -161,6 +199,7 @@ describe('ProviderHttp', () => {
     expect(await http.request(`http://127.0.0.1:${port}/secret?password=x`)).toEqual({
       ok: false,
       reason: 'Could not reach Fake at the fake provider (connection refused).',
+      mayHaveReached: false,
     });
   });
 
@@ -187,6 +226,7 @@ describe('ProviderHttp', () => {
         reason:
           "smsgw does not connect to Fake at the fake provider: the address 127.0.0.1 is refused by the server's outbound policy (loopback); an operator can allow it with OUTBOUND_ALLOW.",
         refusal: expect.objectContaining({ address: '127.0.0.1', range: 'loopback' }),
+        mayHaveReached: false,
       });
       expect(requested).toEqual([]);
     });

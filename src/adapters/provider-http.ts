@@ -8,7 +8,16 @@ import { SendResult } from './adapter';
  */
 export type ProviderReply =
   | { ok: true; status: number; body: string }
-  | { ok: false; reason: string; refusal?: OutboundRefusal };
+  | {
+      ok: false;
+      reason: string;
+      refusal?: OutboundRefusal;
+      /**
+       * Whether the request may have reached the provider: false only for failures that come
+       * before any byte is written (no connection, no name, a TLS certificate refused).
+       */
+      mayHaveReached: boolean;
+    };
 
 export interface ProviderRequest {
   method?: string;
@@ -65,22 +74,46 @@ export class ProviderHttp {
         return {
           ok: false,
           refusal,
+          mayHaveReached: false,
           reason: `smsgw does not connect to ${this.provider} at ${this.location}: ${refusal.message}`,
         };
       }
-      return { ok: false, reason: this.failure(error) };
+      if (this.signal.aborted) {
+        // The connection may have been made and the request written: the provider may have it.
+        return {
+          ok: false,
+          mayHaveReached: true,
+          reason: `Could not reach ${this.provider} at ${this.location} within ${formatDuration(this.timeoutMs)}.`,
+        };
+      }
+      const cause = (error as { cause?: { code?: unknown } }).cause;
+      const code = typeof cause?.code === 'string' ? cause.code : undefined;
+      return {
+        ok: false,
+        mayHaveReached: !code || !BEFORE_ANY_REQUEST.has(code),
+        reason: `Could not reach ${this.provider} at ${this.location} (${describeNetworkError(code)}).`,
+      };
     }
-  }
-
-  private failure(error: unknown): string {
-    if (this.signal.aborted) {
-      return `Could not reach ${this.provider} at ${this.location} within ${formatDuration(this.timeoutMs)}.`;
-    }
-    const cause = (error as { cause?: { code?: unknown } }).cause;
-    const code = typeof cause?.code === 'string' ? cause.code : undefined;
-    return `Could not reach ${this.provider} at ${this.location} (${describeNetworkError(code)}).`;
   }
 }
+
+/**
+ * Network errors that happen before a request is written: no address, no connection, or a TLS
+ * handshake refused. Any other (a reset, a socket closed) may come after the provider read it.
+ */
+const BEFORE_ANY_REQUEST: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
 
 /** Why an HTTP status that no rule of the check expects is a failure, in words for the user. */
 export function unexpectedStatus(provider: string, status: number): string {
@@ -94,25 +127,52 @@ export function unexpectedStatus(provider: string, status: number): string {
 }
 
 /**
- * Whether a provider's HTTP status refuses one message for now only (429, 5xx), so that sending
- * it again later may work, rather than for good.
+ * Whether a provider's HTTP status says it did not take the message, for now only: 429 (too many
+ * requests) and 503 (unavailable), so that sending it again later may work and cannot deliver it
+ * twice.
  */
 export function isTransientStatus(status: number): boolean {
-  return status === 429 || status >= 500;
+  return status === 429 || status === 503;
 }
 
 /**
- * The outcome of a send whose reply no rule of the provider's expects: the request never got an
- * answer (network trouble, timeout: transient; the outbound policy refused it: permanent, as
- * it will refuse it again), or an HTTP status it does not handle, transient or not as
- * `isTransientStatus` says.
+ * Whether a provider's HTTP status leaves open whether it took the message: a gateway in front
+ * of it that timed out or failed (502, 504) after passing the request on.
+ */
+export function isAmbiguousStatus(status: number): boolean {
+  return status === 502 || status === 504;
+}
+
+/** The words that end the reason of a send whose outcome is unknown. */
+export const MAY_HAVE_BEEN_SENT =
+  'The message may have been sent, so it is not sent again: its outcome is unknown.';
+
+/**
+ * The outcome of a send whose reply no rule of the provider's expects:
+ * - no answer: permanent when the outbound policy refused it (it will again); transient when the
+ *   request certainly never left (no connection, no name); ambiguous otherwise (a timeout or a
+ *   connection cut after the request was written: the provider may have it);
+ * - an HTTP status: transient for 429 and 503, ambiguous for a 2xx it cannot read and for 502
+ *   and 504, permanent otherwise.
  */
 export function unexpectedSendReply(provider: string, reply: ProviderReply): SendResult {
   if (!reply.ok) {
-    return { outcome: reply.refusal ? 'permanent' : 'transient', reason: reply.reason };
+    if (reply.refusal) {
+      return { outcome: 'permanent', reason: reply.reason };
+    }
+    return reply.mayHaveReached
+      ? { outcome: 'ambiguous', reason: `${reply.reason} ${MAY_HAVE_BEEN_SENT}` }
+      : { outcome: 'transient', reason: reply.reason };
   }
   const reason = unexpectedStatus(provider, reply.status);
-  return isTransientStatus(reply.status)
-    ? { outcome: 'transient', reason }
+  if (reply.status >= 200 && reply.status < 300) {
+    // A success the adapter cannot read: the provider took something.
+    return { outcome: 'ambiguous', reason: `${reason} ${MAY_HAVE_BEEN_SENT}` };
+  }
+  if (isTransientStatus(reply.status)) {
+    return { outcome: 'transient', reason };
+  }
+  return isAmbiguousStatus(reply.status)
+    ? { outcome: 'ambiguous', reason: `${reason} ${MAY_HAVE_BEEN_SENT}` }
     : { outcome: 'permanent', reason };
 }

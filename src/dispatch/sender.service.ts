@@ -490,6 +490,8 @@ export class SenderService {
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
         medias,
+        // The outbox row's id: it stays with the recipient through every attempt.
+        idempotencyKey: `smsgw-${row.id}`,
       });
     } catch (error) {
       this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);
@@ -535,7 +537,10 @@ export class SenderService {
         continue;
       }
       const attempts = Number(row.attempts) + 1;
-      if (result.outcome === 'transient' && attempts < this.config.dispatch.maxAttempts) {
+      const retriable =
+        result.outcome === 'transient' ||
+        (result.outcome === 'ambiguous' && claimed.adapter.capabilities.idempotent === true);
+      if (retriable && attempts < this.config.dispatch.maxAttempts) {
         const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
         yield* this.repository.retryLater(
           row.id,
@@ -551,23 +556,17 @@ export class SenderService {
       }
       done.push({
         row,
-        handed: result.outcome === 'sent',
-        sended: sended(
-          row,
-          phone,
-          now,
-          text,
-          result.outcome === 'sent' ? (result.status ?? 'unknown') : 'failed',
-          {
-            uid: result.outcome === 'sent' ? result.uid : null,
-            error:
-              result.outcome === 'sent'
-                ? null
-                : result.outcome === 'transient'
-                  ? `${result.reason} (gave up after ${attempts} attempts)`
-                  : result.reason,
-          },
-        ),
+        // A send that may have reached the provider is counted as one that did.
+        handed: result.outcome === 'sent' || result.outcome === 'ambiguous',
+        sended: sended(row, phone, now, text, recordedStatus(result), {
+          uid: result.outcome === 'sent' ? result.uid : null,
+          error:
+            result.outcome === 'sent'
+              ? null
+              : retriable
+                ? `${result.reason} (gave up after ${attempts} attempts)`
+                : result.reason,
+        }),
       });
     }
     yield* this.settleQuotas(retried, now);
@@ -760,6 +759,18 @@ export function sended(
     segments,
     encoding,
   };
+}
+
+/** The status an outcome is recorded with: what may have been sent is `unknown`, not `failed`. */
+function recordedStatus(result: SendResult): string {
+  switch (result.outcome) {
+    case 'sent':
+      return result.status ?? 'unknown';
+    case 'ambiguous':
+      return 'unknown';
+    default:
+      return 'failed';
+  }
 }
 
 function noPhoneReason(row: OutboxRow): string {

@@ -50,6 +50,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       DISPATCH_RETRY_BASE_MS: '20',
       DISPATCH_MAX_ATTEMPTS: '3',
       PUBLIC_URL: 'https://sms.example.org',
+      PROVIDER_TIMEOUT_MS: '1000',
     });
     ds = t.dataSource;
   });
@@ -425,8 +426,11 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
 
   describe('through a provider (a Kannel fake)', () => {
     let kannel: FakeServer;
-    /** The answers the fake gives, in turn; 202 once they run out. */
-    let answers: Array<[number, string]>;
+    /**
+     * The answers the fake gives, in turn; 202 once they run out. `hang` reads the request and
+     * never answers; `reset` reads it and cuts the connection.
+     */
+    let answers: Array<[number, string] | 'hang' | 'reset'>;
     /** Runs before the fake answers a send. */
     let beforeAnswer: () => Promise<void>;
     let requests: string[];
@@ -435,9 +439,13 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       kannel = await startFakeServer(async (incoming, response) => {
         requests.push(new URL(incoming.url ?? '/', 'http://kannel').searchParams.get('to') ?? '');
         await beforeAnswer();
-        const [status, text] = answers.shift() ?? [202, '0: Accepted for delivery'];
-        response.writeHead(status, { 'Content-Type': 'text/plain' });
-        response.end(text);
+        const answer = answers.shift() ?? [202, '0: Accepted for delivery'];
+        if (answer === 'reset') {
+          incoming.socket.destroy();
+        } else if (answer !== 'hang') {
+          response.writeHead(answer[0], { 'Content-Type': 'text/plain' });
+          response.end(answer[1]);
+        }
       });
     });
     afterAll(async () => {
@@ -460,12 +468,12 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
         }),
       });
 
-    it('retries a transient failure with backoff, then records the send', async () => {
+    it('retries what the provider certainly did not take (503, 429), then records the send', async () => {
       const { user, apiKey } = await makeUser(ds);
       await kannelPhone(user.id);
       answers = [
         [503, 'Service unavailable'],
-        [500, 'Internal error'],
+        [429, 'Too many requests'],
       ];
 
       await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
@@ -474,6 +482,28 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       expect(requests).toEqual(['+33612345678', '+33612345678', '+33612345678']);
       expect(entry).toMatchObject({ status: 'unknown', error: null, adapter: 'kannel' });
     });
+
+    it.each([
+      ['reads the message and never answers', 'hang' as const, 'within 1 s'],
+      ['reads the message and cuts the connection', 'reset' as const, '(connection'],
+    ])(
+      'records as unknown, never sending it again, a send to a provider that %s',
+      async (_, answer, said) => {
+        const { user, apiKey } = await makeUser(ds);
+        await kannelPhone(user.id);
+        answers = [answer];
+
+        await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+        const [entry] = await dispatched(apiKey, 1);
+
+        expect(requests).toEqual(['+33612345678']);
+        expect(entry).toMatchObject({ status: 'unknown', adapter: 'kannel' });
+        expect(entry.error).toContain(said);
+        expect(entry.error).toMatch(
+          /may have been sent, so it is not sent again: its outcome is unknown\.$/,
+        );
+      },
+    );
 
     it('fails an MMS whose text with the media links would pass 1000 characters, saying why', async () => {
       const { user, apiKey } = await makeUser(ds);

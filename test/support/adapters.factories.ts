@@ -328,6 +328,7 @@ export function outgoingSms(overrides: Partial<OutgoingSms> = {}): OutgoingSms {
     text: 'Hello',
     flash: false,
     medias: [],
+    idempotencyKey: 'smsgw-1',
     ...overrides,
   };
 }

@@ -1,3 +1,4 @@
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -346,7 +347,7 @@ describe('KannelAdapter', () => {
       });
     });
 
-    it.each([500, 503])('retries later when the smsbox answers %d', async (status) => {
+    it.each([503])('retries later when the smsbox answers %d', async (status) => {
       fake.failWith = status;
 
       expect(await adapter.send(data, sms())).toEqual({
@@ -359,8 +360,8 @@ describe('KannelAdapter', () => {
       fake.answerWith = { status: 200, text: 'OK' };
 
       expect(await adapter.send(data, sms())).toEqual({
-        outcome: 'permanent',
-        reason: 'Kannel answered HTTP 200, which smsgw does not expect: check the adapter data.',
+        outcome: 'ambiguous',
+        reason: `Kannel answered HTTP 200, which smsgw does not expect: check the adapter data. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 
@@ -374,14 +375,14 @@ describe('KannelAdapter', () => {
       });
     });
 
-    it('retries later a smsbox that does not answer within the provider timeout', async () => {
+    it('does not send again what a smsbox did not answer within the provider timeout', async () => {
       const silent = await startSilentServer();
       const url = `${silent.url}/cgi-bin/sendsms`;
 
       try {
         expect(await impatient.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
-          outcome: 'transient',
-          reason: `Could not reach Kannel at ${url} within 200 ms.`,
+          outcome: 'ambiguous',
+          reason: `Could not reach Kannel at ${url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
         });
       } finally {
         await silent.close();

@@ -1,3 +1,4 @@
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import {
   FakeOvh,
@@ -282,17 +283,17 @@ describe('OvhShortcodeAdapter', () => {
       });
     });
 
-    it.each([429, 500, 503])('tries again later when OVH answers HTTP %p', async (status) => {
+    it.each([429, 503])('tries again later when OVH answers HTTP %p', async (status) => {
       fake.jobReply = { status, body: { message: 'Try later' } };
 
       expect((await adapter.send(DATA, outgoingSms())).outcome).toBe('transient');
     });
 
-    it('fails for good when OVH accepts the job without an id, as it cannot be followed', async () => {
+    it('does not send again a job OVH accepted without an id, which cannot be followed', async () => {
       fake.jobReply = { status: 200, body: { ids: [], invalidReceivers: [] } };
 
       expect(await adapter.send(DATA, outgoingSms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'OVH accepted the message without giving its id, so smsgw cannot follow it: check the outgoing messages in the OVH control panel.',
       });
@@ -310,7 +311,7 @@ describe('OvhShortcodeAdapter', () => {
       });
     });
 
-    it('tries again later when OVH does not answer the job within the provider timeout', async () => {
+    it('does not send again a job OVH did not answer within the provider timeout: it may have it', async () => {
       let origin = '';
       const signing = new FakeOvh(() => origin);
       const unanswered: string[] = [];
@@ -328,8 +329,8 @@ describe('OvhShortcodeAdapter', () => {
 
       try {
         expect(await impatient.send(DATA, outgoingSms())).toEqual({
-          outcome: 'transient',
-          reason: `Could not reach OVH at ${origin}/1.0 within 300 ms.`,
+          outcome: 'ambiguous',
+          reason: `Could not reach OVH at ${origin}/1.0 within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
         });
         expect(unanswered).toEqual([`/1.0${INBOX}/jobs`]);
       } finally {

@@ -265,7 +265,8 @@ async function sendJob(
   const id = Array.isArray(report?.ids) ? (report.ids[0] as unknown) : undefined;
   if (typeof id !== 'number' && typeof id !== 'string') {
     return {
-      outcome: 'permanent',
+      // Taken, so never sent again; without an id no receipt can follow it.
+      outcome: 'ambiguous',
       reason:
         'OVH accepted the message without giving its id, so smsgw cannot follow it: check the outgoing messages in the OVH control panel.',
     };

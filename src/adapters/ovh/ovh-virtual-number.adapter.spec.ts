@@ -1,3 +1,4 @@
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import {
   FakeOvh,
@@ -184,12 +185,12 @@ describe('OvhVirtualNumberAdapter', () => {
       });
     });
 
-    it('tries again later when OVH is failing', async () => {
+    it('does not send again a job whose gateway failed (502): OVH may have it', async () => {
       fake.jobReply = { status: 502, body: { message: 'Bad gateway' } };
 
       expect(await adapter.send(DATA, outgoingSms())).toEqual({
-        outcome: 'transient',
-        reason: 'OVH answered HTTP 502: it is failing on its side, try again later.',
+        outcome: 'ambiguous',
+        reason: `OVH answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 

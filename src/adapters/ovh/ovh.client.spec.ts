@@ -57,6 +57,7 @@ describe('OvhClient', () => {
     expect(await client.request('GET', `/sms/${FakeOvh.SERVICE}`)).toEqual({
       ok: false,
       reason: 'OVH answered HTTP 503: it is failing on its side, try again later.',
+      mayHaveReached: false,
     });
   });
 });

@@ -47,7 +47,8 @@ export class OvhClient {
   async request(method: string, path: string, body?: unknown): Promise<ProviderReply> {
     const timestamp = await this.timestamp();
     if (typeof timestamp === 'string') {
-      return { ok: false, reason: timestamp };
+      // The request itself was never made: only the clock's was.
+      return { ok: false, reason: timestamp, mayHaveReached: false };
     }
     const url = `${this.apiUrl}${path}`;
     const payload = body === undefined ? '' : JSON.stringify(body);

@@ -314,7 +314,7 @@ describe('SmppAdapter', () => {
       smsc.answerSubmit = (_pdu, session) => session.close();
 
       expect(await adapter.send(data, sms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason: `The SMSC at 127.0.0.1:${data.port} closed the connection before answering the message: whether it took the message is unknown, so it is not sent again.`,
       });
       expect(smsc.count('submit_sm')).toBe(1);
@@ -324,7 +324,7 @@ describe('SmppAdapter', () => {
       smsc.answerSubmit = () => undefined;
 
       expect(await impatient.send(data, sms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason: `The SMSC at 127.0.0.1:${data.port} did not answer the message within 200 ms: whether it took the message is unknown, so it is not sent again.`,
       });
     });
@@ -706,7 +706,7 @@ describe('SmppAdapter', () => {
 
       expect(await sent).toEqual([
         {
-          outcome: 'permanent',
+          outcome: 'ambiguous',
           reason: `The SMSC at 127.0.0.1:${data.port} closed the connection before answering the message: whether it took the message is unknown, so it is not sent again.`,
         },
         {

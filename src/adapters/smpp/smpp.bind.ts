@@ -94,8 +94,8 @@ export class SmppBind {
   /**
    * Writes one submit_sm on the bound session; null, writing nothing, when its connection is
    * no longer writable (the bind then counts as dropped). Once written, the SMSC may have taken
-   * the message even if no answer comes back, so a lost connection or a missing answer is a
-   * permanent failure saying so: sending it again could send it twice.
+   * the message even if no answer comes back, so a lost connection or a missing answer is an
+   * ambiguous outcome saying so: sending it again could send it twice.
    */
   submit(fields: Record<string, unknown>): Promise<SendResult> | null {
     const session = this.session;
@@ -182,7 +182,7 @@ export class SmppBind {
 
   private unknownOutcome(what: string): SendResult {
     return {
-      outcome: 'permanent',
+      outcome: 'ambiguous',
       reason: `The SMSC at ${this.where} ${what}: whether it took the message is unknown, so it is not sent again.`,
     };
   }

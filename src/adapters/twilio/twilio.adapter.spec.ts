@@ -1,3 +1,4 @@
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
@@ -427,12 +428,12 @@ describe('TwilioAdapter', () => {
       });
     });
 
-    it('retries later on a 5xx without a Twilio error body', async () => {
+    it('does not send again what a failing gateway (502, an HTML page) may have passed on', async () => {
       fake.sendAnswer = { status: 502, body: '<html>Bad Gateway</html>' };
 
       expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: 'Twilio answered HTTP 502: it is failing on its side, try again later.',
+        outcome: 'ambiguous',
+        reason: `Twilio answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 
@@ -440,7 +441,7 @@ describe('TwilioAdapter', () => {
       fake.sendAnswer = { status: 201, body: '{"status":"queued"}' };
 
       expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'Twilio answered HTTP 201 without a message sid: check the message in the Twilio console before sending it again.',
       });
@@ -458,7 +459,7 @@ describe('TwilioAdapter', () => {
       });
     });
 
-    it('retries later a Twilio that does not answer within the provider timeout', async () => {
+    it('does not send again what Twilio did not answer within the provider timeout', async () => {
       const silent = await startSilentServer();
       const hanging = new TwilioAdapter(
         adapterConfig({ TWILIO_API_URL: silent.url, PROVIDER_TIMEOUT_MS: '200' }),
@@ -466,8 +467,8 @@ describe('TwilioAdapter', () => {
 
       try {
         expect(await hanging.send(DATA, sms())).toEqual({
-          outcome: 'transient',
-          reason: `Could not reach Twilio at ${silent.url} within 200 ms.`,
+          outcome: 'ambiguous',
+          reason: `Could not reach Twilio at ${silent.url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
         });
       } finally {
         await silent.close();

@@ -170,7 +170,7 @@ export class TwilioAdapter implements Adapter {
         ? { outcome: 'sent', uid: sid }
         : {
             // It may have taken the message: sending again could deliver it twice.
-            outcome: 'permanent',
+            outcome: 'ambiguous',
             reason: `Twilio answered HTTP ${reply.status} without a message sid: check the message in the Twilio console before sending it again.`,
           };
     }
