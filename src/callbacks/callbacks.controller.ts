@@ -2,6 +2,7 @@ import { All, Controller, Param, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentUser } from '../common/auth/current-user.decorator';
+import { Public } from '../common/auth/public.decorator';
 import { AuthenticatedUser } from '../common/http/request';
 import { AppConfig } from '../config/configuration';
 import { CallbackExceptionFilter } from './callback-exception.filter';
@@ -36,6 +37,24 @@ export class CallbacksController {
       toCallbackRequest(request, this.config.publicUrl),
     );
     response.status(200).end();
+  }
+
+  /**
+   * The URLs smsgw builds for a phone (docs/adapters.md#callback-urls): its token stands for the
+   * key, so an unknown token is refused as an unknown key is.
+   */
+  @Public()
+  @All('phone/:kind')
+  async byToken(
+    @Param('kind') kind: string,
+    @Req() request: CallbackHttpRequest,
+    @Res() response: Response,
+  ): Promise<void> {
+    const known = await this.callbacks.tokenCallback(
+      kind,
+      toCallbackRequest(request, this.config.publicUrl),
+    );
+    response.status(known ? 200 : 401).end();
   }
 
   @All('reception/:adapter/:id_phone')

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Adapter, CallbackRequest } from '../adapters/adapter';
 import { AdapterRegistry } from '../adapters/adapter.registry';
+import { CALLBACK_TOKEN_PARAM } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
 import { InboundService } from '../inbound/inbound.service';
 
@@ -43,6 +44,43 @@ export class CallbacksService {
     );
   }
 
+  /**
+   * `/callback/phone/{status|reception}/?callback_token=…`: a receipt or a message for the phone
+   * the token names, read by that phone's adapter and checked with its signature where the
+   * provider signs. False when no phone of an active user has the token.
+   */
+  async tokenCallback(kind: string, request: CallbackRequest): Promise<boolean> {
+    const token = request.query[CALLBACK_TOKEN_PARAM] ?? '';
+    const known = (TOKEN_KINDS as readonly string[]).includes(kind) && token !== '';
+    const phone = known ? await this.inbound.phoneByToken(token) : null;
+    if (!phone) {
+      return false;
+    }
+    const adapter = this.adapters.find(phone.adapter);
+    const verify = adapter?.verifyCallback?.bind(adapter);
+    const problem = verify && this.inbound.signatureProblem(phone, (data) => verify(request, data));
+    if (kind === 'status') {
+      const report = adapter?.parseStatusCallback?.(request) ?? null;
+      if (!report || problem) {
+        this.logger.debug(
+          `Status callback of phone ${phone.id} ignored: ${problem ?? 'not a receipt'}.`,
+        );
+        return true;
+      }
+      await this.inbound.applyReceipt(phone.id_user, phone.adapter, report, undefined);
+      return true;
+    }
+    const sms = adapter?.parseReceptionCallback?.(request) ?? null;
+    if (!sms || problem) {
+      this.logger.debug(
+        `Reception callback of phone ${phone.id} ignored: ${problem ?? 'no message'}.`,
+      );
+      return true;
+    }
+    await this.inbound.received({ id: phone.id, id_user: Number(phone.id_user), data: {} }, sms);
+    return true;
+  }
+
   /** `/callback/reception/{adapter}/{id_phone}/`: a message received by one of the caller's phones. */
   async receptionCallback(
     user: AuthenticatedUser,
@@ -78,6 +116,9 @@ export class CallbacksService {
     await this.inbound.store(user.id, user.settings, phone.id, sms);
   }
 }
+
+/** The kinds of callback a phone's token URLs serve. */
+const TOKEN_KINDS = ['status', 'reception'] as const;
 
 function describeAdapter(name: string, adapter: Adapter | undefined): string {
   return adapter ? `${adapter.descriptor.id}, which has none,` : `unknown adapter "${name}"`;

@@ -15,6 +15,7 @@ import { Webhooks1764400000000 } from './migrations/1764400000000-Webhooks';
 import { WebhookDeliveries1764500000000 } from './migrations/1764500000000-WebhookDeliveries';
 import { PhoneReliability1764600000000 } from './migrations/1764600000000-PhoneReliability';
 import { Quotas1764700000000 } from './migrations/1764700000000-Quotas';
+import { PhoneCallbackTokens1764800000000 } from './migrations/1764800000000-PhoneCallbackTokens';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   WebhookDeliveries1764500000000,
   PhoneReliability1764600000000,
   Quotas1764700000000,
+  PhoneCallbackTokens1764800000000,
 ];
 
 export function dataSourceOptions(

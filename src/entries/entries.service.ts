@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AdapterDataCipher } from '../adapters/adapter-data.cipher';
 import { Paged } from '../common/http/envelope';
+import { callbackUrls } from '../common/http/callback-urls';
 import { buildLink } from '../common/http/links';
 import { Cursor } from '../common/paging/cursor';
 import { pageLinks } from '../common/paging/page-links';
@@ -125,14 +126,19 @@ export class EntriesService {
     }
   }
 
-  /** A phone without the secrets of its adapter data, or without it when its adapter hides it. */
+  /**
+   * A phone without the secrets of its adapter data, or without it when its adapter hides it,
+   * and with its callback URLs in place of its token.
+   */
   private withVisibleData(phone: Row): Row {
-    const { adapter_data: stored, ...rest } = phone;
+    const { callback_token: token, ...listed } = phone;
+    const { adapter_data: stored, ...rest } = listed;
     const visible = this.secrets.visible({
       adapter: String(phone.adapter),
       adapter_data: stored as string | null,
     });
-    return visible === undefined ? rest : { ...phone, adapter_data: visible };
+    const shown = visible === undefined ? rest : { ...listed, adapter_data: visible };
+    return { ...shown, callback_urls: callbackUrls(this.config, token as string | null) };
   }
 
   /** Datetimes in the service time zone, nested records included. */

@@ -10,6 +10,7 @@ import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
 import { Setting } from '../users/entities/setting.entity';
+import { User } from '../users/entities/user.entity';
 
 /** A sent message a receipt names, with the phone that sent it (null once deleted). */
 export interface ReceiptTarget {
@@ -121,6 +122,17 @@ export class InboundRepository {
       select: { id: true, id_user: true, adapter: true, adapter_data: true },
       where: { id: phoneId, id_user: userId },
     });
+  }
+
+  /** The phone whose callback token is `token`, if its user is active. */
+  async findPhoneByToken(token: string): Promise<InboundPhone | null> {
+    const row = await this.phones
+      .createQueryBuilder('p')
+      .select(['p.id', 'p.id_user', 'p.adapter', 'p.adapter_data'])
+      .innerJoin(User, 'u', "u.id = p.id_user AND u.status = 'active'")
+      .where('p.callback_token = :token', { token })
+      .getOne();
+    return row ?? null;
   }
 
   /** The user's stored settings (without the defaults). */

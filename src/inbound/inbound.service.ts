@@ -67,6 +67,11 @@ export class InboundService implements InboundSink {
     await this.store(phone.id_user, settings, phone.id, sms);
   }
 
+  /** The phone a callback token names, its user active; null for none. */
+  phoneByToken(token: string): Promise<InboundPhone | null> {
+    return this.repository.findPhoneByToken(token);
+  }
+
   /** The user's phone, as what checks a provider's signature needs it; null when not theirs. */
   ownPhone(userId: number, phoneId: number): Promise<InboundPhone | null> {
     return this.repository.findOwnPhone(userId, phoneId);

@@ -10,6 +10,7 @@ import {
   ApiNotFoundResponse,
   envelopeSchema,
 } from '../common/http/openapi';
+import { CallbackUrls } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
@@ -147,6 +148,31 @@ export class PhonesController {
   @ApiNotFoundResponse(ErrorCode.CANNOT_DELETE, 'phone')
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.phones.delete(user, parsePhoneIdParams(params));
+  }
+
+  @Post(':id/callback-token')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_phone_callback_token',
+    summary:
+      "post_phone_callback_token: gives the phone a new callback token; the old one's URLs stop " +
+      'working at once.',
+  })
+  @PHONE_ID
+  @ApiEnvelopeResponse(
+    {
+      type: 'object',
+      nullable: true,
+      properties: { status: { type: 'string' }, reception: { type: 'string' } },
+    },
+    "The phone's new callback URLs; null without PUBLIC_URL",
+  )
+  @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone')
+  rotateCallbackToken(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<CallbackUrls | null> {
+    return this.phones.rotateCallbackToken(user, parsePhoneIdParams(params));
   }
 
   @Post(':id/status')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { generateCallbackToken } from '../common/auth/api-key';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PhoneStatus } from '../adapters/adapter';
@@ -19,6 +20,14 @@ export class PhonesRepository {
     @InjectRepository(Phone) private readonly phones: Repository<Phone>,
     @InjectRepository(PhoneLimit) private readonly limits: Repository<PhoneLimit>,
   ) {}
+
+  /** Gives the user's phone a new callback token; false when it is not theirs. */
+  async setCallbackToken(userId: number, phoneId: number, token: string): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(Phone)
+      .update({ id: phoneId, id_user: userId }, { callback_token: token, updated_at: nowUtc() });
+    return (result.affected ?? 0) > 0;
+  }
 
   findOwned(userId: number, phoneId: number): Promise<Phone | null> {
     return this.phones.findOneBy({ id: phoneId, id_user: userId });
@@ -57,6 +66,7 @@ export class PhonesRepository {
           id_user: userId,
           adapter_data: null,
           status: 'available',
+          callback_token: generateCallbackToken(),
           created_at: now,
           updated_at: null,
         }),

@@ -3,7 +3,9 @@ import { Adapter, AdapterData, PhoneStatus } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { AdapterRegistry } from '../adapters/adapter.registry';
+import { generateCallbackToken } from '../common/auth/api-key';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { CallbackUrls, callbackUrls } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { isAbsent } from '../common/params/parse';
@@ -122,6 +124,21 @@ export class PhonesService {
       throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
     }
     return true;
+  }
+
+  /**
+   * post_phone_callback_token (docs/api.md#post_phone_callback_token): a new token, which ends
+   * the old one's URLs at once; the phone's new callback URLs (null without PUBLIC_URL).
+   */
+  async rotateCallbackToken(
+    user: AuthenticatedUser,
+    { id: phoneId }: PhoneIdInput,
+  ): Promise<CallbackUrls | null> {
+    const token = generateCallbackToken();
+    if (!(await this.phones.setCallbackToken(user.id, phoneId, token))) {
+      throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
+    }
+    return callbackUrls(this.config, token);
   }
 
   /** delete_phone (docs/api.md#delete_phone). */

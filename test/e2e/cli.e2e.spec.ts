@@ -528,6 +528,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'WebhookDeliveries1764500000000',
           'PhoneReliability1764600000000',
           'Quotas1764700000000',
+          'PhoneCallbackTokens1764800000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -61,12 +61,33 @@ const COLUMNS = {
   contact: ['id', 'id_user', 'name', 'number', 'data', ...TIMESTAMPS],
   group: ['id', 'id_user', 'name', ...TIMESTAMPS],
   conditional_group: ['id', 'id_user', 'name', 'condition', ...TIMESTAMPS],
-  phone: ['id', 'id_user', 'name', 'adapter', 'adapter_data', 'priority', 'status', ...TIMESTAMPS],
+  phone: [
+    'id',
+    'id_user',
+    'name',
+    'adapter',
+    'adapter_data',
+    'priority',
+    'status',
+    ...TIMESTAMPS,
+    'callback_urls',
+  ],
   phone_group: ['id', 'id_user', 'name', ...TIMESTAMPS],
   media: ['id', 'id_user', 'path', ...TIMESTAMPS],
   media_link: ['id', 'id_user', 'path'],
 };
 const PHONE_WITHOUT_DATA = COLUMNS.phone.filter((column) => column !== 'adapter_data');
+
+/** A phone as listed: its stored `fields`, and no callback URLs (this app has no PUBLIC_URL). */
+function phoneRow(entity: object, fields: readonly string[]): Row {
+  return {
+    ...pick(
+      entity,
+      fields.filter((field) => field !== 'callback_urls'),
+    ),
+    callback_urls: null,
+  };
+}
 
 /** The stored `fields` of a row the factories inserted, in that order. */
 function pick(entity: object, fields: readonly string[]): Row {
@@ -444,9 +465,9 @@ describeEachDatabase('get_entries', (database) => {
         PHONE_WITHOUT_DATA,
       ]);
       expect(rows).toEqual([
-        pick(visible[0], COLUMNS.phone),
-        { ...pick(visible[1], COLUMNS.phone), adapter_data: '{"config_file":"/etc/gammurc"}' },
-        ...hidden.map((phone) => pick(phone, PHONE_WITHOUT_DATA)),
+        phoneRow(visible[0], COLUMNS.phone),
+        { ...phoneRow(visible[1], COLUMNS.phone), adapter_data: '{"config_file":"/etc/gammurc"}' },
+        ...hidden.map((phone) => phoneRow(phone, PHONE_WITHOUT_DATA)),
       ]);
       expect(JSON.stringify(response.body)).not.toContain('secret');
       expect(JSON.stringify(response.body)).not.toContain('1234');
@@ -482,9 +503,9 @@ describeEachDatabase('get_entries', (database) => {
         {
           ...pick(withPhones, COLUMNS.phone_group),
           phones: [
-            pick(gammu, COLUMNS.phone),
-            pick(twilio, PHONE_WITHOUT_DATA),
-            pick(unknown, PHONE_WITHOUT_DATA),
+            phoneRow(gammu, COLUMNS.phone),
+            phoneRow(twilio, PHONE_WITHOUT_DATA),
+            phoneRow(unknown, PHONE_WITHOUT_DATA),
           ],
           nb_phone: 3,
         },

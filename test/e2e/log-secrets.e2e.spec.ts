@@ -109,6 +109,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
         LOG_LEVEL: 'trace',
         WORKER: 'inline',
         DISPATCH_POLL_MS: '50',
+        PUBLIC_URL: 'https://sms.example.org',
         PROVIDER_TIMEOUT_MS: '3000',
         TWILIO_API_URL: twilio.url,
         OVH_API_URL: ovhServer.url,
@@ -135,6 +136,8 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
   const listed = async (type: string) =>
     (await request(app.url).get(`/api/list/${type}/`).query({ api_key: apiKey })).body
       .response as Array<Record<string, unknown>>;
+
+  let callbackToken = '';
 
   it('sends secrets through every source, and none of them reaches the log', async () => {
     // Kannel, everything in the query string of a POST.
@@ -349,6 +352,16 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       return logs.every((log) => log.length > 0 && log[0].attempts > 0);
     }, 'the webhook deliveries attempted');
 
+    // A phone's callback token, in the URLs its provider calls.
+    const listedPhones = await listed('phone');
+    const callbackUrl = (listedPhones[0].callback_urls as { status: string }).status;
+    callbackToken = new URL(callbackUrl).searchParams.get('callback_token') ?? '';
+    expect(callbackToken).toMatch(/^[\w-]{32}$/);
+    await request(app.url)
+      .get(new URL(callbackUrl).pathname + new URL(callbackUrl).search)
+      .query({ uid: 'none', status: 'delivered' })
+      .expect(200);
+
     // A failure of the server's own (its limits table is gone), logged with its error.
     const ds = await openTestDataSource(database());
     await ds.query('DROP TABLE phone_limit');
@@ -396,6 +409,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       WEBHOOK_SECRET,
       STANDARD_SECRET,
       UPDATED_SECRET,
+      callbackToken,
     ];
     const lines = output.split('\n');
     const leaks = secrets.flatMap((secret) =>

@@ -9,9 +9,9 @@ import { isOperatorPath } from '../http/operator-paths';
 
 /**
  * Parameter names whose values are secrets wherever they appear, beside the adapters'
- * credentials: API keys, and webhook signing secrets.
+ * credentials: API keys, webhook signing secrets and phones' callback tokens.
  */
-export const SECRET_NAMES = ['api_key', 'secret'];
+export const SECRET_NAMES = ['api_key', 'secret', 'callback_token'];
 
 /**
  * The names of the adapters' secret fields, which the adapters module provides: the logs learn

@@ -29,4 +29,8 @@ export class Phone extends Timestamped {
 
   @Column({ type: 'varchar', length: 20 })
   status!: PhoneStatus;
+
+  /** What the callback URLs smsgw builds for the phone carry instead of an API key. */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  callback_token!: string | null;
 }

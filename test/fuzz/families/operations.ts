@@ -284,6 +284,13 @@ export const OPERATIONS: Operation[] = [
     params: {},
   },
   {
+    name: 'post_phone_callback_token',
+    method: 'POST',
+    paths: ['/api/phone/{id}/callback-token'],
+    segments: { id: pathSegment((world) => idPool(world, 'phone')) },
+    params: {},
+  },
+  {
     name: 'post_change_phone_status',
     method: 'POST',
     paths: ['/api/phone/{id}/status/force'],
