@@ -1,3 +1,4 @@
+import { CallbackUrls } from '../common/http/callback-urls';
 import { AdapterDescriptor } from './adapter.descriptor';
 
 /**
@@ -107,6 +108,11 @@ export interface OutgoingSms {
    * delivered twice.
    */
   idempotencyKey: string;
+  /**
+   * The phone's own receipt and inbound URLs (docs/adapters.md#callback-urls), for providers
+   * that take them with each message; null without PUBLIC_URL.
+   */
+  callbackUrls: CallbackUrls | null;
 }
 
 export type SendResult =

@@ -98,6 +98,8 @@ export interface PhoneRow {
   adapter_data: string | null;
   priority: number;
   status: string;
+  /** Read for the phones a claim sends through: their callback URLs go with each send. */
+  callback_token?: string | null;
 }
 
 export interface LimitRow {
@@ -592,7 +594,7 @@ export class DispatchRepository {
 
   phonesOf(userIds: readonly number[]): Sql<PhoneRow[]> {
     return select<PhoneRow>(
-      'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
+      'SELECT id, id_user, adapter, adapter_data, priority, status, callback_token FROM phone ' +
         `WHERE id_user IN (${marks(userIds.length)}) ORDER BY id`,
       [...userIds],
     );

@@ -4,6 +4,7 @@ import { setImmediate } from 'node:timers/promises';
 import { Adapter, AdapterData, OutgoingSms, SendResult } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
+import { callbackUrls } from '../common/http/callback-urls';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
 import { Sql } from '../common/database/driver-runner';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
@@ -492,6 +493,7 @@ export class SenderService {
         medias,
         // The outbox row's id: it stays with the recipient through every attempt.
         idempotencyKey: `smsgw-${row.id}`,
+        callbackUrls: callbackUrls(this.config, phone.callback_token ?? null),
       });
     } catch (error) {
       this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);

@@ -4,7 +4,9 @@ import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { User } from '../../src/users/entities/user.entity';
+import { startFakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
+import { waitFor } from '../support/instruments';
 import { describeEachDatabase } from '../support/databases';
 import { makeSended, makeUser } from '../support/factories';
 import { CANNOT_UPDATE, expectError } from '../support/envelope';
@@ -23,7 +25,7 @@ describeEachDatabase('phone callback URLs', (database) => {
   let ds: DataSource;
 
   beforeAll(async () => {
-    t = await startApp(database(), { PUBLIC_URL });
+    t = await startApp(database(), { PUBLIC_URL, WORKER: 'inline', DISPATCH_POLL_MS: '20' });
     ds = t.dataSource;
   });
   afterAll(async () => {
@@ -117,6 +119,60 @@ describeEachDatabase('phone callback URLs', (database) => {
     expect((await ds.getRepository(Sended).findOneByOrFail({ id: sended.id })).status).toBe(
       'delivered',
     );
+  });
+
+  it("has Kannel report a message sent through the dispatch to the phone's own URL", async () => {
+    const dlrUrls: string[] = [];
+    const kannel = await startFakeServer((incoming, response) => {
+      const query = new URL(incoming.url ?? '/', 'http://kannel').searchParams;
+      // The phone's credentials check sends no `to`: only sends are kept.
+      if (query.has('to')) {
+        dlrUrls.push(query.get('dlr-url') ?? '');
+      }
+      response.writeHead(202, { 'Content-Type': 'text/plain' });
+      response.end('0: Accepted for delivery');
+    });
+    try {
+      const { user, apiKey } = await makeUser(ds);
+      const created = await request(t.url)
+        .post('/api/phone/')
+        .set('X-Api-Key', apiKey)
+        .send({
+          name: 'kannel',
+          adapter: 'kannel',
+          adapter_data: JSON.stringify({
+            kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
+            username: 'smsgw',
+            password: 'secret',
+            from: 'smsgw',
+          }),
+        });
+      expect(created.status).toBe(201);
+      const [listed] = (await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey)).body
+        .response as Array<{ callback_urls: { status: string } }>;
+
+      await request(t.url)
+        .post('/api/scheduled/')
+        .set('X-Api-Key', apiKey)
+        .send({ text: 'Hello', numbers: ['+33612345678'] })
+        .expect(201);
+      await waitFor(
+        async () => (await ds.getRepository(Sended).countBy({ id_user: user.id })) === 1,
+      );
+      const [sent] = await ds.getRepository(Sended).findBy({ id_user: user.id });
+      expect(dlrUrls).toEqual([`${listed.callback_urls.status}&sms_uid=${sent.uid}&type=%d`]);
+
+      // Kannel replaces %d with the report's type: 1, delivered to the phone.
+      await request(t.url)
+        .get(local(dlrUrls[0].replace('%d', '1')))
+        .expect(200);
+
+      expect((await ds.getRepository(Sended).findOneByOrFail({ id: sent.id })).status).toBe(
+        'delivered',
+      );
+    } finally {
+      await kannel.close();
+    }
   });
 
   it("refuses a suspended user's URLs, and another user's phone as a missing one", async () => {

@@ -329,6 +329,7 @@ export function outgoingSms(overrides: Partial<OutgoingSms> = {}): OutgoingSms {
     flash: false,
     medias: [],
     idempotencyKey: 'smsgw-1',
+    callbackUrls: null,
     ...overrides,
   };
 }

@@ -274,6 +274,22 @@ describe('KannelAdapter', () => {
       );
     });
 
+    it("sends receipts to the phone's own receipt URL when it has no dlr_url", async () => {
+      const { dlr_url: _receipts, ...withoutReceipts } = data;
+      const callbackUrls = {
+        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
+        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
+      };
+
+      const result = await adapter.send(withoutReceipts, sms({ callbackUrls }));
+
+      const uid = result.outcome === 'sent' ? result.uid : 'none';
+      expect(sent().searchParams.get('dlr-mask')).toBe('19');
+      expect(sent().searchParams.get('dlr-url')).toBe(
+        `${callbackUrls.status}&sms_uid=${uid}&type=%d`,
+      );
+    });
+
     it('asks for no receipts when the phone has no dlr_url', async () => {
       const { dlr_url: _receipts, ...withoutReceipts } = data;
 

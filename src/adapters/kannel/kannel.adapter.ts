@@ -147,7 +147,8 @@ export class KannelAdapter implements Adapter {
     if (sms.flash) {
       params.set('mclass', '0');
     }
-    const receipts = data.dlr_url;
+    // The phone's own receipt URL unless the user gave one (RaspiSMS's field, kept working).
+    const receipts = data.dlr_url || sms.callbackUrls?.status;
     if (receipts) {
       params.set('dlr-mask', DLR_MASK);
       params.set('dlr-url', dlrUrl(receipts, uid));

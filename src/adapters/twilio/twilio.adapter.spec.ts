@@ -281,10 +281,25 @@ describe('TwilioAdapter', () => {
       expect(fake.created[0].get('Body')).toBe('Ça va ? 日本 & =');
     });
 
-    it('asks for no status callback when the phone has no status_change_callback', async () => {
+    it('asks for no status callback when the phone has neither status_change_callback nor its own URLs', async () => {
       await adapter.send(DATA, sms());
 
       expect(fake.created[0].has('StatusCallback')).toBe(false);
+    });
+
+    it("asks for the phone's own receipt URL, unless status_change_callback names another", async () => {
+      const callbackUrls = {
+        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
+        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
+      };
+
+      await adapter.send(DATA, sms({ callbackUrls }));
+      await adapter.send({ ...DATA, status_change_callback: CALLBACK }, sms({ callbackUrls }));
+
+      expect(fake.created.map((form) => form.get('StatusCallback'))).toEqual([
+        callbackUrls.status,
+        CALLBACK,
+      ]);
     });
 
     it('sends medias as an MMS, one MediaUrl each, and cannot send flash', async () => {

@@ -145,7 +145,8 @@ export class TwilioAdapter implements Adapter {
     for (const media of sms.medias) {
       form.append('MediaUrl', media.url);
     }
-    const callback = data.status_change_callback;
+    // The phone's own receipt URL unless the user gave one (RaspiSMS's field, kept working).
+    const callback = data.status_change_callback || sms.callbackUrls?.status;
     if (callback) {
       form.set('StatusCallback', callback);
     }
