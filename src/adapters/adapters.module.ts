@@ -12,6 +12,7 @@ import { KannelAdapter } from './kannel/kannel.adapter';
 import { OvhShortcodeAdapter } from './ovh/ovh-shortcode.adapter';
 import { OvhVirtualNumberAdapter } from './ovh/ovh-virtual-number.adapter';
 import { SmppAdapter } from './smpp/smpp.adapter';
+import { SmsGatewayAndroidAdapter } from './sms-gateway-android/sms-gateway-android.adapter';
 import { TestAdapter } from './test/test.adapter';
 import { TwilioAdapter } from './twilio/twilio.adapter';
 
@@ -25,6 +26,7 @@ export const ADAPTERS: Array<Type<Adapter>> = [
   OvhShortcodeAdapter,
   GammuAdapter,
   SmppAdapter,
+  SmsGatewayAndroidAdapter,
 ];
 
 @Global()
