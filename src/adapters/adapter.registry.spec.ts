@@ -64,6 +64,12 @@ const TABLE = [
     ],
     hideData: true,
   },
+  {
+    id: 'sms_gateway_android',
+    alias: null,
+    fields: ['api_url', 'username*', 'password*!', 'signing_key*!'],
+    hideData: true,
+  },
 ];
 
 /**
@@ -95,6 +101,17 @@ const BEYOND_THE_API = [
     settings: [{ kind: 'folder', variable: 'GAMMU_CONFIG_DIR' }],
   },
   { id: 'smpp', callbackId: null, settings: [] },
+  {
+    id: 'sms_gateway_android',
+    callbackId: null,
+    settings: [
+      {
+        kind: 'url',
+        variable: 'SMS_GATEWAY_ANDROID_API_URL',
+        default: 'https://api.sms-gate.app/3rdparty/v1',
+      },
+    ],
+  },
 ];
 
 @Module({
@@ -216,6 +233,7 @@ describe('AdapterRegistry', () => {
       'consumer_key',
       'password',
       'pin',
+      'signing_key',
     ]);
   });
 });
