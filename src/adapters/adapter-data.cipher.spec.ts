@@ -115,10 +115,17 @@ describe('AdapterDataCipher', () => {
   });
 });
 
+/**
+ * Adapters added after the migration: no phone of theirs was stored in clear, so it has nothing
+ * of theirs to encrypt.
+ */
+const AFTER_THE_MIGRATION = new Set(['sms_gateway_android']);
+
 describe('the migration that encrypts stored credentials', () => {
   it('covers the secret fields of every adapter as the descriptors flag them', () => {
     const flagged = Object.fromEntries(
       registry.adapters
+        .filter(({ descriptor }) => !AFTER_THE_MIGRATION.has(descriptor.id))
         .map(({ descriptor }) => [descriptor.id, registry.secretFields(descriptor.id)] as const)
         .filter(([, fields]) => fields.length > 0),
     );
