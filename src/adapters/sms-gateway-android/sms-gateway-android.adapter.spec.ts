@@ -110,6 +110,19 @@ describe('SmsGatewayAndroidAdapter', () => {
       }
     });
 
+    it('reports a redirect, which it does not follow, naming api_url', async () => {
+      const other = await startFakeServer((_request, response) => {
+        response.writeHead(301, { Location: 'https://elsewhere.example/' }).end();
+      });
+      try {
+        expect(await adapter.test({ ...local, api_url: other.url })).toBe(
+          `${other.url} answered HTTP 301, a redirect, which smsgw does not follow: give the final URL of the API as api_url.`,
+        );
+      } finally {
+        await other.close();
+      }
+    });
+
     it.each(['phone:8080', 'ftp://192.168.1.50', 'http://u:p@192.168.1.50:8080', 'http://h/?a=1'])(
       'refuses the api_url %p without calling it',
       async (apiUrl) => {

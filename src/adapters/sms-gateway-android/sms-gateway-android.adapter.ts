@@ -103,10 +103,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
    */
   async test(data: AdapterData): Promise<string | FieldRefusal | null> {
     const target = this.target(data);
-    if (typeof target === 'string') {
-      return target;
-    }
-    if ('field' in target) {
+    if (typeof target === 'string' || 'field' in target) {
       return target;
     }
     const url = `${target.base}/message/${randomUUID()}`;
@@ -141,10 +138,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
    */
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const target = this.target(data);
-    if (typeof target === 'string') {
-      return { outcome: 'permanent', reason: target };
-    }
-    if ('field' in target) {
+    if (typeof target === 'string' || 'field' in target) {
       return { outcome: 'permanent', reason: problemText(target) };
     }
     const id = randomUUID();
@@ -270,7 +264,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
   private credentialsProblem(
     reply: ProviderReply,
     base: string,
-  ): string | FieldRefusal | null | undefined {
+  ): string | FieldRefusal | undefined {
     if (!reply.ok) {
       return reply.refusal ? { field: 'api_url', reason: reply.refusal.message } : reply.reason;
     }
@@ -281,7 +275,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       return undefined;
     }
     if (reply.status >= 300 && reply.status < 400) {
-      return notTheApi(base, reply.status);
+      return `${base} answered HTTP ${reply.status}, a redirect, which smsgw does not follow: give the final URL of the API as api_url.`;
     }
     return unexpectedStatus(PROVIDER, reply.status);
   }
