@@ -103,7 +103,8 @@ export interface OutgoingSms {
   /** Medias to send as an MMS; only given to adapters whose capabilities include `mms`. */
   medias: ReadonlyArray<{ path: string; mimetype: string | null; url: string }>;
   /**
-   * The same on every attempt of one recipient: for providers that take an idempotency key
+   * The same on every attempt of one recipient (`smsgw-` and 24 hex characters): for providers
+   * that take an idempotency key
    * (capabilities.idempotent), so that a send retried after an ambiguous outcome is not
    * delivered twice.
    */

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Adapter, AdapterData, OutgoingSms, SendResult } from '../adapters/adapter';
@@ -491,8 +492,7 @@ export class SenderService {
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
         medias,
-        // The outbox row's id: it stays with the recipient through every attempt.
-        idempotencyKey: `smsgw-${row.id}`,
+        idempotencyKey: idempotencyKey(row, text),
         callbackUrls: callbackUrls(this.config, phone.callback_token ?? null),
       });
     } catch (error) {
@@ -761,6 +761,18 @@ export function sended(
     segments,
     encoding,
   };
+}
+
+/**
+ * The same for every attempt of one recipient, and different for another recipient, even of a
+ * database started again from scratch (whose outbox ids start over): its row's id, scheduled
+ * message, destination and text, hashed. 30 characters, within what providers take as an id.
+ */
+function idempotencyKey(row: OutboxRow, text: string): string {
+  const digest = createHash('sha256')
+    .update(`${row.id}|${row.originating_scheduled}|${row.destination}|${text}`)
+    .digest('hex');
+  return `smsgw-${digest.slice(0, 24)}`;
 }
 
 /** The status an outcome is recorded with: what may have been sent is `unknown`, not `failed`. */

@@ -41,6 +41,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
     t = await startApp(database(), {
       WORKER: 'inline',
       DISPATCH_POLL_MS: '20',
+      DISPATCH_RETRY_BASE_MS: '20',
       SMS_GATEWAY_ANDROID_API_URL: cloud.apiUrl,
     });
     ds = t.dataSource;
@@ -146,6 +147,23 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
 
     expect({ status: answer.status, body: answer.text }).toEqual({ status: 200, body: '' });
     expect(await statusOf(apiKey, entry.id)).toBe('delivered');
+  });
+
+  it('sends again, under the same id, a message whose answer was cut: the app takes it once', async () => {
+    const { apiKey } = await userWithPhone(FakeSmsGatewayAndroid.data({ api_url: phone.apiUrl }));
+    const before = phone.fake.messages.size;
+    const posts = () =>
+      phone.fake.calls.filter((call) => call.method === 'POST' && call.path.endsWith('/message'))
+        .length;
+    const postsBefore = posts();
+    phone.fake.cutAfterTaking = true;
+
+    const entry = await sendOne(apiKey, 'Only once');
+
+    expect(entry).toMatchObject({ status: 'unknown', error: null });
+    expect(entry.uid).toMatch(/^smsgw-[0-9a-f]{24}$/);
+    expect(phone.fake.messages.size).toBe(before + 1);
+    expect(posts() - postsBefore).toBe(2);
   });
 
   it('sends through the cloud when the phone has no api_url, and applies sms:failed', async () => {

@@ -40,6 +40,8 @@ export class FakeSmsGatewayAndroid {
   /** Requests as received: method, path and Authorization header. */
   readonly calls: Array<{ method: string; path: string; authorization: string | undefined }> = [];
   failure: FakeAndroidFailure | null = null;
+  /** Set: the next message is taken, then its connection cut before the answer (once). */
+  cutAfterTaking = false;
 
   /** @param prefix the API's path: '' on the phone, '/3rdparty/v1' on the cloud server. */
   constructor(readonly prefix: string) {}
@@ -186,6 +188,11 @@ export class FakeSmsGatewayAndroid {
       posted,
     };
     this.messages.set(messageId, stored);
+    if (this.cutAfterTaking) {
+      this.cutAfterTaking = false;
+      response.socket?.destroy();
+      return;
+    }
     const { posted: _posted, ...shown } = stored;
     sendJson(response, 202, shown);
   }

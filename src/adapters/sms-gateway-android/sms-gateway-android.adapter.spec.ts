@@ -13,6 +13,7 @@ import {
   startFakeSmsGatewayAndroid,
 } from '../../../test/support/fake-sms-gateway-android';
 import { CallbackRequest } from '../adapter';
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import {
   SIGNATURE_TOLERANCE_SECONDS,
   SmsGatewayAndroidAdapter,
@@ -235,11 +236,16 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(phone.fake.messages.size).toBe(0);
     });
 
-    it('gives a different id to each message', async () => {
-      const first = await adapter.send(local, outgoingSms());
-      const second = await adapter.send(local, outgoingSms());
+    it('sends each recipient under its idempotency key: a second attempt is taken as sent (409)', async () => {
+      const first = await adapter.send(local, outgoingSms({ idempotencyKey: 'smsgw-key-a' }));
+      const again = await adapter.send(local, outgoingSms({ idempotencyKey: 'smsgw-key-a' }));
+      const other = await adapter.send(local, outgoingSms({ idempotencyKey: 'smsgw-key-b' }));
 
-      expect((first as { uid: string }).uid).not.toBe((second as { uid: string }).uid);
+      expect([first, again, other]).toEqual([
+        { outcome: 'sent', uid: 'smsgw-key-a' },
+        { outcome: 'sent', uid: 'smsgw-key-a' },
+        { outcome: 'sent', uid: 'smsgw-key-b' },
+      ]);
     });
 
     it('refuses for good with refused credentials', async () => {
@@ -290,32 +296,32 @@ describe('SmsGatewayAndroidAdapter', () => {
       });
     });
 
-    it('retries later when the server fails on its side', async () => {
+    it('fails for good a server error (500)', async () => {
       phone.fake.failure = { status: 500, body: { message: 'Failed' } };
 
       expect(await adapter.send(local, outgoingSms())).toEqual({
-        outcome: 'transient',
+        outcome: 'permanent',
         reason: `${PROVIDER} answered HTTP 500: it is failing on its side, try again later.`,
       });
     });
 
-    it('retries later an HTML error page of a proxy', async () => {
+    it('reports an HTML error page of a proxy (502) as ambiguous: it may have passed it on', async () => {
       phone.fake.failure = 'html';
 
       expect(await adapter.send(local, outgoingSms())).toEqual({
-        outcome: 'transient',
-        reason: `${PROVIDER} answered HTTP 502: it is failing on its side, try again later.`,
+        outcome: 'ambiguous',
+        reason: `${PROVIDER} answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 
     it.each(['invalid-json' as const, 'huge' as const])(
-      'does not retry an acceptance without its id (%s), which may have been sent',
+      'reports an acceptance without its id (%s) as ambiguous, to be retried with the same id',
       async (failure) => {
         phone.fake.failure = failure;
 
         expect(await adapter.send(local, outgoingSms())).toEqual({
-          outcome: 'permanent',
-          reason: `${PROVIDER} at ${phone.apiUrl} answered HTTP 202 without the message's id: check the phone's messages before sending it again.`,
+          outcome: 'ambiguous',
+          reason: `${PROVIDER} at ${phone.apiUrl} answered HTTP 202 without the message's id.`,
         });
       },
     );
@@ -329,24 +335,24 @@ describe('SmsGatewayAndroidAdapter', () => {
       });
     });
 
-    it('retries later a connection reset in the middle of the answer, as the shared rule says today', async () => {
+    it('reports a connection reset in the middle of the answer as ambiguous', async () => {
       phone.fake.failure = 'reset';
 
       const result = await adapter.send(local, outgoingSms());
 
       expect(result).toEqual({
-        outcome: 'transient',
+        outcome: 'ambiguous',
         reason: expect.stringMatching(/^Could not reach SMS Gateway for Android at /) as string,
       });
     });
 
-    it('retries later a server that hangs after reading the request, as the shared rule says today', async () => {
+    it('reports a server that hangs after reading the request as ambiguous', async () => {
       phone.fake.failure = 'hang';
       const impatient = adapterFor(cloud.apiUrl, { PROVIDER_TIMEOUT_MS: '200' });
 
       expect(await impatient.send(local, outgoingSms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach ${PROVIDER} at ${phone.apiUrl} within 200 ms.`,
+        outcome: 'ambiguous',
+        reason: `Could not reach ${PROVIDER} at ${phone.apiUrl} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 

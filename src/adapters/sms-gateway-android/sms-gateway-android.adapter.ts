@@ -89,7 +89,8 @@ export class SmsGatewayAndroidAdapter implements Adapter {
     hideData: true,
     settings: [SMS_GATEWAY_ANDROID_API_URL],
   };
-  readonly capabilities: AdapterCapabilities = { flash: false, mms: false };
+  /** Idempotent: the server refuses (409) a second message with an id it has. */
+  readonly capabilities: AdapterCapabilities = { flash: false, mms: false, idempotent: true };
 
   constructor(
     private readonly config: AppConfig,
@@ -133,15 +134,17 @@ export class SmsGatewayAndroidAdapter implements Adapter {
   }
 
   /**
-   * One `POST /message`. The id is smsgw's: the server refuses a second message with an id it
-   * has (409), so the id is the message's uid, which its webhooks carry as `messageId`.
+   * One `POST /message`. The id is the recipient's idempotency key, the same on every attempt:
+   * the server refuses a second message with an id it has (409), so a retry after an ambiguous
+   * outcome cannot deliver it twice, and the id is the message's uid, which its webhooks carry
+   * as `messageId`.
    */
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const target = this.target(data);
     if (typeof target === 'string' || 'field' in target) {
       return { outcome: 'permanent', reason: problemText(target) };
     }
-    const id = randomUUID();
+    const id = sms.idempotencyKey;
     // `message` rather than `textMessage`: every version of the app and of the servers takes it.
     const body = JSON.stringify({
       id,
@@ -161,7 +164,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       return { outcome: 'permanent', reason: refusedCredentials(reply.status) };
     }
     if (reply.status === 409) {
-      // Only this message ever had this id: an earlier attempt of it was taken.
+      // Only this recipient's attempts have this id: an earlier one was taken.
       return { outcome: 'sent', uid: id };
     }
     if (reply.status >= 200 && reply.status < 300) {
@@ -169,9 +172,9 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       return given === id
         ? { outcome: 'sent', uid: id }
         : {
-            // It may have taken the message: sending again could deliver it twice.
-            outcome: 'permanent',
-            reason: `${PROVIDER} at ${target.base} answered HTTP ${reply.status} without the message's id: check the phone's messages before sending it again.`,
+            // It may have taken the message: tried again with the same id, it answers 409 if so.
+            outcome: 'ambiguous',
+            reason: `${PROVIDER} at ${target.base} answered HTTP ${reply.status} without the message's id.`,
           };
     }
     if (reply.status === 400) {
