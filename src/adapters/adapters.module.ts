@@ -9,6 +9,9 @@ import { ADAPTER_LIST, AdapterRegistry } from './adapter.registry';
 import { BenchmarkAdapter } from './benchmark/benchmark.adapter';
 import { GammuAdapter } from './gammu/gammu.adapter';
 import { KannelAdapter } from './kannel/kannel.adapter';
+import { OctopushShortcodeAdapter } from './octopush/octopush-shortcode.adapter';
+import { OctopushVirtualNumberAdapter } from './octopush/octopush-virtual-number.adapter';
+import { OdysseyMessagingAdapter } from './odyssey/odyssey.adapter';
 import { OvhShortcodeAdapter } from './ovh/ovh-shortcode.adapter';
 import { OvhVirtualNumberAdapter } from './ovh/ovh-virtual-number.adapter';
 import { SmppAdapter } from './smpp/smpp.adapter';
@@ -27,6 +30,9 @@ export const ADAPTERS: Array<Type<Adapter>> = [
   GammuAdapter,
   SmppAdapter,
   SmsGatewayAndroidAdapter,
+  OctopushShortcodeAdapter,
+  OctopushVirtualNumberAdapter,
+  OdysseyMessagingAdapter,
 ];
 
 @Global()
