@@ -96,7 +96,13 @@ export abstract class OctopushSmsAdapter implements Adapter {
     if (!reply.ok) {
       return reply.reason;
     }
-    return reply.status === 200 ? null : refusal(reply);
+    if (reply.status !== 200) {
+      return refusal(reply);
+    }
+    // A proxy's or a captive portal's page answers 200 too, and would pass for Octopush.
+    return jsonObject(reply.body)
+      ? null
+      : 'Octopush answered its balance check with something other than its JSON answer: check OCTOPUSH_API_URL.';
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
@@ -109,8 +115,12 @@ export abstract class OctopushSmsAdapter implements Adapter {
       this.logger.warn(`Octopush status check: ${reply.ok ? refusal(reply) : reply.reason}`);
       return 'unavailable';
     }
-    const amount = (parseJson(reply.body) as { amount?: unknown } | null | undefined)?.amount;
-    return typeof amount === 'number' && amount <= 0 ? 'no_credit' : 'available';
+    const balance = jsonObject(reply.body);
+    if (!balance) {
+      this.logger.warn('Octopush status check: the balance answer is not JSON.');
+      return 'unavailable';
+    }
+    return typeof balance.amount === 'number' && balance.amount <= 0 ? 'no_credit' : 'available';
   }
 
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
@@ -130,8 +140,14 @@ export abstract class OctopushSmsAdapter implements Adapter {
     if (!reply.ok || (reply.status !== 200 && reply.status !== 201)) {
       return sendRefusal(reply);
     }
-    const ticket = (parseJson(reply.body) as { sms_ticket?: unknown } | null | undefined)
-      ?.sms_ticket;
+    const answer = jsonObject(reply.body);
+    if (!answer) {
+      return {
+        outcome: 'permanent',
+        reason: `Octopush answered HTTP ${reply.status} with something other than its JSON answer, so the message may have been sent or not: check the campaigns in the Octopush account before sending it again.`,
+      };
+    }
+    const ticket = answer.sms_ticket;
     if (typeof ticket !== 'string' || !ticket.trim()) {
       return {
         outcome: 'permanent',
@@ -224,6 +240,14 @@ function sendRefusal(reply: ProviderReply): SendResult {
     };
   }
   return unexpectedSendReply('Octopush', reply);
+}
+
+/** The JSON object `body` holds, or null when it holds none (an HTML page, a cut answer). */
+function jsonObject(body: string): Record<string, unknown> | null {
+  const value = parseJson(body);
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** A field of a callback, trimmed, from its JSON or form body or its query. */

@@ -77,7 +77,14 @@ export class OdysseyMessagingAdapter implements Adapter {
     if (!reply.ok) {
       return reply.reason;
     }
-    return reply.status === 200 ? null : refusal(reply);
+    if (reply.status !== 200) {
+      return refusal(reply);
+    }
+    // A proxy's or a captive portal's page answers 200 too, and would pass for Odyssey.
+    const types = parseJson(reply.body);
+    return types !== null && typeof types === 'object'
+      ? null
+      : 'Odyssey Messaging answered its job types query with something other than its JSON answer: check ODYSSEY_API_URL.';
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
@@ -116,7 +123,14 @@ export class OdysseyMessagingAdapter implements Adapter {
           }
         : unexpectedSendReply('Odyssey Messaging', reply);
     }
-    const job = (parseJson(reply.body) as { JobNumber?: unknown } | null | undefined)?.JobNumber;
+    const answer = parseJson(reply.body) as { JobNumber?: unknown } | null | undefined;
+    if (answer === null || typeof answer !== 'object') {
+      return {
+        outcome: 'permanent',
+        reason: `Odyssey Messaging answered HTTP ${reply.status} with something other than its JSON answer, so the message may have been sent or not: check the jobs in the Odyssey account before sending it again.`,
+      };
+    }
+    const job = answer.JobNumber;
     if ((typeof job !== 'number' && typeof job !== 'string') || !String(job).trim()) {
       return {
         outcome: 'permanent',
