@@ -70,6 +70,24 @@ const TABLE = [
     fields: ['api_url', 'username*', 'password*!', 'signing_key*!'],
     hideData: true,
   },
+  {
+    id: 'octopush_shortcode',
+    alias: 'adapters\\OctopushShortcodeAdapter',
+    fields: ['login*', 'api_key*!', 'sms_type', 'sender'],
+    hideData: true,
+  },
+  {
+    id: 'octopush_virtual_number',
+    alias: 'adapters\\OctopushVirtualNumberAdapter',
+    fields: ['login*', 'api_key*!', 'sms_type', 'number*#'],
+    hideData: true,
+  },
+  {
+    id: 'odyssey_messaging',
+    alias: 'adapters\\OdysseyMessagingAdapter',
+    fields: ['login*', 'password*!', 'sender'],
+    hideData: true,
+  },
 ];
 
 /**
@@ -109,6 +127,31 @@ const BEYOND_THE_API = [
         kind: 'url',
         variable: 'SMS_GATEWAY_ANDROID_API_URL',
         default: 'https://api.sms-gate.app/3rdparty/v1',
+      },
+    ],
+  },
+  {
+    id: 'octopush_shortcode',
+    callbackId: 'octopush_shortcode_adapter',
+    settings: [
+      { kind: 'url', variable: 'OCTOPUSH_API_URL', default: 'https://api.octopush.com/v1/public' },
+    ],
+  },
+  {
+    id: 'octopush_virtual_number',
+    callbackId: 'octopush_virtual_number_adapter',
+    settings: [
+      { kind: 'url', variable: 'OCTOPUSH_API_URL', default: 'https://api.octopush.com/v1/public' },
+    ],
+  },
+  {
+    id: 'odyssey_messaging',
+    callbackId: 'odyssey_messaging_adapter',
+    settings: [
+      {
+        kind: 'url',
+        variable: 'ODYSSEY_API_URL',
+        default: 'https://api.odyssey-services.fr/api/v1',
       },
     ],
   },
@@ -228,6 +271,7 @@ describe('AdapterRegistry', () => {
 
   it('gathers the secret field names of every adapter, each once', () => {
     expect([...registry.secretFieldNames()].sort()).toEqual([
+      'api_key',
       'app_secret',
       'auth_token',
       'consumer_key',
