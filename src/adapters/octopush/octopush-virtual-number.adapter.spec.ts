@@ -8,7 +8,7 @@ import {
 } from '../../../test/support/misbehaving-provider';
 import { OctopushVirtualNumberAdapter } from './octopush-virtual-number.adapter';
 
-const DATA = FakeOctopush.data({ number: '+33700000001' });
+const DATA = FakeOctopush.data({ number: '+33611000001' });
 
 describe('OctopushVirtualNumberAdapter', () => {
   let fake: FakeOctopush;
@@ -73,7 +73,7 @@ describe('OctopushVirtualNumberAdapter', () => {
           recipients: [{ phone_number: '+33612345678' }],
           type: 'sms_low_cost',
           purpose: 'alert',
-          sender: '+33700000001',
+          sender: '+33611000001',
           with_replies: true,
         },
       ]);
