@@ -13,6 +13,8 @@ import {
   ScheduledNumber,
 } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
+import { FakeServer } from '../support/adapters.factories';
+import { FakeOctopush, startFakeOctopush } from '../support/fake-octopush';
 import { curlMultipart, FormPart } from '../support/curl';
 import { describeEachDatabase } from '../support/databases';
 import { freezeDate } from '../support/instruments';
@@ -53,6 +55,7 @@ const DOC_ORIGIN = /^https?:\/\/[^/]+/;
 
 const INVALID_PARAMETER = 2;
 const MISSING_PARAMETER = 4;
+const CANNOT_CREATE = 8;
 const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 
 interface Envelope {
@@ -1109,20 +1112,26 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     //     -d 'name=My Octopush Phone' -d 'adapter=adapters\OctopushShortcodeAdapter'
     //     -d 'adapter_data[login]=mail@example.com' -d 'adapter_data[api_key]=4Vnc9rDqFcJxp6ywBMtIydtFEsQ0J13RXG8Ms96F'
     // A self-hosted RaspiSMS lives under /raspisms: smsgw serves there with BASE_PATH=/raspisms.
+    // The phone's credentials are checked against a fake Octopush API (OCTOPUSH_API_URL) that
+    // knows the example's login and API key. The documentation answers 200; a creation is 201.
     describe('under BASE_PATH=/raspisms (post_phone2.curl)', () => {
       let mounted: TestApp;
+      let octopush: { fake: FakeOctopush; server: FakeServer };
 
       beforeAll(async () => {
-        mounted = await startApp(database(), { BASE_PATH: '/raspisms' });
+        octopush = await startFakeOctopush();
+        mounted = await startApp(database(), {
+          BASE_PATH: '/raspisms',
+          OCTOPUSH_API_URL: octopush.server.url,
+        });
       });
 
       afterAll(async () => {
         await mounted?.close();
+        await octopush?.server.close();
       });
 
-      // smsgw has no Octopush adapter (docs/adapters.md#the-adapters): the example's adapter is
-      // unknown.
-      it('refuses the Octopush adapter, which smsgw does not have, with INVALID_PARAMETER', async () => {
+      it('creates the Octopush phone, its credentials checked with Octopush', async () => {
         const { user, apiKey } = await makeUser(ds);
 
         const result = await curl(
@@ -1142,42 +1151,59 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
           'adapter_data[api_key]=4Vnc9rDqFcJxp6ywBMtIydtFEsQ0J13RXG8Ms96F',
         );
 
-        expect(expectFailure(result, 400, INVALID_PARAMETER)).toContain(
-          'adapter "adapters\\OctopushShortcodeAdapter" does not exist',
-        );
-        expect(await ds.getRepository(Phone).countBy({ id_user: user.id })).toBe(0);
+        const id = expectSuccess(result, 201) as number;
+        expect(await ds.getRepository(Phone).findOneByOrFail({ id })).toMatchObject({
+          id_user: user.id,
+          name: 'My Octopush Phone',
+          adapter: 'octopush_shortcode',
+          priority: 0,
+          status: 'available',
+        });
+        expect(
+          octopush.fake.calls.map(({ method, path, headers }) => ({
+            route: `${method} ${path}`,
+            login: headers['api-login'],
+            key: headers['api-key'],
+          })),
+        ).toEqual([
+          {
+            route: 'GET /wallet/check-balance',
+            login: 'mail@example.com',
+            key: '4Vnc9rDqFcJxp6ywBMtIydtFEsQ0J13RXG8Ms96F',
+          },
+        ]);
       });
 
-      // The same request with an adapter smsgw has, so that its adapter_data[…] fields are read.
-      //   … -d 'name=My Test Phone' -d 'adapter=adapters\TestAdapter'
-      //     -d 'adapter_data[delivery]=delivered' -d 'adapter_data[phone_status]=available'
-      it('creates a phone with the adapter_data fields of the example form', async () => {
+      it('refuses the phone when Octopush refuses the credentials, with CANNOT_CREATE', async () => {
         const { user, apiKey } = await makeUser(ds);
-
-        const result = await curl(
-          mounted,
-          '-X',
-          'POST',
-          'http://127.0.0.1/raspisms/api/phone/',
-          '-H',
-          `X-Api-Key: ${apiKey}`,
-          '-d',
-          'name=My Test Phone',
-          '-d',
-          'adapter=adapters\\TestAdapter',
-          '-d',
-          'adapter_data[delivery]=delivered',
-          '-d',
-          'adapter_data[phone_status]=available',
-        );
-
-        const id = expectSuccess(result, 201) as number;
-        const phone = await ds.getRepository(Phone).findOneByOrFail({ id });
-        expect(phone).toMatchObject({ id_user: user.id, name: 'My Test Phone', adapter: 'test' });
-        expect(JSON.parse(phone.adapter_data ?? 'null')).toEqual({
-          delivery: 'delivered',
-          phone_status: 'available',
+        octopush.fake.reply = () => ({
+          status: 401,
+          body: { code: 101, message: 'Invalid api-login or api-key' },
         });
+
+        try {
+          const result = await curl(
+            mounted,
+            '-X',
+            'POST',
+            'http://127.0.0.1/raspisms/api/phone/',
+            '-H',
+            `X-Api-Key: ${apiKey}`,
+            '-d',
+            'name=My Octopush Phone',
+            '-d',
+            'adapter=adapters\\OctopushShortcodeAdapter',
+            '-d',
+            'adapter_data[login]=mail@example.com',
+            '-d',
+            'adapter_data[api_key]=4Vnc9rDqFcJxp6ywBMtIydtFEsQ0J13RXG8Ms96F',
+          );
+
+          expect(expectFailure(result, 422, CANNOT_CREATE)).toContain('check login and api_key');
+          expect(await ds.getRepository(Phone).countBy({ id_user: user.id })).toBe(0);
+        } finally {
+          octopush.fake.reply = null;
+        }
       });
     });
   });
