@@ -53,7 +53,6 @@ const FIXTURES = join(__dirname, '..', 'fixtures', 'raspisms');
 /** The documentation's examples send to the SaaS; smsgw runs on the test app's port instead. */
 const DOC_ORIGIN = /^https?:\/\/[^/]+/;
 
-const INVALID_PARAMETER = 2;
 const MISSING_PARAMETER = 4;
 const CANNOT_CREATE = 8;
 const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];

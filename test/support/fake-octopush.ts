@@ -119,7 +119,10 @@ function campaignProblem(
   if (purpose !== undefined && purpose !== 'alert' && purpose !== 'wholesale') {
     return { code: 107, message: 'purpose must be alert or wholesale' };
   }
-  if (sender !== undefined && !/^(?:[A-Za-z0-9]{3,11}|\+[1-9]\d{6,14})$/.test(String(sender))) {
+  if (
+    sender !== undefined &&
+    (typeof sender !== 'string' || !/^(?:[A-Za-z0-9]{3,11}|\+[1-9]\d{6,14})$/.test(sender))
+  ) {
     return { code: 108, message: 'sender must be 3 to 11 letters or digits' };
   }
   if (with_replies !== undefined && typeof with_replies !== 'boolean') {
