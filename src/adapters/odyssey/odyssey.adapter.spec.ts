@@ -173,9 +173,7 @@ describe('OdysseyMessagingAdapter', () => {
       }),
       'reset-mid-response': (url) => ({
         outcome: 'transient',
-        reason: expect.stringMatching(
-          new RegExp(`^Could not reach Odyssey Messaging at ${url} \\(`),
-        ),
+        reason: `Could not reach Odyssey Messaging at ${url} (connection reset).`,
       }),
       refused: (url) => ({
         outcome: 'transient',
