@@ -132,6 +132,28 @@ describeEachDatabase('Octopush and Odyssey Messaging phones', (database) => {
     });
   });
 
+  it("records a failed entry with Octopush's reason when it refuses the message", async () => {
+    const { apiKey } = await makeUser(t.dataSource);
+    const created = await createPhone(apiKey, 'octopush_shortcode', FakeOctopush.data());
+    expect(created.status).toBe(201);
+    octopush.fake.reply = ({ path }) =>
+      path === '/sms-campaign/send'
+        ? { status: 400, body: { code: 113, message: 'Not enough credit' } }
+        : null;
+
+    try {
+      const failed = await sendThrough(apiKey, created.body.response as number, '+33612345678');
+
+      expect(failed).toMatchObject({
+        status: 'failed',
+        error:
+          'Octopush refused the message (HTTP 400: Not enough credit (code 113)): check the message and the adapter data.',
+      });
+    } finally {
+      octopush.fake.reply = null;
+    }
+  });
+
   describe('odyssey_messaging', () => {
     it('refuses a phone whose credentials Odyssey refuses, saying which fields to check', async () => {
       const { apiKey } = await makeUser(t.dataSource);
