@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import {
   FakeServer,
   adapterConfig,
@@ -171,10 +172,10 @@ describe('OctopushShortcodeAdapter', () => {
       });
     });
 
-    it('fails for good when Octopush accepts the campaign without a ticket', async () => {
+    it('records as of unknown outcome a campaign Octopush accepts without a ticket', async () => {
       fake.reply = () => ({ status: 200, body: { number_of_contacts: 1 } });
       expect(await adapter.send(DATA, outgoingSms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'Octopush accepted the message without giving its ticket, so smsgw cannot follow it: check the campaigns in the Octopush account.',
       });
@@ -217,16 +218,16 @@ describe('OctopushShortcodeAdapter', () => {
         outcome: 'transient',
         reason: 'Octopush answered HTTP 503: it is failing on its side, try again later.',
       }),
-      'html-page': () => ({ outcome: 'permanent', reason: notJson(200) }),
-      'invalid-json': () => ({ outcome: 'permanent', reason: notJson(200) }),
-      'huge-body': () => ({ outcome: 'permanent', reason: notJson(200) }),
+      'html-page': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
+      'invalid-json': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
+      'huge-body': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
       hang: (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Octopush at ${url} within 300 ms.`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Octopush at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
       }),
       'reset-mid-response': (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Octopush at ${url} (connection reset).`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Octopush at ${url} (connection reset). ${MAY_HAVE_BEEN_SENT}`,
       }),
       refused: (url) => ({
         outcome: 'transient',
@@ -234,7 +235,7 @@ describe('OctopushShortcodeAdapter', () => {
       }),
     };
 
-    it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared helpers give', async (how) => {
+    it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared rules give', async (how) => {
       const broken = await misbehaving(how);
       expect(await broken.adapter.send(DATA, outgoingSms())).toEqual(sendOutcomes[how](broken.url));
     });

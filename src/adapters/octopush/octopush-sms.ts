@@ -143,14 +143,14 @@ export abstract class OctopushSmsAdapter implements Adapter {
     const answer = jsonObject(reply.body);
     if (!answer) {
       return {
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason: `Octopush answered HTTP ${reply.status} with something other than its JSON answer, so the message may have been sent or not: check the campaigns in the Octopush account before sending it again.`,
       };
     }
     const ticket = answer.sms_ticket;
     if (typeof ticket !== 'string' || !ticket.trim()) {
       return {
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'Octopush accepted the message without giving its ticket, so smsgw cannot follow it: check the campaigns in the Octopush account.',
       };

@@ -101,7 +101,9 @@ describe('OctopushVirtualNumberAdapter', () => {
           adapterConfig({ OCTOPUSH_API_URL: broken.url, PROVIDER_TIMEOUT_MS: '300' }),
         ).send(DATA, outgoingSms());
         expect(result.outcome).toBe(
-          ['html-page', 'invalid-json', 'huge-body'].includes(how) ? 'permanent' : 'transient',
+          ['html-page', 'invalid-json', 'huge-body', 'hang', 'reset-mid-response'].includes(how)
+            ? 'ambiguous'
+            : 'transient',
         );
       },
     );

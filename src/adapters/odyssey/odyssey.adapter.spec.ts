@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeOdyssey, startFakeOdyssey } from '../../../test/support/fake-odyssey';
 import {
@@ -126,10 +127,10 @@ describe('OdysseyMessagingAdapter', () => {
       });
     });
 
-    it('fails for good when Odyssey accepts the job without a number', async () => {
+    it('records as of unknown outcome a job Odyssey accepts without a number', async () => {
       fake.reply = () => ({ status: 200, body: {} });
       expect(await adapter.send(DATA, outgoingSms())).toEqual({
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'Odyssey Messaging accepted the message without giving its job number, so smsgw cannot follow it: check the jobs in the Odyssey account.',
       });
@@ -164,16 +165,16 @@ describe('OdysseyMessagingAdapter', () => {
         outcome: 'transient',
         reason: 'Odyssey Messaging answered HTTP 503: it is failing on its side, try again later.',
       }),
-      'html-page': () => ({ outcome: 'permanent', reason: notJson }),
-      'invalid-json': () => ({ outcome: 'permanent', reason: notJson }),
-      'huge-body': () => ({ outcome: 'permanent', reason: notJson }),
+      'html-page': () => ({ outcome: 'ambiguous', reason: notJson }),
+      'invalid-json': () => ({ outcome: 'ambiguous', reason: notJson }),
+      'huge-body': () => ({ outcome: 'ambiguous', reason: notJson }),
       hang: (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Odyssey Messaging at ${url} within 300 ms.`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Odyssey Messaging at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
       }),
       'reset-mid-response': (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Odyssey Messaging at ${url} (connection reset).`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Odyssey Messaging at ${url} (connection reset). ${MAY_HAVE_BEEN_SENT}`,
       }),
       refused: (url) => ({
         outcome: 'transient',
@@ -181,7 +182,7 @@ describe('OdysseyMessagingAdapter', () => {
       }),
     };
 
-    it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared helpers give', async (how) => {
+    it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared rules give', async (how) => {
       const broken = await misbehaving(how);
       expect(await broken.adapter.send(DATA, outgoingSms())).toEqual(sendOutcomes[how](broken.url));
     });

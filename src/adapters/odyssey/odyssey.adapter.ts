@@ -126,14 +126,14 @@ export class OdysseyMessagingAdapter implements Adapter {
     const answer = parseJson(reply.body) as { JobNumber?: unknown } | null | undefined;
     if (answer === null || typeof answer !== 'object') {
       return {
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason: `Odyssey Messaging answered HTTP ${reply.status} with something other than its JSON answer, so the message may have been sent or not: check the jobs in the Odyssey account before sending it again.`,
       };
     }
     const job = answer.JobNumber;
     if ((typeof job !== 'number' && typeof job !== 'string') || !String(job).trim()) {
       return {
-        outcome: 'permanent',
+        outcome: 'ambiguous',
         reason:
           'Odyssey Messaging accepted the message without giving its job number, so smsgw cannot follow it: check the jobs in the Odyssey account.',
       };
