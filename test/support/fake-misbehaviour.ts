@@ -8,7 +8,11 @@ import { ServerResponse } from 'node:http';
 export type Misbehaviour = 'html' | 'invalid-json' | 'huge' | 'hang' | 'reset';
 
 /** Answers `response` as `misbehaviour` says, with `status` where there is an answer. */
-export function misbehave(response: ServerResponse, misbehaviour: Misbehaviour, status = 200): void {
+export function misbehave(
+  response: ServerResponse,
+  misbehaviour: Misbehaviour,
+  status = 200,
+): void {
   switch (misbehaviour) {
     case 'html':
       response.writeHead(status, { 'Content-Type': 'text/html' });

@@ -14,7 +14,7 @@ import { Misbehaviour, misbehave } from './fake-misbehaviour';
 export class FakeVonage {
   static readonly API_KEY = 'a1b2c3d4';
   static readonly API_SECRET = 'Secret0123456789';
-  static readonly SENDER = '447700900001';
+  static readonly SENDER = '33612345678';
 
   balance = 12.5;
   autoReload = false;

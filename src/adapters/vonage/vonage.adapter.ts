@@ -23,7 +23,13 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { ProviderHttp, ProviderReply, parseJson, unexpectedSendReply, unexpectedStatus } from '../provider-http';
+import {
+  ProviderHttp,
+  ProviderReply,
+  parseJson,
+  unexpectedSendReply,
+  unexpectedStatus,
+} from '../provider-http';
 
 const PROVIDER = 'Vonage';
 
