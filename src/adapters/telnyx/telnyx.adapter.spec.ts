@@ -1,0 +1,463 @@
+import { Logger } from '@nestjs/common';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import {
+  FakeServer,
+  adapterConfig,
+  closedPort,
+  outgoingSms,
+} from '../../../test/support/adapters.factories';
+import { FakeTelnyx, startFakeTelnyx } from '../../../test/support/fake-telnyx';
+import { CallbackRequest, OutgoingSms } from '../adapter';
+import { TelnyxAdapter } from './telnyx.adapter';
+
+const keys = generateKeyPairSync('ed25519');
+/** The raw 32-byte public key in base64, as Telnyx's portal shows it. */
+const PUBLIC_KEY = keys.publicKey
+  .export({ format: 'der', type: 'spki' })
+  .subarray(12)
+  .toString('base64');
+const DATA = FakeTelnyx.data({ public_key: PUBLIC_KEY });
+const MESSAGE_ID = '40385f64-5717-4562-b3fc-2c963f66afa6';
+
+const sms = (overrides: Partial<OutgoingSms> = {}): OutgoingSms =>
+  outgoingSms({ destination: '+33655555555', text: 'Hello there', ...overrides });
+
+/** A Telnyx webhook event as its docs show one. */
+function event(type: string, payload: Record<string, unknown>): string {
+  return JSON.stringify({
+    data: {
+      event_type: type,
+      id: 'b301ed3f-1490-491f-995f-6e64e69674d4',
+      occurred_at: '2026-11-24T12:00:00.000+00:00',
+      payload: { record_type: 'message', ...payload },
+      record_type: 'event',
+    },
+    meta: { attempt: 1, delivered_to: 'https://sms.example.org/callback/status/telnyx/?api_key=k' },
+  });
+}
+
+const finalized = (status: string, type = 'message.finalized') =>
+  event(type, {
+    id: MESSAGE_ID,
+    direction: 'outbound',
+    from: { phone_number: FakeTelnyx.NUMBER },
+    to: [{ phone_number: '+33655555555', status }],
+    text: 'Hello there',
+  });
+
+const RECEIVED = event('message.received', {
+  id: 'c8d2a1f0-0000-4000-8000-000000000001',
+  direction: 'inbound',
+  from: { phone_number: '+33687654321', carrier: 'Orange', line_type: 'Wireless' },
+  to: [{ phone_number: FakeTelnyx.NUMBER, status: 'webhook_delivered' }],
+  text: 'Hi from a phone',
+  received_at: '2026-11-24T11:59:58.123+00:00',
+});
+
+/** A callback as smsgw reads it, signed as Telnyx signs: Ed25519 over `timestamp|body`. */
+function callback(
+  rawBody: string,
+  options: {
+    timestamp?: number;
+    signWith?: typeof keys.privateKey;
+    headers?: Record<string, string>;
+  } = {},
+): CallbackRequest {
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = sign(
+    null,
+    Buffer.from(`${timestamp}|${rawBody}`),
+    options.signWith ?? keys.privateKey,
+  );
+  return {
+    method: 'POST',
+    url: 'https://sms.example.org/callback/status/telnyx/?api_key=k',
+    headers: {
+      'content-type': 'application/json',
+      'telnyx-timestamp': timestamp,
+      'telnyx-signature-ed25519': signature.toString('base64'),
+      ...options.headers,
+    },
+    query: { api_key: 'k' },
+    form: {},
+    rawBody,
+  };
+}
+
+describe('TelnyxAdapter', () => {
+  let fake: FakeTelnyx;
+  let server: FakeServer;
+  let adapter: TelnyxAdapter;
+  let warnings: jest.SpyInstance;
+
+  beforeEach(async () => {
+    ({ fake, server } = await startFakeTelnyx());
+    adapter = new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: server.url }));
+    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    warnings.mockRestore();
+    await server.close();
+  });
+
+  const hangingAdapter = () =>
+    new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: server.url, PROVIDER_TIMEOUT_MS: '200' }));
+
+  describe('test', () => {
+    it('accepts an API key Telnyx takes', async () => {
+      expect(await adapter.test(DATA)).toBeNull();
+    });
+
+    it('reports a refused API key', async () => {
+      expect(await adapter.test({ ...DATA, api_key: 'KEYwrong' })).toBe(
+        'Telnyx refused the API key (HTTP 401): check api_key.',
+      );
+    });
+
+    it('asks for a messaging profile with an alphanumeric sender', async () => {
+      expect(await adapter.test({ ...DATA, from: 'Acme' })).toEqual({
+        field: 'messaging_profile_id',
+        reason: 'is required by Telnyx to send from an alphanumeric sender.',
+      });
+      expect(
+        await adapter.test({ ...DATA, from: 'Acme', messaging_profile_id: FakeTelnyx.PROFILE }),
+      ).toBeNull();
+    });
+
+    it('refuses a sender that is neither a number nor an alphanumeric ID', async () => {
+      expect(await adapter.test({ ...DATA, from: 'Far too long a sender' })).toMatchObject({
+        field: 'from',
+      });
+    });
+
+    it('refuses a public key that is not 32 bytes of base64', async () => {
+      expect(await adapter.test({ ...DATA, public_key: 'bm90IGEga2V5' })).toEqual({
+        field: 'public_key',
+        reason: "must be the account's Ed25519 public key, 32 bytes in base64.",
+      });
+    });
+
+    it('names a missing required field before calling Telnyx', async () => {
+      expect(await adapter.test({ from: FakeTelnyx.NUMBER })).toBe('api_key is required.');
+    });
+
+    it.each([
+      [429, 'Telnyx answered HTTP 429 (too many requests): try again later.'],
+      [503, 'Telnyx answered HTTP 503: it is failing on its side, try again later.'],
+    ])('reports HTTP %i', async (status, reason) => {
+      fake.failWith = status;
+
+      expect(await adapter.test(DATA)).toBe(reason);
+    });
+
+    it.each(['html', 'invalid-json', 'huge'] as const)(
+      'reports a %s answer as no balance',
+      async (kind) => {
+        fake.misbehaviour = { kind };
+
+        expect(await adapter.test(DATA)).toBe(
+          'Telnyx answered without an account balance: try again later.',
+        );
+      },
+    );
+
+    it('gives up on a Telnyx that reads the request and never answers', async () => {
+      fake.misbehaviour = { kind: 'hang' };
+
+      expect(await hangingAdapter().test(DATA)).toBe(
+        `Could not reach Telnyx at ${server.url} within 200 ms.`,
+      );
+    });
+
+    it('reports a connection reset in the middle of the answer', async () => {
+      fake.misbehaviour = { kind: 'reset' };
+
+      expect(await adapter.test(DATA)).toBe(
+        `Could not reach Telnyx at ${server.url} (connection closed).`,
+      );
+    });
+
+    it('reports a Telnyx it cannot connect to', async () => {
+      const port = await closedPort();
+      const offline = new TelnyxAdapter(
+        adapterConfig({ TELNYX_API_URL: `http://127.0.0.1:${port}` }),
+      );
+
+      expect(await offline.test(DATA)).toBe(
+        `Could not reach Telnyx at http://127.0.0.1:${port} (connection refused).`,
+      );
+    });
+  });
+
+  describe('checkStatus', () => {
+    it('reports an account with credit as available, and without as no credit', async () => {
+      const funded = await adapter.checkStatus(DATA);
+      fake.availableCredit = '0.00';
+
+      expect([funded, await adapter.checkStatus(DATA)]).toEqual(['available', 'no_credit']);
+    });
+
+    it('reports a refused key as unavailable, logging no secret', async () => {
+      expect(await adapter.checkStatus({ ...DATA, api_key: 'KEYwrong-secret' })).toBe(
+        'unavailable',
+      );
+      expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/KEYwrong-secret|fakeTelnyxKey/);
+    });
+
+    it.each(['html', 'invalid-json', 'hang', 'reset'] as const)(
+      'reports a %s answer as unavailable',
+      async (kind) => {
+        fake.misbehaviour = { kind };
+
+        expect(await hangingAdapter().checkStatus(DATA)).toBe('unavailable');
+      },
+    );
+  });
+
+  describe('send', () => {
+    it('posts from, to, text and webhook_url as JSON with the Bearer key, and gives the message id', async () => {
+      const data = { ...DATA, status_change_callback: 'https://sms.example.org/cb' };
+
+      const result = await adapter.send(data, sms());
+
+      expect(result).toEqual({ outcome: 'sent', uid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(fake.created).toEqual([
+        {
+          from: FakeTelnyx.NUMBER,
+          to: '+33655555555',
+          text: 'Hello there',
+          webhook_url: 'https://sms.example.org/cb',
+        },
+      ]);
+    });
+
+    it('sends from an alphanumeric sender with its messaging profile', async () => {
+      const data = { ...DATA, from: 'Acme', messaging_profile_id: FakeTelnyx.PROFILE };
+
+      expect((await adapter.send(data, sms())).outcome).toBe('sent');
+      expect(fake.created[0]).toMatchObject({
+        from: 'Acme',
+        messaging_profile_id: FakeTelnyx.PROFILE,
+      });
+    });
+
+    it('sends medias as media_urls', async () => {
+      const medias = [
+        { path: '1/a.jpg', mimetype: 'image/jpeg', url: 'https://sms.example.org/a.jpg' },
+      ];
+
+      expect((await adapter.send(DATA, sms({ text: '', medias }))).outcome).toBe('sent');
+      expect(fake.created[0].media_urls).toEqual(['https://sms.example.org/a.jpg']);
+    });
+
+    it('refuses for good a refused key', async () => {
+      expect(await adapter.send({ ...DATA, api_key: 'KEYwrong' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'Telnyx refused the API key (HTTP 401): check api_key.',
+      });
+    });
+
+    it("refuses for good an invalid destination, quoting Telnyx's error", async () => {
+      expect(await adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
+        outcome: 'permanent',
+        reason:
+          "Telnyx refused the message (error 40310: Invalid 'to' address: The 'to' address should be in +E.164 format).",
+      });
+    });
+
+    it('refuses for good a sender of another account', async () => {
+      expect(await adapter.send({ ...DATA, from: '+33699999999' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason:
+          "Telnyx refused the message (error 40305: Invalid 'from' address: The 'from' address is not a number or alphanumeric sender of this account).",
+      });
+    });
+
+    it('retries later when Telnyx throttles (HTTP 429, error 10011)', async () => {
+      fake.failWith = 429;
+
+      expect(await adapter.send(DATA, sms())).toEqual({
+        outcome: 'transient',
+        reason:
+          'Telnyx could not take the message now (HTTP 429, error 10011: Too many requests: Rate limit exceeded, slow down): try again later.',
+      });
+    });
+
+    it('retries later a 5xx, with or without an error body', async () => {
+      fake.failWith = 500;
+      const withBody = await adapter.send(DATA, sms());
+      fake.misbehaviour = { kind: 'html', status: 502 };
+
+      expect([withBody.outcome, await adapter.send(DATA, sms())]).toEqual([
+        'transient',
+        {
+          outcome: 'transient',
+          reason: 'Telnyx answered HTTP 502: it is failing on its side, try again later.',
+        },
+      ]);
+    });
+
+    it('refuses for good a 4xx HTML page', async () => {
+      fake.misbehaviour = { kind: 'html', status: 400 };
+
+      expect(await adapter.send(DATA, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'Telnyx answered HTTP 400, which smsgw does not expect: check the adapter data.',
+      });
+    });
+
+    it.each(['html', 'invalid-json', 'huge'] as const)(
+      'does not retry a %s answer with HTTP 200, which may have been sent',
+      async (kind) => {
+        fake.misbehaviour = { kind };
+
+        expect(await adapter.send(DATA, sms())).toEqual({
+          outcome: 'permanent',
+          reason:
+            'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
+        });
+      },
+    );
+
+    it('gives what the shared rule gives for a Telnyx that reads the request and never answers', async () => {
+      fake.misbehaviour = { kind: 'hang' };
+
+      expect(await hangingAdapter().send(DATA, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach Telnyx at ${server.url} within 200 ms.`,
+      });
+    });
+
+    it('gives what the shared rule gives for a connection reset mid-answer', async () => {
+      fake.misbehaviour = { kind: 'reset' };
+
+      expect(await adapter.send(DATA, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach Telnyx at ${server.url} (connection closed).`,
+      });
+    });
+
+    it('retries later a Telnyx it cannot connect to', async () => {
+      const port = await closedPort();
+      const offline = new TelnyxAdapter(
+        adapterConfig({ TELNYX_API_URL: `http://127.0.0.1:${port}` }),
+      );
+
+      expect(await offline.send(DATA, sms())).toEqual({
+        outcome: 'transient',
+        reason: `Could not reach Telnyx at http://127.0.0.1:${port} (connection refused).`,
+      });
+    });
+
+    it('refuses for good, without calling Telnyx, when a required field is missing', async () => {
+      expect(await adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({
+        outcome: 'permanent',
+        reason: 'api_key is required.',
+      });
+      expect(fake.created).toHaveLength(0);
+    });
+  });
+
+  describe('parseStatusCallback', () => {
+    it.each([
+      ['delivered', 'delivered'],
+      ['delivery_failed', 'failed'],
+      ['sending_failed', 'failed'],
+      ['delivery_unconfirmed', 'unknown'],
+      ['sent', 'unknown'],
+    ])('reads a message.finalized with status %s as %s', (reported, status) => {
+      expect(adapter.parseStatusCallback(callback(finalized(reported)))).toEqual({
+        uid: MESSAGE_ID,
+        status,
+      });
+    });
+
+    it('reads a message.sent as on the way', () => {
+      expect(adapter.parseStatusCallback(callback(finalized('sent', 'message.sent')))).toEqual({
+        uid: MESSAGE_ID,
+        status: 'unknown',
+      });
+    });
+
+    it.each([
+      ['an inbound message', RECEIVED],
+      ['a body that is not JSON', '<html>'],
+      ['an event without payload', JSON.stringify({ data: { event_type: 'message.finalized' } })],
+    ])('ignores %s', (_name, body) => {
+      expect(adapter.parseStatusCallback(callback(body))).toBeNull();
+    });
+  });
+
+  describe('parseReceptionCallback', () => {
+    it('reads the sender, text and UTC time of a message.received', () => {
+      expect(adapter.parseReceptionCallback(callback(RECEIVED))).toEqual({
+        origin: '+33687654321',
+        text: 'Hi from a phone',
+        at: '2026-11-24 11:59:58',
+      });
+    });
+
+    it('ignores a delivery event', () => {
+      expect(adapter.parseReceptionCallback(callback(finalized('delivered')))).toBeNull();
+    });
+  });
+
+  describe('verifyCallback', () => {
+    it('accepts an event signed with the account key', () => {
+      expect(adapter.verifyCallback(callback(RECEIVED), DATA)).toBe(true);
+    });
+
+    it('rejects a tampered body', () => {
+      const request = callback(RECEIVED);
+
+      expect(
+        adapter.verifyCallback({ ...request, rawBody: RECEIVED.replace('Hi', 'Yo') }, DATA),
+      ).toBe(false);
+    });
+
+    it('rejects a tampered timestamp', () => {
+      const request = callback(RECEIVED);
+      const headers = {
+        ...request.headers,
+        'telnyx-timestamp': String(Number(request.headers['telnyx-timestamp']) + 1),
+      };
+
+      expect(adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
+    });
+
+    it('rejects an event signed more than five minutes ago, even with a good signature', () => {
+      const old = callback(RECEIVED, { timestamp: Math.floor(Date.now() / 1000) - 301 });
+
+      expect(adapter.verifyCallback(old, DATA)).toBe(false);
+    });
+
+    it('rejects an event signed with another key', () => {
+      const other = generateKeyPairSync('ed25519').privateKey;
+
+      expect(adapter.verifyCallback(callback(RECEIVED, { signWith: other }), DATA)).toBe(false);
+    });
+
+    it.each(['telnyx-signature-ed25519', 'telnyx-timestamp'])(
+      'rejects an event without %s',
+      (name) => {
+        const request = callback(RECEIVED);
+        const headers = { ...request.headers, [name]: undefined };
+
+        expect(adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
+      },
+    );
+
+    it('rejects a signature that is not base64 of a signature', () => {
+      expect(
+        adapter.verifyCallback(
+          callback(RECEIVED, { headers: { 'telnyx-signature-ed25519': '!!' } }),
+          DATA,
+        ),
+      ).toBe(false);
+    });
+
+    it('takes no event for a phone without a public key', () => {
+      expect(adapter.verifyCallback(callback(RECEIVED), FakeTelnyx.data())).toBe(false);
+    });
+  });
+});
