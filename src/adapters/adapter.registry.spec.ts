@@ -88,6 +88,25 @@ const TABLE = [
     fields: ['login*', 'password*!', 'sender'],
     hideData: true,
   },
+  {
+    id: 'vonage',
+    alias: null,
+    fields: [
+      'api_key*',
+      'api_secret*!',
+      'from*',
+      'signature_secret!',
+      'signature_method',
+      'status_change_callback',
+    ],
+    hideData: true,
+  },
+  {
+    id: 'telnyx',
+    alias: null,
+    fields: ['api_key*!', 'from*', 'messaging_profile_id', 'public_key', 'status_change_callback'],
+    hideData: true,
+  },
 ];
 
 /**
@@ -154,6 +173,16 @@ const BEYOND_THE_API = [
         default: 'https://api.odyssey-services.fr/api/v1',
       },
     ],
+  },
+  {
+    id: 'vonage',
+    callbackId: null,
+    settings: [{ kind: 'url', variable: 'VONAGE_API_URL', default: 'https://rest.nexmo.com' }],
+  },
+  {
+    id: 'telnyx',
+    callbackId: null,
+    settings: [{ kind: 'url', variable: 'TELNYX_API_URL', default: 'https://api.telnyx.com' }],
   },
 ];
 
@@ -272,11 +301,13 @@ describe('AdapterRegistry', () => {
   it('gathers the secret field names of every adapter, each once', () => {
     expect([...registry.secretFieldNames()].sort()).toEqual([
       'api_key',
+      'api_secret',
       'app_secret',
       'auth_token',
       'consumer_key',
       'password',
       'pin',
+      'signature_secret',
       'signing_key',
     ]);
   });

@@ -18,6 +18,8 @@ import { SmppAdapter } from './smpp/smpp.adapter';
 import { SmsGatewayAndroidAdapter } from './sms-gateway-android/sms-gateway-android.adapter';
 import { TestAdapter } from './test/test.adapter';
 import { TwilioAdapter } from './twilio/twilio.adapter';
+import { VonageAdapter } from './vonage/vonage.adapter';
+import { TelnyxAdapter } from './telnyx/telnyx.adapter';
 
 /** Every adapter: adding a provider is its folder and one line here. */
 export const ADAPTERS: Array<Type<Adapter>> = [
@@ -33,6 +35,8 @@ export const ADAPTERS: Array<Type<Adapter>> = [
   OctopushShortcodeAdapter,
   OctopushVirtualNumberAdapter,
   OdysseyMessagingAdapter,
+  VonageAdapter,
+  TelnyxAdapter,
 ];
 
 @Global()
