@@ -124,6 +124,10 @@ describe('TelnyxAdapter', () => {
       ).toBeNull();
     });
 
+    it('takes a short code without a messaging profile', async () => {
+      expect(await adapter.test({ ...DATA, from: '36700' })).toBeNull();
+    });
+
     it('refuses a sender that is neither a number nor an alphanumeric ID', async () => {
       expect(await adapter.test({ ...DATA, from: 'Far too long a sender' })).toMatchObject({
         field: 'from',
@@ -247,7 +251,11 @@ describe('TelnyxAdapter', () => {
       ];
 
       expect((await adapter.send(DATA, sms({ text: '', medias }))).outcome).toBe('sent');
-      expect(fake.created[0].media_urls).toEqual(['https://sms.example.org/a.jpg']);
+      expect(fake.created[0]).toEqual({
+        from: FakeTelnyx.NUMBER,
+        to: '+33655555555',
+        media_urls: ['https://sms.example.org/a.jpg'],
+      });
     });
 
     it('refuses for good a refused key', async () => {

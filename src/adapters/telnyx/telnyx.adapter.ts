@@ -60,6 +60,9 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 /** An alphanumeric sender ID: Telnyx takes up to 11 letters, digits and spaces. */
 const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
+/** A short code, which is no international number: 3 to 8 digits. */
+const SHORT_CODE = /^\d{3,8}$/;
+
 /**
  * A Telnyx number or alphanumeric sender, through Telnyx's Messaging API v2 with an API key.
  * Telnyx posts every event of a message as JSON to one webhook URL: `message.received` to the
@@ -80,7 +83,7 @@ export class TelnyxAdapter implements Adapter {
       secretField('api_key', 'Telnyx API key (v2).', true),
       field(
         'from',
-        'Sender: a Telnyx number in international format, or an alphanumeric sender ID of up to 11 characters (with messaging_profile_id).',
+        'Sender: a Telnyx number in international format, a short code, or an alphanumeric sender ID of up to 11 characters (with messaging_profile_id).',
         true,
       ),
       field(
@@ -150,11 +153,11 @@ export class TelnyxAdapter implements Adapter {
     if (problem) {
       return { outcome: 'permanent', reason: problemText(problem) };
     }
-    const body: Record<string, unknown> = {
-      from: senderOf(data.from),
-      to: sms.destination,
-      text: sms.text,
-    };
+    const body: Record<string, unknown> = { from: senderOf(data.from), to: sms.destination };
+    // Telnyx takes an MMS without text, not an empty text.
+    if (sms.text || !sms.medias.length) {
+      body.text = sms.text;
+    }
     if (data.messaging_profile_id) {
       body.messaging_profile_id = data.messaging_profile_id;
     }
@@ -272,14 +275,14 @@ export class TelnyxAdapter implements Adapter {
     }
     const from = data.from.trim();
     const number = normalizePhoneNumber(from);
-    if (!number && !ALPHANUMERIC_SENDER.test(from)) {
+    if (!number && !ALPHANUMERIC_SENDER.test(from) && !SHORT_CODE.test(from)) {
       return {
         field: 'from',
         reason:
-          'must be a phone number in international format or up to 11 letters, digits and spaces.',
+          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
       };
     }
-    if (!number && !data.messaging_profile_id?.trim()) {
+    if (ALPHANUMERIC_SENDER.test(from) && !data.messaging_profile_id?.trim()) {
       return {
         field: 'messaging_profile_id',
         reason: 'is required by Telnyx to send from an alphanumeric sender.',

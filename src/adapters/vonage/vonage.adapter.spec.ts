@@ -87,8 +87,8 @@ describe('VonageAdapter', () => {
       expect(await adapter.test(DATA)).toBeNull();
     });
 
-    it('accepts an alphanumeric sender', async () => {
-      expect(await adapter.test({ ...DATA, from: 'Acme Shop' })).toBeNull();
+    it.each(['Acme Shop', '36700'])('accepts the sender %s', async (from) => {
+      expect(await adapter.test({ ...DATA, from })).toBeNull();
     });
 
     it('reports refused credentials, naming the fields to check', async () => {
@@ -103,7 +103,7 @@ describe('VonageAdapter', () => {
       expect(await adapter.test({ ...DATA, from: 'Far too long a sender' })).toEqual({
         field: 'from',
         reason:
-          'must be a phone number in international format or up to 11 letters, digits and spaces.',
+          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
       });
     });
 

@@ -72,6 +72,9 @@ const STATUS_HINTS: Readonly<Record<string, string>> = {
 /** An alphanumeric sender ID as Vonage takes it: up to 11 letters, digits and spaces. */
 const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
+/** A short code, which is no international number: 3 to 8 digits. */
+const SHORT_CODE = /^\d{3,8}$/;
+
 /**
  * A Vonage account, through Vonage's SMS API (`/sms/json`) authenticated with the API key and
  * secret. Receipts come to the URL given per message (`status_change_callback`, Vonage's
@@ -93,7 +96,7 @@ export class VonageAdapter implements Adapter {
       secretField('api_secret', 'Vonage API secret.', true),
       field(
         'from',
-        'Sender: a Vonage number in international format, or an alphanumeric sender ID of up to 11 characters where the destination country allows it.',
+        'Sender: a Vonage number in international format, a short code, or an alphanumeric sender ID of up to 11 characters where the destination country allows it.',
         true,
       ),
       secretField(
@@ -286,11 +289,11 @@ export class VonageAdapter implements Adapter {
       };
     }
     const from = data.from.trim();
-    if (!normalizePhoneNumber(from) && !ALPHANUMERIC_SENDER.test(from)) {
+    if (!normalizePhoneNumber(from) && !ALPHANUMERIC_SENDER.test(from) && !SHORT_CODE.test(from)) {
       return {
         field: 'from',
         reason:
-          'must be a phone number in international format or up to 11 letters, digits and spaces.',
+          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
       };
     }
     return null;
