@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Adapter, CallbackRequest } from '../adapters/adapter';
+import { Adapter, CallbackRequest, StatusReport } from '../adapters/adapter';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { CALLBACK_TOKEN_PARAM } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
@@ -35,13 +35,7 @@ export class CallbacksService {
       this.logger.debug(`Status callback of ${adapter.descriptor.id} ignored: not a receipt.`);
       return;
     }
-    const verify = adapter.verifyCallback?.bind(adapter);
-    await this.inbound.applyReceipt(
-      user.id,
-      adapter.descriptor.id,
-      report,
-      verify && ((data) => verify(request, data)),
-    );
+    await this.applyReceipt(user, adapter, report, request);
   }
 
   /**
@@ -104,6 +98,13 @@ export class CallbacksService {
     }
     const sms = adapter.parseReceptionCallback(request);
     if (!sms) {
+      // Providers with one webhook URL per number (Telnyx's messaging profile) post the
+      // receipts of the messages it sent there too.
+      const report = adapter.parseStatusCallback?.(request);
+      if (report) {
+        await this.applyReceipt(user, adapter, report, request);
+        return;
+      }
       this.logger.debug(`Reception callback of ${adapter.descriptor.id} ignored: no message.`);
       return;
     }
@@ -114,6 +115,22 @@ export class CallbacksService {
       return;
     }
     await this.inbound.store(user.id, user.settings, phone.id, sms);
+  }
+
+  /** Applies a receipt, checked with the signature of the phone that sent the message. */
+  private applyReceipt(
+    user: AuthenticatedUser,
+    adapter: Adapter,
+    report: StatusReport,
+    request: CallbackRequest,
+  ): Promise<void> {
+    const verify = adapter.verifyCallback?.bind(adapter);
+    return this.inbound.applyReceipt(
+      user.id,
+      adapter.descriptor.id,
+      report,
+      verify && ((data) => verify(request, data)),
+    );
   }
 }
 

@@ -155,4 +155,40 @@ describeEachDatabase('telnyx phone (fake Telnyx)', (database) => {
       { origin: '+33687654321', text: 'Thanks, bye' },
     ]);
   });
+
+  it('takes delivery events at the reception URL too, where the messaging profile posts them', async () => {
+    const { apiKey } = await makeUser(ds);
+    const created = await createPhone(apiKey, FakeTelnyx.data({ public_key: PUBLIC_KEY }));
+    const phoneId = created.body.response as number;
+    await request(t.url)
+      .post('/api/scheduled/')
+      .set('X-Api-Key', apiKey)
+      .send({ text: 'No webhook_url', numbers: [DESTINATION], id_phone: phoneId });
+    let sent: Sended | null = null;
+    await waitFor(async () => {
+      sent = await ds.getRepository(Sended).findOneBy({ id_phone: phoneId });
+      return sent !== null;
+    }, 'the message sent');
+    expect(telnyx.fake.created.at(-1)).not.toHaveProperty('webhook_url');
+    const uid = sent!.uid!;
+    const event = (signWith = keys.privateKey) =>
+      signedEvent(
+        'message.finalized',
+        {
+          id: uid,
+          direction: 'outbound',
+          to: [{ phone_number: DESTINATION, status: 'delivery_failed' }],
+        },
+        signWith,
+      );
+    const receptionPath = `/callback/reception/telnyx/${phoneId}/?api_key=${apiKey}`;
+
+    expect(
+      (await post(receptionPath, event(generateKeyPairSync('ed25519').privateKey))).status,
+    ).toBe(200);
+    expect((await ds.getRepository(Sended).findOneByOrFail({ uid })).status).toBe('unknown');
+    expect((await post(receptionPath, event())).status).toBe(200);
+    expect((await ds.getRepository(Sended).findOneByOrFail({ uid })).status).toBe('failed');
+    expect(await ds.getRepository(Received).findBy({ id_phone: phoneId })).toEqual([]);
+  });
 });

@@ -67,8 +67,9 @@ const SHORT_CODE = /^\d{3,8}$/;
  * A Telnyx number or alphanumeric sender, through Telnyx's Messaging API v2 with an API key.
  * Telnyx posts every event of a message as JSON to one webhook URL: `message.received` to the
  * messaging profile's, `message.sent` and `message.finalized` to the one given per message
- * (`status_change_callback`, Telnyx's `webhook_url`), else to the profile's too. Each event is
- * signed with Ed25519, checked with the account's public key.
+ * (`status_change_callback`, Telnyx's `webhook_url`), else to the profile's too, where the
+ * reception route applies them as receipts. Each event is signed with Ed25519, checked with the
+ * account's public key.
  */
 @Injectable()
 export class TelnyxAdapter implements Adapter {
