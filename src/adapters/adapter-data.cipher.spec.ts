@@ -124,6 +124,8 @@ const ADDED_AFTER_THE_MIGRATION = new Set([
   'octopush_shortcode',
   'octopush_virtual_number',
   'odyssey_messaging',
+  'vonage',
+  'telnyx',
 ]);
 
 describe('the migration that encrypts stored credentials', () => {
