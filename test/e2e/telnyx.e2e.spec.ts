@@ -96,11 +96,10 @@ describeEachDatabase('telnyx phone (fake Telnyx)', (database) => {
     );
     expect(created.status).toBe(201);
     const phoneId = created.body.response as number;
-    const [row] = (await ds.query('SELECT adapter_data FROM phone WHERE id = ?', [
-      phoneId,
-    ])) as Array<{
-      adapter_data: string;
-    }>;
+    const [row] = await ds.query<Array<{ adapter_data: string }>>(
+      'SELECT adapter_data FROM phone WHERE id = ?',
+      [phoneId],
+    );
     expect(row.adapter_data).not.toContain(FakeTelnyx.API_KEY);
 
     const scheduled = await request(t.url)
