@@ -53,25 +53,22 @@ export class CallbacksService {
     const adapter = this.adapters.find(phone.adapter);
     const verify = adapter?.verifyCallback?.bind(adapter);
     const problem = verify && this.inbound.signatureProblem(phone, (data) => verify(request, data));
-    if (kind === 'status') {
-      const report = adapter?.parseStatusCallback?.(request) ?? null;
-      if (!report || problem) {
-        this.logger.debug(
-          `Status callback of phone ${phone.id} ignored: ${problem ?? 'not a receipt'}.`,
-        );
-        return true;
-      }
-      await this.inbound.applyReceipt(phone.id_user, phone.adapter, report, undefined);
+    if (problem) {
+      this.logger.warn(`Callback for phone ${phone.id} ignored: ${problem}.`);
       return true;
     }
-    const sms = adapter?.parseReceptionCallback?.(request) ?? null;
-    if (!sms || problem) {
-      this.logger.debug(
-        `Reception callback of phone ${phone.id} ignored: ${problem ?? 'no message'}.`,
-      );
+    const sms = kind === 'reception' ? (adapter?.parseReceptionCallback?.(request) ?? null) : null;
+    if (sms) {
+      await this.inbound.received({ id: phone.id, id_user: Number(phone.id_user), data: {} }, sms);
       return true;
     }
-    await this.inbound.received({ id: phone.id, id_user: Number(phone.id_user), data: {} }, sms);
+    // As at the reception route: one URL per number may get the receipts of what it sent too.
+    const report = adapter?.parseStatusCallback?.(request) ?? null;
+    if (!report) {
+      this.logger.debug(`${kind} callback of phone ${phone.id} ignored: nothing it reads.`);
+      return true;
+    }
+    await this.inbound.applyReceipt(Number(phone.id_user), phone.adapter, report, undefined);
     return true;
   }
 

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import {
   FakeServer,
@@ -235,6 +236,26 @@ describe('TelnyxAdapter', () => {
       ]);
     });
 
+    it("asks for events at the phone's own URL unless status_change_callback names another", async () => {
+      const callbackUrls = {
+        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
+        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
+      };
+
+      await adapter.send(DATA, sms({ callbackUrls }));
+      await adapter.send(
+        { ...DATA, status_change_callback: 'https://sms.example.org/cb' },
+        sms({ callbackUrls }),
+      );
+      await adapter.send(DATA, sms());
+
+      expect(fake.created.map((body) => body.webhook_url)).toEqual([
+        callbackUrls.status,
+        'https://sms.example.org/cb',
+        undefined,
+      ]);
+    });
+
     it('sends from an alphanumeric sender with its messaging profile', async () => {
       const data = { ...DATA, from: 'Acme', messaging_profile_id: FakeTelnyx.PROFILE };
 
@@ -291,16 +312,19 @@ describe('TelnyxAdapter', () => {
       });
     });
 
-    it('retries later a 5xx, with or without an error body', async () => {
+    it('retries later a 503, fails a 500 for good, and does not send again after a 502 page', async () => {
+      fake.failWith = 503;
+      const unavailable = await adapter.send(DATA, sms());
       fake.failWith = 500;
-      const withBody = await adapter.send(DATA, sms());
+      const failing = await adapter.send(DATA, sms());
       fake.misbehaviour = { kind: 'html', status: 502 };
 
-      expect([withBody.outcome, await adapter.send(DATA, sms())]).toEqual([
+      expect([unavailable.outcome, failing.outcome, await adapter.send(DATA, sms())]).toEqual([
         'transient',
+        'permanent',
         {
-          outcome: 'transient',
-          reason: 'Telnyx answered HTTP 502: it is failing on its side, try again later.',
+          outcome: 'ambiguous',
+          reason: `Telnyx answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
         },
       ]);
     });
@@ -320,7 +344,7 @@ describe('TelnyxAdapter', () => {
         fake.misbehaviour = { kind };
 
         expect(await adapter.send(DATA, sms())).toEqual({
-          outcome: 'permanent',
+          outcome: 'ambiguous',
           reason:
             'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
         });
@@ -331,8 +355,8 @@ describe('TelnyxAdapter', () => {
       fake.misbehaviour = { kind: 'hang' };
 
       expect(await hangingAdapter().send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Telnyx at ${server.url} within 200 ms.`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Telnyx at ${server.url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 
@@ -340,8 +364,8 @@ describe('TelnyxAdapter', () => {
       fake.misbehaviour = { kind: 'reset' };
 
       expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Telnyx at ${server.url} (connection closed).`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Telnyx at ${server.url} (connection closed). ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 

@@ -162,8 +162,10 @@ export class TelnyxAdapter implements Adapter {
     if (data.messaging_profile_id) {
       body.messaging_profile_id = data.messaging_profile_id;
     }
-    if (data.status_change_callback) {
-      body.webhook_url = data.status_change_callback;
+    // The phone's own receipt URL unless the user gave one.
+    const callback = data.status_change_callback || sms.callbackUrls?.status;
+    if (callback) {
+      body.webhook_url = callback;
     }
     if (sms.medias.length) {
       body.media_urls = sms.medias.map((media) => media.url);
@@ -186,7 +188,7 @@ export class TelnyxAdapter implements Adapter {
         ? { outcome: 'sent', uid: id }
         : {
             // It may have taken the message: sending again could deliver it twice.
-            outcome: 'permanent',
+            outcome: 'ambiguous',
             reason: `Telnyx answered HTTP ${reply.status} without a message id: check the message in the Telnyx portal before sending it again.`,
           };
     }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { createHash, createHmac } from 'node:crypto';
 import {
   FakeServer,
@@ -220,6 +221,26 @@ describe('VonageAdapter', () => {
       ]);
     });
 
+    it("asks for receipts at the phone's own URL unless status_change_callback names another", async () => {
+      const callbackUrls = {
+        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
+        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
+      };
+
+      await adapter.send(DATA, sms({ callbackUrls }));
+      await adapter.send(
+        { ...DATA, status_change_callback: 'https://sms.example.org/cb' },
+        sms({ callbackUrls }),
+      );
+      await adapter.send(DATA, sms());
+
+      expect(fake.sent.map((form) => form.callback)).toEqual([
+        callbackUrls.status,
+        'https://sms.example.org/cb',
+        undefined,
+      ]);
+    });
+
     it('sends text outside GSM-7 as unicode and a flash message as class 0', async () => {
       await adapter.send(DATA, sms({ text: 'Ça va ? 日本', flash: true }));
 
@@ -296,20 +317,26 @@ describe('VonageAdapter', () => {
 
     it.each([
       [429, 'Vonage answered HTTP 429 (too many requests): try again later.'],
-      [500, 'Vonage answered HTTP 500: it is failing on its side, try again later.'],
+      [503, 'Vonage answered HTTP 503: it is failing on its side, try again later.'],
     ])('retries later on HTTP %i', async (status, reason) => {
       fake.failWith = status;
 
       expect(await adapter.send(DATA, sms())).toEqual({ outcome: 'transient', reason });
     });
 
-    it('retries later an HTML page with HTTP 502', async () => {
+    it('fails for good on HTTP 500, and does not send again an HTML page with HTTP 502', async () => {
+      fake.failWith = 500;
+      const failing = await adapter.send(DATA, sms());
+      fake.failWith = null;
       fake.misbehaviour = { kind: 'html', status: 502 };
 
-      expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: 'Vonage answered HTTP 502: it is failing on its side, try again later.',
-      });
+      expect([failing.outcome, await adapter.send(DATA, sms())]).toEqual([
+        'permanent',
+        {
+          outcome: 'ambiguous',
+          reason: `Vonage answered HTTP 502: it is failing on its side, try again later. ${MAY_HAVE_BEEN_SENT}`,
+        },
+      ]);
     });
 
     it.each(['html', 'invalid-json', 'huge'] as const)(
@@ -318,7 +345,7 @@ describe('VonageAdapter', () => {
         fake.misbehaviour = { kind };
 
         expect(await adapter.send(DATA, sms())).toEqual({
-          outcome: 'permanent',
+          outcome: 'ambiguous',
           reason:
             'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
         });
@@ -329,8 +356,8 @@ describe('VonageAdapter', () => {
       fake.misbehaviour = { kind: 'hang' };
 
       expect(await hangingAdapter().send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Vonage at ${server.url} within 200 ms.`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Vonage at ${server.url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 
@@ -338,8 +365,8 @@ describe('VonageAdapter', () => {
       fake.misbehaviour = { kind: 'reset' };
 
       expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Vonage at ${server.url} (connection closed).`,
+        outcome: 'ambiguous',
+        reason: `Could not reach Vonage at ${server.url} (connection closed). ${MAY_HAVE_BEEN_SENT}`,
       });
     });
 

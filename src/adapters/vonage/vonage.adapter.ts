@@ -183,8 +183,10 @@ export class VonageAdapter implements Adapter {
     if (sms.flash) {
       form.set('message-class', '0');
     }
-    if (data.status_change_callback) {
-      form.set('callback', data.status_change_callback);
+    // The phone's own receipt URL unless the user gave one.
+    const callback = data.status_change_callback || sms.callbackUrls?.status;
+    if (callback) {
+      form.set('callback', callback);
     }
     const reply = await this.http().request(`${this.baseUrl()}/sms/json`, {
       method: 'POST',
@@ -202,7 +204,7 @@ export class VonageAdapter implements Adapter {
       if (reply.status === 200) {
         return {
           // It may have taken the message: sending again could deliver it twice.
-          outcome: 'permanent',
+          outcome: 'ambiguous',
           reason:
             'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
         };
@@ -366,7 +368,7 @@ function partsOutcome(parts: MessagePart[]): SendResult {
     return uid
       ? { outcome: 'sent', uid }
       : {
-          outcome: 'permanent',
+          outcome: 'ambiguous',
           reason:
             'Vonage took the message without a message-id: check the message in the Vonage dashboard before sending it again.',
         };
@@ -375,7 +377,7 @@ function partsOutcome(parts: MessagePart[]): SendResult {
   if (taken.length > 0) {
     // Sending it again would deliver the parts already taken twice.
     return {
-      outcome: 'permanent',
+      outcome: 'ambiguous',
       reason: `Vonage took ${taken.length} of the ${parts.length} parts of the message and refused the others (${words}).`,
     };
   }
