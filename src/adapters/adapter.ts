@@ -55,6 +55,13 @@ export interface Adapter {
   verifyCallback?(request: CallbackRequest, data: AdapterData): boolean;
 
   /**
+   * For providers whose callbacks are registered through their API rather than given with each
+   * message (SMS Gateway for Android's webhooks): points them at the phone's `urls`, replacing
+   * what smsgw registered before. Null once done, else why not, in words for the user.
+   */
+  registerCallbacks?(data: AdapterData, urls: CallbackUrls): Promise<string | null>;
+
+  /**
    * For providers that push receipts and inbound messages over a connection of their own
    * (SMPP) or must be polled for them: starts doing so for one phone, reporting to `sink`,
    * until the returned function is called.

@@ -59,11 +59,12 @@ export class PhonesService {
     await this.testAdapter(adapter, data, ErrorCode.CANNOT_CREATE);
     // Rule 8: a name taken by a concurrent request is told as rule 2 tells it; any other
     // failure is the service's, not the caller's (an INTERNAL_ERROR).
+    let id: number;
     try {
-      return await this.phones.create(
+      id = await this.phones.create(
         user.id,
         { name, adapter: adapterId, priority },
-        (id) => this.secrets.seal(adapterId, data, { id, id_user: user.id }),
+        (phoneId) => this.secrets.seal(adapterId, data, { id: phoneId, id_user: user.id }),
         limits,
       );
     } catch (error) {
@@ -72,6 +73,8 @@ export class PhonesService {
       }
       throw error;
     }
+    await this.registerCallbacks(adapter, data, await this.phones.findOwned(user.id, id));
+    return id;
   }
 
   /**
@@ -114,6 +117,14 @@ export class PhonesService {
     let updated: boolean;
     try {
       updated = await this.phones.update(user.id, phone.id, withoutUndefined(changes), limits);
+      if (updated && changes.adapter !== undefined) {
+        const now = await this.phones.findOwned(user.id, phone.id);
+        await this.registerCallbacks(
+          this.findAdapter(changes.adapter),
+          this.secrets.open(now ?? phone).data,
+          now,
+        );
+      }
     } catch (error) {
       if (name !== undefined && (await this.phones.isNameTaken(user.id, name, phone.id))) {
         throw nameTaken(name);
@@ -138,7 +149,32 @@ export class PhonesService {
     if (!(await this.phones.setCallbackToken(user.id, phoneId, token))) {
       throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
     }
+    const phone = await this.phones.findOwned(user.id, phoneId);
+    const adapter = phone && this.adapters.find(phone.adapter);
+    if (phone && adapter) {
+      await this.registerCallbacks(adapter, this.secrets.open(phone).data, phone);
+    }
     return callbackUrls(this.config, token);
+  }
+
+  /**
+   * Points the provider's callbacks at the phone's URLs where its adapter registers them
+   * (docs/adapters.md#callback-urls). The phone stands whatever the provider says: a failure
+   * is logged for the operator, and the phone's listing shows the URLs to register by hand.
+   */
+  private async registerCallbacks(
+    adapter: Adapter,
+    data: AdapterData,
+    phone: Phone | null,
+  ): Promise<void> {
+    const urls = phone && callbackUrls(this.config, phone.callback_token);
+    if (!adapter.registerCallbacks || !urls) {
+      return;
+    }
+    const problem = await adapter.registerCallbacks(data, urls);
+    if (problem) {
+      this.logger.warn(`Phone ${phone.id}'s callbacks are not registered: ${problem}`);
+    }
   }
 
   /** delete_phone (docs/api.md#delete_phone). */

@@ -42,6 +42,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
       WORKER: 'inline',
       DISPATCH_POLL_MS: '20',
       DISPATCH_RETRY_BASE_MS: '20',
+      PUBLIC_URL: 'https://sms.example.org',
       SMS_GATEWAY_ANDROID_API_URL: cloud.apiUrl,
     });
     ds = t.dataSource;
@@ -147,6 +148,40 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
 
     expect({ status: answer.status, body: answer.text }).toEqual({ status: 200, body: '' });
     expect(await statusOf(apiKey, entry.id)).toBe('delivered');
+  });
+
+  it("registers the app's webhooks at the phone's own URLs, and again when its token is rotated", async () => {
+    phone.fake.webhooks.length = 0;
+    const { apiKey, phoneId } = await userWithPhone(
+      FakeSmsGatewayAndroid.data({ api_url: phone.apiUrl }),
+    );
+    const registered = () =>
+      Object.fromEntries(phone.fake.webhooks.map(({ event, url }) => [event, url]));
+    const listed = async () =>
+      (
+        (await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey)).body
+          .response as Array<{ id: number; callback_urls: { status: string; reception: string } }>
+      ).find((entry) => entry.id === phoneId)?.callback_urls;
+
+    const first = await listed();
+    expect(registered()).toEqual({
+      'sms:received': first?.reception,
+      'sms:delivered': first?.status,
+      'sms:failed': first?.status,
+    });
+
+    const rotated = await request(t.url)
+      .post(`/api/phone/${phoneId}/callback-token/`)
+      .set('X-Api-Key', apiKey)
+      .expect(200);
+
+    const urls = rotated.body.response as { status: string; reception: string };
+    expect(urls.status).not.toBe(first?.status);
+    expect(registered()).toEqual({
+      'sms:received': urls.reception,
+      'sms:delivered': urls.status,
+      'sms:failed': urls.status,
+    });
   });
 
   it('sends again, under the same id, a message whose answer was cut: the app takes it once', async () => {

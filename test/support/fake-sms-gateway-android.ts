@@ -220,6 +220,11 @@ export class FakeSmsGatewayAndroid {
       event: posted.event,
       deviceId: FakeSmsGatewayAndroid.DEVICE_ID,
     };
+    // As the app: a webhook posted with the id of one it has replaces it.
+    const existing = this.webhooks.findIndex((known) => known.id === webhook.id);
+    if (existing >= 0) {
+      this.webhooks.splice(existing, 1);
+    }
     this.webhooks.push(webhook);
     sendJson(response, 201, webhook);
   }

@@ -390,6 +390,43 @@ describe('SmsGatewayAndroidAdapter', () => {
     });
   });
 
+  describe('registerCallbacks', () => {
+    const urls = (token: string) => ({
+      status: `https://sms.example.org/callback/phone/status/?callback_token=${token}`,
+      reception: `https://sms.example.org/callback/phone/reception/?callback_token=${token}`,
+    });
+
+    it("registers the three webhooks at the phone's URLs, and replaces them when registered again", async () => {
+      phone.fake.webhooks.length = 0;
+
+      expect(await adapter.registerCallbacks(local, urls('first'))).toBeNull();
+      expect(await adapter.registerCallbacks(local, urls('second'))).toBeNull();
+
+      expect(phone.fake.webhooks.map(({ id, url, event }) => ({ id, url, event }))).toEqual([
+        { id: 'smsgw-sms-received', url: urls('second').reception, event: 'sms:received' },
+        { id: 'smsgw-sms-delivered', url: urls('second').status, event: 'sms:delivered' },
+        { id: 'smsgw-sms-failed', url: urls('second').status, event: 'sms:failed' },
+      ]);
+    });
+
+    it('says why when the app refuses a webhook (it calls only https:// URLs)', async () => {
+      const plain = {
+        status: 'http://sms.example.org/callback/phone/status/?callback_token=t',
+        reception: 'http://sms.example.org/callback/phone/reception/?callback_token=t',
+      };
+
+      expect(await adapter.registerCallbacks(local, plain)).toBe(
+        `${PROVIDER} refused the sms:received webhook (HTTP 400: url must be an https URL and event a known event); the app calls only https:// URLs, so PUBLIC_URL must be one.`,
+      );
+    });
+
+    it('says why with refused credentials', async () => {
+      expect(await adapter.registerCallbacks({ ...local, password: 'wrong' }, urls('x'))).toMatch(
+        /refused the sms:received webhook \(HTTP 401/,
+      );
+    });
+  });
+
   describe('parseStatusCallback', () => {
     it.each([
       ['sms:delivered', 'delivered'],

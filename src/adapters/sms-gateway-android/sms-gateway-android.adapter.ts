@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { CallbackUrls } from '../../common/http/callback-urls';
 import { DateTime } from 'luxon';
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { OutboundPolicy } from '../../common/net/outbound-policy';
@@ -240,6 +241,37 @@ export class SmsGatewayAndroidAdapter implements Adapter {
    * Where the phone's API is and how to reach it: a URL the user gave goes through the outbound
    * policy, the cloud's is the operator's setting. A sentence when the data are incomplete.
    */
+  /**
+   * Registers the app's webhooks for the phone's URLs: `sms:received` to its reception URL,
+   * `sms:delivered` and `sms:failed` to its status URL. Each under an id of smsgw's per event,
+   * so that registering again (a new token, new credentials) replaces them rather than adding.
+   */
+  async registerCallbacks(data: AdapterData, urls: CallbackUrls): Promise<string | null> {
+    const target = this.target(data);
+    if (typeof target === 'string' || 'field' in target) {
+      return problemText(target);
+    }
+    for (const [event, url] of [
+      ['sms:received', urls.reception],
+      ['sms:delivered', urls.status],
+      ['sms:failed', urls.status],
+    ] as const) {
+      const reply = await target.http.request(`${target.base}/webhooks`, {
+        method: 'POST',
+        headers: { ...this.headers(data), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id: `smsgw-${event.replace(':', '-')}`, url, event }),
+      });
+      if (!reply.ok) {
+        return reply.reason;
+      }
+      if (reply.status < 200 || reply.status >= 300) {
+        const said = errorMessage(reply.body);
+        return `${PROVIDER} refused the ${event} webhook (HTTP ${reply.status}${said ? `: ${said}` : ''}); the app calls only https:// URLs, so PUBLIC_URL must be one.`;
+      }
+    }
+    return null;
+  }
+
   private target(data: AdapterData): Target | FieldRefusal | string {
     const missing = missingRequiredField(this.descriptor, data);
     if (missing) {
