@@ -3,7 +3,7 @@ import { setImmediate } from 'node:timers/promises';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
-import { utcString } from './sender.service';
+import { utcString } from '../common/time/datetime';
 
 /** Media ids looked at per query: a few milliseconds of the single SQLite writer. */
 const IDS_PER_RANGE = 1000;

@@ -6,7 +6,7 @@ import { Adapter, AdapterData, OutgoingSms, SendResult } from '../adapters/adapt
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { callbackUrls } from '../common/http/callback-urls';
-import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
+import { nowUtc, utcDate, utcString, utcToZone } from '../common/time/datetime';
 import { Sql } from '../common/database/driver-runner';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
@@ -800,9 +800,4 @@ function unreadableReason(opened: OpenedData): string {
     `${clause.charAt(0).toUpperCase()}${clause.slice(1)}: send its adapter_data again with ` +
     'post_update_phone.'
   );
-}
-
-/** `YYYY-MM-DD HH:MM:SS` in UTC. */
-export function utcString(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
 }

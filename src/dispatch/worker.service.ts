@@ -14,7 +14,7 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { Sql } from '../common/database/driver-runner';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { WorkerHeartbeat } from '../common/worker-heartbeat';
-import { nowUtc } from '../common/time/datetime';
+import { nowUtc, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookDeliverer } from '../webhook-delivery/webhook-deliverer.service';
@@ -23,7 +23,7 @@ import { DispatchRepository, NewSended } from './dispatch.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
 import { RenderingService } from './rendering.service';
-import { SenderService, UNKNOWN_OUTCOME, sended, utcString } from './sender.service';
+import { SenderService, UNKNOWN_OUTCOME, sended } from './sender.service';
 
 /** Where listening adapters report receipts and inbound messages (the callbacks service). */
 export const INBOUND_SINK = Symbol('INBOUND_SINK');

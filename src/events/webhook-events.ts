@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { select, Sql, write } from '../common/database/driver-runner';
-import { DEFAULT_SETTINGS, isSettingOn } from '../users/settings';
+import { utcString } from '../common/time/datetime';
+import { isSettingOn } from '../users/settings';
 
 /** The types a webhook subscribes to; `ping` is only ever sent by post_webhook_test. */
 export const WEBHOOK_TYPES = [
@@ -71,7 +72,7 @@ export function* queueEvents(events: readonly NewEvent[]): Sql<number> {
   );
   const off = new Set(
     switches
-      .filter((row) => !isSettingOn({ ...DEFAULT_SETTINGS, webhook: row.value }, 'webhook'))
+      .filter((row) => !isSettingOn({ webhook: row.value }, 'webhook'))
       .map((row) => Number(row.id_user)),
   );
   const byKey = new Map<string, number[]>();
@@ -80,7 +81,7 @@ export function* queueEvents(events: readonly NewEvent[]): Sql<number> {
     byKey.set(key, [...(byKey.get(key) ?? []), Number(hook.id)]);
   }
   const rows: unknown[][] = [];
-  const now = utc(new Date());
+  const now = utcString(new Date());
   for (const event of events) {
     if (off.has(event.userId)) {
       continue;
@@ -113,7 +114,7 @@ export function* queueDelivery(
     event.id,
     event,
     JSON.stringify(event.payload),
-    utc(new Date()),
+    utcString(new Date()),
   );
   return (yield* insertDeliveries([row])).firstId;
 }
@@ -126,7 +127,18 @@ function deliveryRow(
   payload: string,
   now: string,
 ): unknown[] {
-  return [userId, webhookId, eventId, event.type, utc(event.at), payload, 'pending', 0, now, now];
+  return [
+    userId,
+    webhookId,
+    eventId,
+    event.type,
+    utcString(event.at),
+    payload,
+    'pending',
+    0,
+    now,
+    now,
+  ];
 }
 
 function insertDeliveries(rows: readonly unknown[][]) {
@@ -143,17 +155,12 @@ function marks(values: readonly unknown[]): string {
   return values.map(() => '?').join(', ');
 }
 
-/** `YYYY-MM-DD HH:MM:SS` in UTC, as datetimes are stored. */
-function utc(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}
-
 /**
  * Fails the webhook's pending deliveries, saying `reason`: a disabled webhook delivers nothing,
  * and its log says why. In the caller's transaction, with the change that disabled it.
  */
 export function* failPendingDeliveries(webhookId: number, reason: string): Sql<number> {
-  const now = utc(new Date());
+  const now = utcString(new Date());
   const { affected } = yield* write(
     "UPDATE webhook_delivery SET status = 'failed', last_error = ?, next_attempt_at = NULL, " +
       "updated_at = ? WHERE id_webhook = ? AND status = 'pending'",

@@ -1,3 +1,4 @@
+import { utcString } from '../common/time/datetime';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DriverRunner, select, Sql, write } from '../common/database/driver-runner';
@@ -124,7 +125,7 @@ export class ReliabilityRepository {
 
   private *recordAlert(alert: NewAlert): Sql<RecordedAlert> {
     const { userId, type, window, at } = alert;
-    const stamp = utc(at);
+    const stamp = utcString(at);
     const inserted = yield* write(
       'INSERT INTO phone_reliability_history (id_user, id_phone, type, created_at) ' +
         'SELECT p.id_user, p.id, ?, ? FROM phone p ' +
@@ -167,8 +168,3 @@ export class ReliabilityRepository {
 
 /** Before any alert: the least DATETIME MySQL holds, and a string SQLite compares alike. */
 const NO_ALERT = '1000-01-01 00:00:00';
-
-/** `YYYY-MM-DD HH:MM:SS` in UTC, as datetimes are stored. */
-export function utc(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
-}

@@ -7,7 +7,7 @@ import { featureTestingModule } from '../../test/support/testing-module';
 import { Phone } from '../phones/entities/phone.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { ReliabilityModule } from './reliability.module';
-import { utc } from './reliability.repository';
+import { utcString } from '../common/time/datetime';
 import { ReliabilityAlert, ReliabilityService } from './reliability.service';
 
 /*
@@ -20,7 +20,7 @@ import { ReliabilityAlert, ReliabilityService } from './reliability.service';
 const NOW = new Date('2025-03-01T12:00:00Z');
 const minutes = (n: number) => new Date(NOW.getTime() + n * 60_000);
 /** A stored datetime `n` minutes before NOW. */
-const ago = (n: number) => utc(minutes(-n));
+const ago = (n: number) => utcString(minutes(-n));
 
 type Status = 'failed' | 'unknown' | 'delivered';
 
@@ -147,7 +147,7 @@ describeEachDatabase('phone reliability check', (database) => {
         },
       ]);
       expect(await history(at.phoneId)).toEqual([
-        { id_user: at.userId, id_phone: at.phoneId, type: 'failed', created_at: utc(NOW) },
+        { id_user: at.userId, id_phone: at.phoneId, type: 'failed', created_at: utcString(NOW) },
       ]);
       expect(await phoneStatus(at.phoneId)).toBe('available');
     });
@@ -243,16 +243,16 @@ describeEachDatabase('phone reliability check', (database) => {
       expect(await check(userId, minutes(30))).toEqual([]);
 
       // Sent after the alert, but fewer than the volume: the old entries no longer count.
-      await sent(userId, phoneId, mix({ failed: 10 }), utc(minutes(31)));
+      await sent(userId, phoneId, mix({ failed: 10 }), utcString(minutes(31)));
       expect(await check(userId, minutes(45))).toEqual([]);
 
-      await sent(userId, phoneId, mix({ failed: 5, delivered: 10 }), utc(minutes(40)));
+      await sent(userId, phoneId, mix({ failed: 5, delivered: 10 }), utcString(minutes(40)));
       expect(await check(userId, minutes(60))).toMatchObject([
         { total: 25, unreliable: 15, rate: 0.6 },
       ]);
       expect((await history(phoneId)).map((row) => row.created_at)).toEqual([
-        utc(NOW),
-        utc(minutes(60)),
+        utcString(NOW),
+        utcString(minutes(60)),
       ]);
     });
 
@@ -307,7 +307,7 @@ describeEachDatabase('phone reliability check', (database) => {
           id_webhook: Number(hook.id),
           event_type: 'phone_reliability',
           status: 'pending',
-          event_at: utc(NOW),
+          event_at: utcString(NOW),
           payload: {
             reliability_type: 'failed',
             id_phone: phoneId,

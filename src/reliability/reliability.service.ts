@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { reachesRate, reliabilityRules, roundedRate } from './reliability-rules';
-import { ReliabilityRepository, utc } from './reliability.repository';
+import { utcString } from '../common/time/datetime';
+import { ReliabilityRepository } from './reliability.repository';
 import { ReliabilityType } from '../users/settings';
 
 /** An alert the check raised. */
@@ -44,8 +45,8 @@ export class ReliabilityService {
         if (rule.graceMinutes >= rule.periodMinutes) {
           continue;
         }
-        const from = utc(new Date(now.getTime() - rule.periodMinutes * MINUTE_MS));
-        const to = utc(new Date(now.getTime() - rule.graceMinutes * MINUTE_MS));
+        const from = utcString(new Date(now.getTime() - rule.periodMinutes * MINUTE_MS));
+        const to = utcString(new Date(now.getTime() - rule.graceMinutes * MINUTE_MS));
         const windows = await this.repository.windows(userId, rule.type, from, to, rule.volume);
         for (const window of windows) {
           if (!reachesRate(window.unreliable, window.total, rule.rateLimit)) {

@@ -8,7 +8,7 @@ import {
 } from '../common/net/http-answers';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { OutboundPolicy, outboundRefusalOf } from '../common/net/outbound-policy';
-import { utcDate } from '../common/time/datetime';
+import { utcDate, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { WebhookFormat } from '../events/webhook-events';
 import { encodeDelivery, WireRequest } from '../events/webhook-wire';
@@ -122,7 +122,7 @@ export class WebhookDeliverer {
     try {
       await this.repository.release(
         waiting.map(({ delivery }) => delivery),
-        sqlTime(clock()),
+        utcString(clock()),
       );
     } catch (error) {
       // Nothing is lost: their leases end, and they are due again then.
@@ -177,7 +177,7 @@ export class WebhookDeliverer {
     const records = this.finished;
     this.finished = [];
     try {
-      await this.repository.record(records, sqlTime(now));
+      await this.repository.record(records, utcString(now));
     } catch (error) {
       // Kept for the next turn; their deliveries stay claimed by this live process meanwhile.
       this.finished = records.concat(this.finished);
@@ -188,7 +188,7 @@ export class WebhookDeliverer {
 
   /** Claims, for each origin with room, due deliveries of its webhooks. */
   private async claim(now: Date): Promise<number> {
-    const webhooks = await this.repository.dueWebhooks(sqlTime(now), WEBHOOKS_PER_TURN);
+    const webhooks = await this.repository.dueWebhooks(utcString(now), WEBHOOKS_PER_TURN);
     const byOrigin = new Map<string, DueWebhook[]>();
     for (const webhook of webhooks) {
       const origin = originOf(webhook.url);
@@ -208,14 +208,14 @@ export class WebhookDeliverer {
       requests.push({
         webhookIds: hooks.map((hook) => Number(hook.id)),
         limit: room,
-        leaseUntil: sqlTime(new Date(lease)),
+        leaseUntil: utcString(new Date(lease)),
       });
       leases.push(lease);
     }
     if (requests.length === 0) {
       return 0;
     }
-    const claimed = await this.repository.claim(requests, sqlTime(now));
+    const claimed = await this.repository.claim(requests, utcString(now));
     const hooksById = new Map(webhooks.map((hook) => [Number(hook.id), hook]));
     const leaseByHook = new Map(
       requests.flatMap((request, index) => request.webhookIds.map((id) => [id, leases[index]])),
@@ -416,7 +416,7 @@ export class WebhookDeliverer {
           `the event is older than WEBHOOK_MAX_AGE_HOURS (${this.config.webhooks.maxAgeMs / 3_600_000} h).`,
       };
     }
-    return { ...base, status: 'pending', error, nextAttemptAt: sqlTime(new Date(next)) };
+    return { ...base, status: 'pending', error, nextAttemptAt: utcString(new Date(next)) };
   }
 
   /** Removes, once an hour, the log rows older than WEBHOOK_LOG_DAYS that are not pending. */
@@ -426,7 +426,7 @@ export class WebhookDeliverer {
       return;
     }
     this.lastPurge = now.getTime();
-    const before = sqlTime(new Date(now.getTime() - this.config.webhooks.logMs));
+    const before = utcString(new Date(now.getTime() - this.config.webhooks.logMs));
     let removed = 0;
     for (;;) {
       const count = await this.repository.purge(before, PURGED_PER_STATEMENT);
@@ -449,9 +449,4 @@ function originOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** `YYYY-MM-DD HH:MM:SS` in UTC, as datetimes are stored. */
-function sqlTime(date: Date): string {
-  return date.toISOString().slice(0, 19).replace('T', ' ');
 }

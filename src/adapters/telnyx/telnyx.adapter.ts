@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { utcString } from '../../common/time/datetime';
 import { KeyObject, createPublicKey, verify } from 'node:crypto';
 import { AppConfig } from '../../config/configuration';
 import { ProviderUrlSetting } from '../../config/provider-settings';
@@ -387,5 +388,5 @@ function utcDateTime(value: unknown): string | null {
     return null;
   }
   const time = new Date(value);
-  return Number.isNaN(time.getTime()) ? null : time.toISOString().slice(0, 19).replace('T', ' ');
+  return Number.isNaN(time.getTime()) ? null : utcString(time);
 }

@@ -10,7 +10,12 @@ const API_DATE_FORMAT = 'yyyy-MM-dd';
  * more than the rest of the stamping.
  */
 export function nowUtc(): string {
-  const iso = new Date().toISOString();
+  return utcString(new Date());
+}
+
+/** `date` as the UTC `YYYY-MM-DD HH:MM:SS` string datetime columns hold. */
+export function utcString(date: Date): string {
+  const iso = date.toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
