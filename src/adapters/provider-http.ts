@@ -127,6 +127,31 @@ export function unexpectedStatus(provider: string, status: number): string {
 }
 
 /**
+ * What a provider's account-balance answer, its credentials check, gives: the balance `read`
+ * finds in a 200 answer, or why there is none, in words for the user.
+ */
+export function readBalance<T>(
+  provider: string,
+  reply: ProviderReply,
+  refusedCredentials: (status: number) => string,
+  read: (answer: unknown) => T | undefined,
+): { balance: T } | { problem: string } {
+  if (!reply.ok) {
+    return { problem: reply.reason };
+  }
+  if (reply.status === 401 || reply.status === 403) {
+    return { problem: refusedCredentials(reply.status) };
+  }
+  if (reply.status !== 200) {
+    return { problem: unexpectedStatus(provider, reply.status) };
+  }
+  const balance = read(parseJson(reply.body));
+  return balance === undefined
+    ? { problem: `${provider} answered without an account balance: try again later.` }
+    : { balance };
+}
+
+/**
  * Whether a provider's HTTP status says it did not take the message, for now only: 429 (too many
  * requests) and 503 (unavailable), so that sending it again later may work and cannot deliver it
  * twice.

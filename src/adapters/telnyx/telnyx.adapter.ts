@@ -25,11 +25,10 @@ import {
 import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
-  ProviderReply,
   isTransientStatus,
   parseJson,
+  readBalance,
   unexpectedSendReply,
-  unexpectedStatus,
 } from '../provider-http';
 
 const PROVIDER = 'Telnyx';
@@ -116,37 +115,20 @@ export class TelnyxAdapter implements Adapter {
     if (problem) {
       return problem;
     }
-    const reply = await this.balance(data);
-    if (!reply.ok) {
-      return reply.reason;
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return refusedCredentials(reply.status);
-    }
-    if (reply.status !== 200) {
-      return unexpectedStatus(PROVIDER, reply.status);
-    }
-    if (availableCredit(parseJson(reply.body)) === undefined) {
-      return 'Telnyx answered without an account balance: try again later.';
-    }
-    return null;
+    const read = await this.balance(data);
+    return 'problem' in read ? read.problem : null;
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
     if (this.dataProblem(data)) {
       return 'unavailable';
     }
-    const reply = await this.balance(data);
-    if (!reply.ok) {
-      this.logger.warn(`Telnyx status check: ${reply.reason}`);
+    const read = await this.balance(data);
+    if ('problem' in read) {
+      this.logger.warn(`Telnyx status check: ${read.problem}`);
       return 'unavailable';
     }
-    const credit = reply.status === 200 ? availableCredit(parseJson(reply.body)) : undefined;
-    if (credit === undefined) {
-      this.logger.warn(`Telnyx status check: HTTP ${reply.status} without a balance.`);
-      return 'unavailable';
-    }
-    return credit > 0 ? 'available' : 'no_credit';
+    return read.balance > 0 ? 'available' : 'no_credit';
   }
 
   /** Creates a message (POST /v2/messages); its `id` is the uid its events carry. */
@@ -302,8 +284,12 @@ export class TelnyxAdapter implements Adapter {
   }
 
   /** GET /v2/balance: a cheap authenticated request. */
-  private balance(data: AdapterData): Promise<ProviderReply> {
-    return this.http().request(`${this.baseUrl()}/v2/balance`, { headers: headers(data) });
+  /** The account's available credit (GET /v2/balance): the credentials check. */
+  private async balance(data: AdapterData) {
+    const reply = await this.http().request(`${this.baseUrl()}/v2/balance`, {
+      headers: headers(data),
+    });
+    return readBalance(PROVIDER, reply, refusedCredentials, availableCredit);
   }
 
   private http(): ProviderHttp {

@@ -23,13 +23,7 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import {
-  ProviderHttp,
-  ProviderReply,
-  parseJson,
-  unexpectedSendReply,
-  unexpectedStatus,
-} from '../provider-http';
+import { ProviderHttp, parseJson, readBalance, unexpectedSendReply } from '../provider-http';
 
 const PROVIDER = 'Vonage';
 
@@ -123,37 +117,20 @@ export class VonageAdapter implements Adapter {
     if (problem) {
       return problem;
     }
-    const reply = await this.balance(data);
-    if (!reply.ok) {
-      return reply.reason;
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return refusedCredentials(reply.status);
-    }
-    if (reply.status !== 200) {
-      return unexpectedStatus(PROVIDER, reply.status);
-    }
-    if (balanceOf(parseJson(reply.body)) === undefined) {
-      return 'Vonage answered without an account balance: try again later.';
-    }
-    return null;
+    const read = await this.balance(data);
+    return 'problem' in read ? read.problem : null;
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
     if (this.dataProblem(data)) {
       return 'unavailable';
     }
-    const reply = await this.balance(data);
-    if (!reply.ok) {
-      this.logger.warn(`Vonage status check: ${reply.reason}`);
+    const read = await this.balance(data);
+    if ('problem' in read) {
+      this.logger.warn(`Vonage status check: ${read.problem}`);
       return 'unavailable';
     }
-    const balance = reply.status === 200 ? balanceOf(parseJson(reply.body)) : undefined;
-    if (!balance) {
-      this.logger.warn(`Vonage status check: HTTP ${reply.status} without a balance.`);
-      return 'unavailable';
-    }
-    return balance.value > 0 || balance.autoReload ? 'available' : 'no_credit';
+    return read.balance.value > 0 || read.balance.autoReload ? 'available' : 'no_credit';
   }
 
   /**
@@ -302,11 +279,14 @@ export class VonageAdapter implements Adapter {
   }
 
   /** GET /account/get-balance: Vonage's cheapest authenticated request. */
-  private balance(data: AdapterData): Promise<ProviderReply> {
+  /** The account's balance (GET /account/get-balance): the credentials check. */
+  private async balance(data: AdapterData) {
     const query = new URLSearchParams({ api_key: data.api_key, api_secret: data.api_secret });
-    return this.http().request(`${this.baseUrl()}/account/get-balance?${query.toString()}`, {
-      headers: { Accept: 'application/json' },
-    });
+    const reply = await this.http().request(
+      `${this.baseUrl()}/account/get-balance?${query.toString()}`,
+      { headers: { Accept: 'application/json' } },
+    );
+    return readBalance(PROVIDER, reply, refusedCredentials, balanceOf);
   }
 
   private http(): ProviderHttp {
