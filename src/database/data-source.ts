@@ -16,6 +16,7 @@ import { WebhookDeliveries1764500000000 } from './migrations/1764500000000-Webho
 import { PhoneReliability1764600000000 } from './migrations/1764600000000-PhoneReliability';
 import { Quotas1764700000000 } from './migrations/1764700000000-Quotas';
 import { PhoneCallbackTokens1764800000000 } from './migrations/1764800000000-PhoneCallbackTokens';
+import { PhonePacing1764900000000 } from './migrations/1764900000000-PhonePacing';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   PhoneReliability1764600000000,
   Quotas1764700000000,
   PhoneCallbackTokens1764800000000,
+  PhonePacing1764900000000,
 ];
 
 export function dataSourceOptions(

@@ -529,6 +529,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'PhoneReliability1764600000000',
           'Quotas1764700000000',
           'PhoneCallbackTokens1764800000000',
+          'PhonePacing1764900000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

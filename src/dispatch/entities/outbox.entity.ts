@@ -29,6 +29,10 @@ export class Outbox extends Timestamped {
   @Column({ type: 'integer', nullable: true })
   via_phone!: number | null;
 
+  /** The sending slot (epoch ms) the row was given on `via_phone`, a paced phone. */
+  @Column({ type: 'bigint', nullable: true })
+  pace_slot!: string | null;
+
   @Column({ type: 'varchar', length: 20 })
   destination!: string;
 

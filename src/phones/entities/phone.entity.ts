@@ -33,4 +33,12 @@ export class Phone extends Timestamped {
   /** What the callback URLs smsgw builds for the phone carry instead of an API key. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   callback_token!: string | null;
+
+  /** Messages per second at most (docs/dispatch.md#pacing); null: as fast as the provider takes. */
+  @Column({ type: 'double', nullable: true })
+  rate!: number | null;
+
+  /** When (epoch ms) the phone's next sending slot is free; moved forward by each claim. */
+  @Column({ type: 'bigint', nullable: true })
+  pace_next_ms!: string | null;
 }

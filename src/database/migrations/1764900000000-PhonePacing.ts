@@ -1,0 +1,29 @@
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
+/*
+ * Per-phone pacing (docs/dispatch.md#pacing). `phone.rate` is the user's messages per second (null:
+ * unpaced); `phone.pace_next_ms` the time (epoch milliseconds) of the phone's next free sending
+ * slot, moved forward by every claim under the phone's row lock. An outbox row given a slot keeps
+ * it in `pace_slot`, with its phone in `via_phone`: still `queued` when its turn is too far ahead
+ * to claim it now, `sending` once claimed.
+ */
+export class PhonePacing1764900000000 implements MigrationInterface {
+  name = 'PhonePacing1764900000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.addColumns('phone', [
+      new TableColumn({ name: 'rate', type: 'double', isNullable: true }),
+      new TableColumn({ name: 'pace_next_ms', type: 'bigint', isNullable: true }),
+    ]);
+    await queryRunner.addColumn(
+      'outbox',
+      new TableColumn({ name: 'pace_slot', type: 'bigint', isNullable: true }),
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropColumn('outbox', 'pace_slot');
+    await queryRunner.dropColumn('phone', 'pace_next_ms');
+    await queryRunner.dropColumn('phone', 'rate');
+  }
+}
