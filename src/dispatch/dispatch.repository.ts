@@ -89,6 +89,10 @@ export interface OutboxRow {
   error: string | null;
   /** The segments its claim reserved of its user's quota; null without a quota. */
   quota_segments: number | null;
+  /** With `pace_slot`: the paced phone whose sending slot the row was given. */
+  via_phone: number | null;
+  /** The sending slot (epoch ms) the row was given on `via_phone`; null: none. */
+  pace_slot: number | string | null;
 }
 
 export interface PhoneRow {
@@ -100,6 +104,17 @@ export interface PhoneRow {
   status: string;
   /** Read for the phones a claim sends through: their callback URLs go with each send. */
   callback_token?: string | null;
+  /** Messages per second at most; null: unpaced. */
+  rate?: number | null;
+}
+
+/** A row given a sending slot on a paced phone that is too far ahead to claim it now. */
+export interface Booking {
+  id: number;
+  phoneId: number;
+  slot: number;
+  /** When it is claimed: a little before its slot. */
+  dueAt: string;
 }
 
 export interface LimitRow {
@@ -512,45 +527,60 @@ export class DispatchRepository {
   }
 
   /**
-   * Stores renders in one statement, joined by id to a table of the values (a CASE per column
-   * would cost rows × rows comparisons): each row becomes `queued` with its text, or `rejected`
-   * with the reason. Rows already rendered (by another worker) are left as they are.
+   * Stores renders in one statement: each row becomes `queued` with its text, or `rejected` with
+   * the reason. Rows already rendered (by another worker) are left as they are.
    */
   async storeRendered(rows: readonly RenderedRow[], now: string): Promise<void> {
     if (rows.length === 0) {
       return;
     }
-    const values = rows.flatMap((row) =>
-      'text' in row ? [row.id, 'queued', row.text, null] : [row.id, 'rejected', null, row.reason],
-    );
-    // MySQL wants the columns it sets qualified, SQLite refuses them.
-    const set = (target: string) =>
-      `${target}state = v.state, ${target}text = COALESCE(v.text, o.text), ` +
-      `${target}error = v.error, ${target}render_input = NULL, ${target}claimed_by = NULL, ` +
-      `${target}updated_at = ?`;
-    if (this.mysql) {
-      await this.sql.run(
-        write(
-          'UPDATE outbox o JOIN (' +
-            rows
-              .map((_, index) =>
-                index === 0
-                  ? 'SELECT ? AS id, ? AS state, ? AS text, ? AS error'
-                  : 'SELECT ?, ?, ?, ?',
-              )
-              .join(' UNION ALL ') +
-            `) v ON v.id = o.id SET ${set('o.')} WHERE o.state = 'unrendered'`,
-          [...values, now],
+    await this.sql.run(
+      this.updateFrom(
+        ['id', 'state', 'text', 'error'],
+        rows.map((row) =>
+          'text' in row
+            ? [row.id, 'queued', row.text, null]
+            : [row.id, 'rejected', null, row.reason],
         ),
+        (target) =>
+          `${target}state = v.state, ${target}text = COALESCE(v.text, o.text), ` +
+          `${target}error = v.error, ${target}render_input = NULL, ${target}claimed_by = NULL, ` +
+          `${target}updated_at = ?`,
+        "o.state = 'unrendered'",
+        [now],
+      ),
+    );
+  }
+
+  /**
+   * Updates outbox rows (as `o`) in one statement, joined by id to a table of `values` (`v`, the
+   * first column the id): a CASE per column would cost rows × rows comparisons. `set` is given
+   * the prefix that MySQL wants on the columns it sets and SQLite refuses; `params` are its.
+   */
+  private *updateFrom(
+    columns: readonly string[],
+    values: ReadonlyArray<readonly unknown[]>,
+    set: (target: string) => string,
+    where: string,
+    params: readonly unknown[],
+  ): Sql<void> {
+    if (this.mysql) {
+      const first = `SELECT ${columns.map((column) => `? AS ${column}`).join(', ')}`;
+      yield* write(
+        'UPDATE outbox o JOIN (' +
+          values
+            .map((_, index) => (index === 0 ? first : `SELECT ${marks(columns.length)}`))
+            .join(' UNION ALL ') +
+          `) v ON v.id = o.id SET ${set('o.')} WHERE ${where}`,
+        [...values.flat(), ...params],
       );
       return;
     }
-    await this.sql.run(
-      write(
-        `WITH v (id, state, text, error) AS (VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}) ` +
-          `UPDATE outbox AS o SET ${set('')} FROM v WHERE o.id = v.id AND o.state = 'unrendered'`,
-        [...values, now],
-      ),
+    const tuple = `(${marks(columns.length)})`;
+    yield* write(
+      `WITH v (${columns.join(', ')}) AS (VALUES ${values.map(() => tuple).join(', ')}) ` +
+        `UPDATE outbox AS o SET ${set('')} FROM v WHERE o.id = v.id AND ${where}`,
+      [...values.flat(), ...params],
     );
   }
 
@@ -568,7 +598,7 @@ export class DispatchRepository {
     }
     const columns =
       'id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
-      'flash, mms, tag, media_ids, state, attempts, error, quota_segments';
+      'flash, mms, tag, media_ids, state, attempts, error, quota_segments, via_phone, pace_slot';
     if (!this.mysql) {
       return yield* select<OutboxRow>(
         `SELECT ${columns} FROM outbox WHERE state = ? AND next_attempt_at <= ? ` +
@@ -594,23 +624,70 @@ export class DispatchRepository {
 
   phonesOf(userIds: readonly number[]): Sql<PhoneRow[]> {
     return select<PhoneRow>(
-      'SELECT id, id_user, adapter, adapter_data, priority, status, callback_token FROM phone ' +
-        `WHERE id_user IN (${marks(userIds.length)}) ORDER BY id`,
+      'SELECT id, id_user, adapter, adapter_data, priority, status, callback_token, rate ' +
+        `FROM phone WHERE id_user IN (${marks(userIds.length)}) ORDER BY id`,
       [...userIds],
     );
   }
 
   /**
-   * Locks phones whose limits a claim is about to spend, in id order: two claims on the same
-   * phone then run one after the other, the second counting the first's sends in flight.
+   * Locks phones whose limits or sending slots a claim is about to spend, in id order: two claims
+   * on the same phone then run one after the other, the second counting the first's sends in
+   * flight and taking the slots after the first's. When each phone's next slot is free (epoch
+   * ms; absent: now).
    */
-  *lockPhones(phoneIds: readonly number[]): Sql<void> {
-    if (this.mysql && phoneIds.length > 0) {
-      yield* select(
-        `SELECT id FROM phone WHERE id IN (${marks(phoneIds.length)}) ORDER BY id FOR UPDATE`,
-        [...phoneIds],
+  *lockPhones(phoneIds: readonly number[]): Sql<Map<number, number>> {
+    if (phoneIds.length === 0) {
+      return new Map();
+    }
+    const rows = yield* select<{ id: number; pace_next_ms: number | string | null }>(
+      `SELECT id, pace_next_ms FROM phone WHERE id IN (${marks(phoneIds.length)}) ORDER BY id` +
+        (this.mysql ? ' FOR UPDATE' : ''),
+      [...phoneIds],
+    );
+    return new Map(
+      rows.flatMap((row) =>
+        row.pace_next_ms === null ? [] : [[Number(row.id), Number(row.pace_next_ms)] as const],
+      ),
+    );
+  }
+
+  /** Where a paced phone's next free slot now is, the phone being locked by `lockPhones`. */
+  *savePace(phoneId: number, nextMs: number): Sql<void> {
+    yield* write('UPDATE phone SET pace_next_ms = ? WHERE id = ?', [Math.ceil(nextMs), phoneId]);
+  }
+
+  /**
+   * Gives queued rows their phone's sending slots without claiming them: they stay out of the
+   * queue's due range until a little before their turn, so that they never stand before rows
+   * that can go now.
+   */
+  *book(bookings: readonly Booking[], now: string): Sql<void> {
+    for (let start = 0; start < bookings.length; start += ROWS_PER_STATEMENT) {
+      const chunk = bookings.slice(start, start + ROWS_PER_STATEMENT);
+      yield* this.updateFrom(
+        ['id', 'via_phone', 'pace_slot', 'next_attempt_at'],
+        chunk.map((booking) => [booking.id, booking.phoneId, booking.slot, booking.dueAt]),
+        (target) =>
+          `${target}via_phone = v.via_phone, ${target}pace_slot = v.pace_slot, ` +
+          `${target}next_attempt_at = v.next_attempt_at, ${target}updated_at = ?`,
+        "o.state = 'queued'",
+        [now],
       );
     }
+  }
+
+  /**
+   * Puts claimed rows that were never handed to their provider (their sending slot passed, or
+   * the worker stopped first) back in the queue as they were before their claim.
+   */
+  *requeue(ids: readonly number[], now: string): Sql<void> {
+    yield* write(
+      "UPDATE outbox SET state = 'queued', next_attempt_at = ?, via_phone = NULL, " +
+        'pace_slot = NULL, quota_segments = NULL, claimed_by = NULL, claimed_at = NULL, ' +
+        `updated_at = ? WHERE id IN (${marks(ids.length)})`,
+      [now, now, ...ids],
+    );
   }
 
   phoneGroupMembers(
@@ -801,18 +878,18 @@ export class DispatchRepository {
   *retryLater(id: number, attempts: number, at: string, error: string, now: string): Sql<void> {
     yield* write(
       "UPDATE outbox SET state = 'queued', attempts = ?, next_attempt_at = ?, error = ?, " +
-        'via_phone = NULL, quota_segments = NULL, claimed_by = NULL, claimed_at = NULL, ' +
-        'updated_at = ? WHERE id = ?',
+        'via_phone = NULL, pace_slot = NULL, quota_segments = NULL, claimed_by = NULL, ' +
+        'claimed_at = NULL, updated_at = ? WHERE id = ?',
       [attempts, at, error, now, id],
     );
   }
 
   /** Rows in flight for a worker that is not in the `worker` table any more, locked. */
-  lockOrphans(limit: number): Sql<Array<OutboxRow & { via_phone: number | null }>> {
-    return select<OutboxRow & { via_phone: number | null }>(
+  lockOrphans(limit: number): Sql<OutboxRow[]> {
+    return select<OutboxRow>(
       'SELECT o.id, o.id_user, o.originating_scheduled, o.id_phone, o.id_phone_group, ' +
         'o.destination, o.text, o.flash, o.mms, o.tag, o.media_ids, o.state, o.attempts, ' +
-        'o.error, o.quota_segments, o.via_phone FROM outbox o ' +
+        'o.error, o.quota_segments, o.via_phone, o.pace_slot FROM outbox o ' +
         "WHERE o.state = 'sending' AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = o.claimed_by) " +
         `ORDER BY o.id LIMIT ?${this.skipLocked}`,
       [limit],

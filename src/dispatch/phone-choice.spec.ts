@@ -6,6 +6,7 @@ const phone = (id: number, overrides: Partial<PhoneCandidate> = {}): PhoneCandid
   priority: 0,
   mms: false,
   remaining: Infinity,
+  readyIn: 0,
   ...overrides,
 });
 const RULES: ChoiceRules = { mms: false, phoneLimit: false, phonePriority: false };
@@ -88,5 +89,24 @@ describe('choosePhone', () => {
     expect(
       choosePhone(phones, { ...RULES, phoneLimit: true, phonePriority: true }, first)?.id,
     ).toBe(2);
+  });
+
+  it('keeps, among equals, the phones that can send soonest', () => {
+    const phones = [
+      phone(1, { readyIn: 9000 }),
+      phone(2, { readyIn: 3000 }),
+      phone(3, { readyIn: 3000 }),
+      phone(4, { readyIn: 12000 }),
+    ];
+
+    expect(choosePhone(phones, RULES, first)?.id).toBe(2);
+    expect(choosePhone(phones, RULES, last)?.id).toBe(3);
+  });
+
+  it('applies priority before the wait: a busy high-priority phone still wins', () => {
+    const phones = [phone(1, { priority: 9, readyIn: 60_000 }), phone(2, { priority: 1 })];
+
+    expect(choosePhone(phones, { ...RULES, phonePriority: true }, last)?.id).toBe(1);
+    expect(choosePhone(phones, RULES, last)?.id).toBe(2);
   });
 });

@@ -5,6 +5,11 @@ export interface PhoneCandidate {
   priority: number;
   mms: boolean;
   remaining: number;
+  /**
+   * How long until it can send (ms): 0 for a phone that is not paced or whose turn comes within
+   * the claim's reach; the wait for its next sending slot otherwise.
+   */
+  readyIn: number;
 }
 
 export interface ChoiceRules {
@@ -18,7 +23,7 @@ export interface ChoiceRules {
 /**
  * RaspiSMS's cascade (docs/dispatch.md#phone-choice) over the candidates (the phone group's, or all
  * the user's): MMS-capable for an MMS, `available`, with volume left when limits apply, highest
- * priority when priorities apply, then at random. A step that would leave nothing keeps the
+ * priority when priorities apply, then those that can send soonest, then at random. A step that would leave nothing keeps the
  * previous set, so a message still gets a phone whose send then fails with the reason, rather than
  * none.
  */
@@ -45,6 +50,8 @@ export function choosePhone<T extends PhoneCandidate>(
     const highest = Math.max(...chosen.map((phone) => phone.priority));
     narrow((phone) => phone.priority === highest);
   }
+  const soonest = Math.min(...chosen.map((phone) => phone.readyIn));
+  narrow((phone) => phone.readyIn === soonest);
   if (chosen.length === 0) {
     return null;
   }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DispatchSignal } from '../common/dispatch-signal';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
@@ -23,12 +24,14 @@ import {
 } from '../users/quota';
 import { isSettingOn } from '../users/settings';
 import {
+  Booking,
   DispatchRepository,
   LimitRow,
   NewSended,
   OutboxRow,
   PhoneRow,
 } from './dispatch.repository';
+import { PACE_AHEAD_MS, PACE_LATE_MS, PacedLanes, slotSpacingMs } from './pacing';
 import { choosePhone } from './phone-choice';
 import { measureSms } from '../common/text/gsm';
 
@@ -42,6 +45,16 @@ interface Claimed {
   /** What goes to the provider: the text, with the links of its medias when not an MMS. */
   text: string;
   medias: OutgoingSms['medias'];
+  /** When it is sent (epoch ms), through a paced phone; null: at once. */
+  slot: number | null;
+}
+
+/** A paced phone's sending slots while a claim hands them out. */
+interface Pace {
+  /** When its next slot is free (epoch ms). */
+  next: number;
+  spacing: number;
+  moved: boolean;
 }
 
 /** A user's quota as a claim spends it. */
@@ -81,6 +94,9 @@ interface Batch {
 
 /** Sends in flight at once per batch: a provider should not see hundreds of requests at once. */
 const CONCURRENT_SENDS = 32;
+
+/** How often a worker polls while rows it booked on a paced phone are waiting for their turn. */
+const BOOKING_POLL_MS = 1000;
 
 /**
  * Outcomes recorded per transaction: recording a row costs about twice what claiming it does
@@ -134,8 +150,28 @@ export const UNKNOWN_OUTCOME =
 export class SenderService {
   private readonly logger = new Logger(SenderService.name);
 
-  /** Outcomes sent and not recorded yet (their recording failed: first at the next turn). */
+  /**
+   * Outcomes sent and not recorded yet: the last batch's, those of paced sends that ended since,
+   * and any whose recording failed (first at the next turn).
+   */
   private unrecorded: Outcome[] = [];
+  /** Claimed rows never handed to their provider, to put back in the queue. */
+  private unsent: Claimed[] = [];
+  private readonly lanes = new PacedLanes<Claimed>(
+    async (claimed) => {
+      this.unrecorded.push(await this.sendOne(claimed));
+    },
+    (passed) => {
+      this.logger.warn(
+        `${passed.length} send(s) through phone ${passed[0].phone.id} missed their sending slot ` +
+          '(this worker was too busy) and go back to the queue.',
+      );
+      this.unsent.push(...passed);
+    },
+  );
+  /** Until when rows this worker booked come due: it polls for them at least once a second. */
+  private bookedUntil = 0;
+  private bookingTicker: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -143,6 +179,7 @@ export class SenderService {
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly signal: DispatchSignal,
   ) {}
 
   /**
@@ -182,7 +219,7 @@ export class SenderService {
       if (sent.status === 'rejected') {
         throw sent.reason;
       }
-      this.unrecorded = sent.value;
+      this.unrecorded.push(...sent.value);
       if (next.status === 'rejected') {
         throw next.reason;
       }
@@ -193,15 +230,30 @@ export class SenderService {
   }
 
   /**
-   * Records the last batch's outcomes, RECORDED_PER_TRANSACTION at a time. On failure the rest
-   * are kept, and recorded first at the next turn: their rows stay claimed by this live worker
-   * until then.
+   * Starts no more paced sends and records every outcome; the rows whose slot had not come go
+   * back to the queue. For the worker's shutdown, once its last batch is over.
+   */
+  async stop(workerId: string): Promise<void> {
+    if (this.bookingTicker) {
+      clearInterval(this.bookingTicker);
+      this.bookingTicker = null;
+    }
+    this.unsent.push(...(await this.lanes.stop()));
+    await this.recordSent(workerId);
+  }
+
+  /**
+   * Records the outcomes sent so far and requeues the rows never sent, RECORDED_PER_TRANSACTION
+   * at a time. On failure the rest are kept, and recorded first at the next turn: their rows
+   * stay claimed by this live worker until then.
    */
   private async recordSent(workerId: string): Promise<void> {
-    while (this.unrecorded.length > 0) {
+    while (this.unrecorded.length > 0 || this.unsent.length > 0) {
       const part = this.unrecorded.slice(0, RECORDED_PER_TRANSACTION);
-      this.metrics.countSent(await this.repository.transaction(this.record(workerId, part)));
+      const back = this.unsent.slice(0, RECORDED_PER_TRANSACTION);
+      this.metrics.countSent(await this.repository.transaction(this.record(workerId, part, back)));
       this.unrecorded = this.unrecorded.slice(part.length);
+      this.unsent = this.unsent.slice(back.length);
       await setImmediate();
     }
   }
@@ -241,8 +293,10 @@ export class SenderService {
   /**
    * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
    * and those refused before any send: no phone, a phone that is not available, a spent limit,
-   * medias that cannot go, a spent or expired quota. A row to send reserves its segments of its
-   * user's quota, last, so that a refused row takes none.
+   * medias that cannot go, a spent or expired quota. A row for a paced phone takes its next
+   * sending slot (or keeps the one it was booked): claimed when the slot comes soon, booked to
+   * wait in the queue otherwise (docs/dispatch.md#pacing). A row to send reserves its segments of
+   * its user's quota, last, so that a refused or booked row takes none.
    */
   private *route(
     rows: readonly OutboxRow[],
@@ -266,29 +320,56 @@ export class SenderService {
         members.set(group, (members.get(group) ?? new Set()).add(Number(link.id_phone)));
       }
     }
-    const remaining = yield* this.remainingVolumes(phones, settings, now);
-    const quotas = yield* this.quotaBudgets(userIds, utcString(now));
-    const mediaPaths = yield* this.mediaPathsOf(rows);
-    const opened = new Map<number, OpenedData>();
-
-    for (const row of rows) {
-      const userId = Number(row.id_user);
-      const own = phones.filter((phone) => Number(phone.id_user) === userId);
-      const userSettings = settings.get(userId) ?? {};
-      const limited = isSettingOn(userSettings, 'phone_limit');
+    // The row's phone when it names one that exists; else the phones it may be sent through.
+    const pools = rows.map((row) => {
+      const own = phones.filter((phone) => Number(phone.id_user) === Number(row.id_user));
       const pinned = row.id_phone
         ? own.find((phone) => phone.id === Number(row.id_phone))
         : undefined;
       const pool = row.id_phone_group
         ? own.filter((phone) => members.get(Number(row.id_phone_group))?.has(phone.id))
         : own;
+      return { pinned, pool };
+    });
+    const paced = new Set(
+      pools.flatMap(({ pinned, pool }) =>
+        (pinned ? [pinned] : pool).flatMap((phone) => (phone.rate ? [phone.id] : [])),
+      ),
+    );
+    const nowMs = now.getTime();
+    const { remaining, paces } = yield* this.lockedBudgets(phones, settings, now, paced);
+    const quotas = yield* this.quotaBudgets(userIds, utcString(now));
+    const mediaPaths = yield* this.mediaPathsOf(rows);
+    const opened = new Map<number, OpenedData>();
+    const bookings: Booking[] = [];
+    // Phones whose turn comes within the claim's reach are all as soon as each other.
+    const readyIn = (phoneId: number) => {
+      const wait = (paces.get(phoneId)?.next ?? nowMs) - nowMs;
+      return wait <= PACE_AHEAD_MS ? 0 : wait;
+    };
+
+    for (const [index, row] of rows.entries()) {
+      const userId = Number(row.id_user);
+      const { pinned, pool } = pools[index];
+      const userSettings = settings.get(userId) ?? {};
+      const limited = isSettingOn(userSettings, 'phone_limit');
+      const bookedSlot = row.pace_slot === null ? null : Number(row.pace_slot);
+      // A booking whose slot passed unclaimed (its workers were stopped) is not kept.
+      const booking =
+        bookedSlot !== null && bookedSlot >= nowMs - PACE_LATE_MS
+          ? (pinned ? [pinned] : pool).find(
+              (phone) => phone.id === Number(row.via_phone) && phone.status === 'available',
+            )
+          : undefined;
       const phone =
         pinned ??
+        booking ??
         choosePhone(
           pool.map((candidate) => ({
             ...candidate,
             mms: this.adapters.find(candidate.adapter)?.capabilities.mms ?? false,
             remaining: remaining.get(candidate.id) ?? Infinity,
+            readyIn: readyIn(candidate.id),
           })),
           {
             mms: Boolean(Number(row.mms)),
@@ -325,12 +406,36 @@ export class SenderService {
         refused.push({ row, phone, reason: outgoing.reason });
         continue;
       }
+      const pace = paces.get(phone.id);
+      let slot: number | null = null;
+      if (pace) {
+        if (booking === phone) {
+          slot = bookedSlot;
+        } else {
+          slot = Math.max(pace.next, nowMs);
+          pace.next = slot + pace.spacing;
+          pace.moved = true;
+          if (slot > nowMs + PACE_AHEAD_MS) {
+            bookings.push({
+              id: row.id,
+              phoneId: phone.id,
+              slot,
+              dueAt: utcString(new Date(slot - PACE_AHEAD_MS)),
+            });
+            continue;
+          }
+        }
+      }
       const budget = quotas.get(userId);
       let segments: number | null = null;
       if (budget) {
         segments = measureSms(outgoing.text).segments;
         const refusal = this.spendQuota(budget, segments, utcString(now));
         if (refusal) {
+          if (pace && booking !== phone) {
+            // The slot it took was the last given: the next row takes it.
+            pace.next -= pace.spacing;
+          }
           refused.push({ row, phone, reason: refusal });
           continue;
         }
@@ -342,6 +447,7 @@ export class SenderService {
         adapter,
         data: data.data,
         ...outgoing,
+        slot,
       });
     }
     const stamp = utcString(now);
@@ -350,6 +456,34 @@ export class SenderService {
         yield* this.repository.reserveQuota(userId, budget.reserved, stamp);
       }
     }
+    for (const [phoneId, pace] of paces) {
+      if (pace.moved) {
+        yield* this.repository.savePace(phoneId, pace.next);
+      }
+    }
+    if (bookings.length > 0) {
+      yield* this.repository.book(bookings, stamp);
+      this.pollUntil(bookings[bookings.length - 1].slot);
+    }
+  }
+
+  /**
+   * Makes this worker poll at least once a second until `until` (epoch ms), so that it claims the
+   * rows it booked before their slots, even with a longer DISPATCH_POLL_MS.
+   */
+  private pollUntil(until: number): void {
+    this.bookedUntil = Math.max(this.bookedUntil, until);
+    if (this.bookingTicker || this.config.dispatch.pollMs <= BOOKING_POLL_MS) {
+      return;
+    }
+    this.bookingTicker = setInterval(() => {
+      if (Date.now() > this.bookedUntil && this.bookingTicker) {
+        clearInterval(this.bookingTicker);
+        this.bookingTicker = null;
+      }
+      this.signal.notify();
+    }, BOOKING_POLL_MS);
+    this.bookingTicker.unref();
   }
 
   /**
@@ -425,22 +559,24 @@ export class SenderService {
   }
 
   /**
-   * What each limited phone may still send, counting sends in flight. The phones are locked
-   * first, so a concurrent claim on them waits and then counts this one's claims.
+   * What each limited phone may still send, counting sends in flight, and the sending slots of
+   * the `paced` phones. The phones are locked first, so a concurrent claim on them waits, then
+   * counts this one's claims and takes the slots after its.
    */
-  private *remainingVolumes(
+  private *lockedBudgets(
     phones: readonly PhoneRow[],
     settings: ReadonlyMap<number, Record<string, string>>,
     now: Date,
-  ): Sql<Map<number, number>> {
+    paced: ReadonlySet<number>,
+  ): Sql<{ remaining: Map<number, number>; paces: Map<number, Pace> }> {
     const remaining = new Map<number, number>();
     const limitedPhones = phones.filter((phone) =>
       isSettingOn(settings.get(Number(phone.id_user)) ?? {}, 'phone_limit'),
     );
-    if (limitedPhones.length === 0) {
-      return remaining;
-    }
-    const limits = yield* this.repository.limitsOf(limitedPhones.map((phone) => phone.id));
+    const limits =
+      limitedPhones.length === 0
+        ? []
+        : yield* this.repository.limitsOf(limitedPhones.map((phone) => phone.id));
     const byPhone = new Map<number, LimitRow[]>();
     for (const limit of limits) {
       const phoneId = Number(limit.id_phone);
@@ -448,7 +584,16 @@ export class SenderService {
       windows.push(limit);
       byPhone.set(phoneId, windows);
     }
-    yield* this.repository.lockPhones([...byPhone.keys()]);
+    const nextFree = yield* this.repository.lockPhones(
+      [...new Set([...byPhone.keys(), ...paced])].sort((a, b) => a - b),
+    );
+    const paces = new Map<number, Pace>();
+    for (const phone of phones) {
+      if (paced.has(phone.id) && phone.rate) {
+        const next = nextFree.get(phone.id) ?? now.getTime();
+        paces.set(phone.id, { next, spacing: slotSpacingMs(Number(phone.rate)), moved: false });
+      }
+    }
     for (const phone of limitedPhones) {
       const limits = byPhone.get(phone.id);
       if (!limits) {
@@ -466,10 +611,20 @@ export class SenderService {
         remainingVolume(windows, (since) => spent.get(since) ?? 0),
       );
     }
-    return remaining;
+    return { remaining, paces };
   }
 
+  /** Sends the claimed rows: paced ones in their phone's lane, at their slot; the others now. */
   private async sendAll(claimed: readonly Claimed[]): Promise<Outcome[]> {
+    for (const paced of claimed) {
+      if (paced.slot !== null) {
+        this.lanes.add(paced.phone.id, paced.slot, paced);
+      }
+    }
+    return this.sendNow(claimed.filter((unpaced) => unpaced.slot === null));
+  }
+
+  private async sendNow(claimed: readonly Claimed[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = new Array<Outcome>(claimed.length);
     let next = 0;
     const lane = async () => {
@@ -516,20 +671,36 @@ export class SenderService {
   }
 
   /**
-   * Records outcomes; transient failures with attempts left go back to the queue. The entries
-   * recorded.
+   * Records outcomes; transient failures with attempts left go back to the queue, and so do the
+   * rows never sent, as they were. The entries recorded.
    */
-  private *record(workerId: string, outcomes: readonly Outcome[]): Sql<readonly NewSended[]> {
-    if (outcomes.length === 0) {
+  private *record(
+    workerId: string,
+    outcomes: readonly Outcome[],
+    unsent: readonly Claimed[],
+  ): Sql<readonly NewSended[]> {
+    if (outcomes.length + unsent.length === 0) {
       return [];
     }
     const now = nowUtc();
     const mine = yield* this.repository.stillClaimed(
-      outcomes.map((outcome) => outcome.claimed.row.id),
+      [...outcomes.map((outcome) => outcome.claimed.row.id), ...unsent.map(({ row }) => row.id)],
       workerId,
     );
     const done: Array<{ row: OutboxRow; sended: NewSended; handed: boolean }> = [];
     const retried: QuotaChange[] = [];
+    const requeued = unsent.filter(({ row }) => mine.has(row.id)).map(({ row }) => row);
+    if (requeued.length > 0) {
+      yield* this.repository.requeue(
+        requeued.map((row) => row.id),
+        now,
+      );
+      for (const row of requeued) {
+        if (row.quota_segments !== null) {
+          retried.push({ userId: Number(row.id_user), released: row.quota_segments, consumed: 0 });
+        }
+      }
+    }
     for (const { claimed, text, result } of outcomes) {
       const { row, phone } = claimed;
       if (!mine.has(row.id)) {

@@ -116,6 +116,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.running = false;
     this.stopping.abort();
     await Promise.all(this.tasks);
+    try {
+      await this.sender.stop(this.id);
+    } catch (error) {
+      // Its rows stay claimed: the sweep records them once this worker's heartbeat stops.
+      this.logger.warn(
+        { err: error },
+        `Dispatch worker ${this.id} could not record its last sends.`,
+      );
+    }
     this.heartbeat.stop();
     await Promise.all([...this.listeners.values()].map((stop) => stop()));
     this.listeners.clear();
