@@ -22,6 +22,12 @@ export const PACE_LATE_MS = 15;
  */
 export const PACE_AHEAD_MS = 2000;
 
+/**
+ * How long after its claim began a row's slot comes at the soonest: the claim must commit, and
+ * its worker hand the row to its lane, before the slot, or the slot passes unused.
+ */
+export const PACE_LEAD_MS = 200;
+
 /** Sends of one phone in flight at once in one process; a slot that finds them all busy passes. */
 export const PACE_MAX_IN_FLIGHT = 64;
 

@@ -31,7 +31,7 @@ import {
   OutboxRow,
   PhoneRow,
 } from './dispatch.repository';
-import { PACE_AHEAD_MS, PACE_LATE_MS, PacedLanes, slotSpacingMs } from './pacing';
+import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS, PacedLanes, slotSpacingMs } from './pacing';
 import { choosePhone } from './phone-choice';
 import { measureSms } from '../common/text/gsm';
 
@@ -159,7 +159,9 @@ export class SenderService {
   private unsent: Claimed[] = [];
   private readonly lanes = new PacedLanes<Claimed>(
     async (claimed) => {
-      this.unrecorded.push(await this.sendOne(claimed));
+      const outcome = await this.sendOne(claimed);
+      // Read after the send: recordSent replaces the array meanwhile.
+      this.unrecorded.push(outcome);
     },
     (passed) => {
       this.logger.warn(
@@ -412,7 +414,7 @@ export class SenderService {
         if (booking === phone) {
           slot = bookedSlot;
         } else {
-          slot = Math.max(pace.next, nowMs);
+          slot = Math.max(pace.next, nowMs + PACE_LEAD_MS);
           pace.next = slot + pace.spacing;
           pace.moved = true;
           if (slot > nowMs + PACE_AHEAD_MS) {
