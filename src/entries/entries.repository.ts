@@ -51,7 +51,7 @@ const COLUMNS = {
   conditional_group: ['id', 'id_user', 'name', 'condition', ...TIMESTAMPS],
   phone: [
     'id', 'id_user', 'name', 'adapter', 'adapter_data', 'priority', 'status', ...TIMESTAMPS,
-    'callback_token',
+    'rate', 'callback_token',
   ],
   phone_group: ['id', 'id_user', 'name', ...TIMESTAMPS],
   media: ['id', 'id_user', 'path', ...TIMESTAMPS],

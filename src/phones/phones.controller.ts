@@ -17,6 +17,8 @@ import { RequestParams } from '../common/params/request-params.decorator';
 import {
   MAX_LIMITS,
   MAX_NAME_LENGTH,
+  MAX_RATE,
+  MIN_RATE,
   parseCreatePhoneParams,
   parseForceStatusParams,
   parsePhoneIdParams,
@@ -57,6 +59,16 @@ const PHONE_FIELDS: Record<string, SchemaObject> = {
     type: 'integer',
     description: 'Higher is chosen first when the setting phone_priority is on; negative is 0',
     default: 0,
+  },
+  rate: {
+    type: 'number',
+    nullable: true,
+    minimum: MIN_RATE,
+    maximum: MAX_RATE,
+    description:
+      'Messages per second at most, decimal (0.5: one every two seconds); empty or null for ' +
+      'none. On update, left out keeps the stored rate',
+    example: 0.5,
   },
   limits: {
     type: 'array',

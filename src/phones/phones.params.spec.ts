@@ -11,6 +11,7 @@ import {
   parseName,
   parsePhoneIdParams,
   parsePriority,
+  parseRate,
   parseUpdatePhoneParams,
   phpIntval,
 } from './phones.params';
@@ -103,6 +104,61 @@ describe('parsePriority', () => {
       expect(error.message).toMatch(/priority must be an integer/);
     },
   );
+});
+
+describe('parseRate', () => {
+  it.each<[unknown, number]>([
+    ['0.5', 0.5],
+    ['12.25', 12.25],
+    [' 50 ', 50],
+    ['+3', 3],
+    ['.5', 0.5],
+    ['2.', 2],
+    ['0.001', 0.001],
+    ['1000', 1000],
+    ['1000.000', 1000],
+    [0.25, 0.25],
+    [1000, 1000],
+  ])('reads %p as %p messages per second', (value, expected) => {
+    expect(parseRate(value)).toBe(expected);
+  });
+
+  it('treats absent as not given, and empty, blank or null as no pacing', () => {
+    expect(parseRate(undefined)).toBeUndefined();
+    expect(parseRate('')).toBeNull();
+    expect(parseRate('  ')).toBeNull();
+    expect(parseRate(null)).toBeNull();
+  });
+
+  it.each<unknown>([
+    'fast',
+    '0',
+    0,
+    '-1',
+    -0.5,
+    '0.0009',
+    0.0009,
+    '1000.0001',
+    1001,
+    'NaN',
+    NaN,
+    'Infinity',
+    Infinity,
+    '1e2',
+    '0,5',
+    '0x10',
+    '5/s',
+    true,
+    ['1'],
+    { rate: 1 },
+  ])('refuses %p with INVALID_PARAMETER saying what a rate is', (value) => {
+    const error = errorOf(() => parseRate(value));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(error.message).toBe(
+      'You have specified an invalid parameter : rate must be a number of messages per second ' +
+        'between 0.001 and 1000, such as 0.5 or 50; leave it empty for no pacing.',
+    );
+  });
 });
 
 describe('parseAdapterData', () => {
@@ -295,10 +351,24 @@ const TOO_MANY_LIMITS = Array.from({ length: MAX_LIMITS + 1 }, () => ({
 }));
 
 describe('parseCreatePhoneParams (post_phone)', () => {
-  it('reads rule 1 outright, with a default priority and no data', () => {
+  it('reads rule 1 outright, with a default priority, no rate and no data', () => {
     const input = parseCreatePhoneParams({ name: 'Office', adapter: 'test' }, 'test, twilio');
-    expect(input).toMatchObject({ name: 'Office', adapter: 'test', priority: 0, adapterData: {} });
+    expect(input).toMatchObject({
+      name: 'Office',
+      adapter: 'test',
+      priority: 0,
+      rate: null,
+      adapterData: {},
+    });
     expect(input.limits.get()).toEqual([]);
+  });
+
+  it('reads the rate, an empty one as none', () => {
+    const create = (rate: unknown) =>
+      parseCreatePhoneParams({ name: 'Office', adapter: 'test', rate }, 'test');
+    expect(create('0.5').rate).toBe(0.5);
+    expect(create('').rate).toBeNull();
+    expect(errorOf(() => create('-1')).code).toBe(ErrorCode.INVALID_PARAMETER);
   });
 
   it('refuses a missing name, then a missing adapter, listing the adapters', () => {
@@ -335,6 +405,14 @@ describe('parseUpdatePhoneParams (post_update_phone)', () => {
     expect(errorOf(() => invalid.changes.get()).message).toMatch(/name must be a text/);
     const nothing = parseUpdatePhoneParams({ id: '3' });
     expect(errorOf(() => nothing.changes.get()).code).toBe(ErrorCode.MISSING_PARAMETER);
+  });
+
+  it('counts a rate as a change, an empty or null one removing the pacing', () => {
+    expect(parseUpdatePhoneParams({ id: '3', rate: '2.5' }).changes.get()).toEqual({ rate: 2.5 });
+    expect(parseUpdatePhoneParams({ id: '3', rate: '' }).changes.get()).toEqual({ rate: null });
+    expect(parseUpdatePhoneParams({ id: '3', rate: null }).changes.get()).toEqual({ rate: null });
+    const invalid = parseUpdatePhoneParams({ id: '3', rate: '0' });
+    expect(errorOf(() => invalid.changes.get()).message).toMatch(/rate must be a number/);
   });
 
   it('counts limits alone as a change, an empty one removing every limit', () => {

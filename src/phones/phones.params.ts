@@ -10,6 +10,9 @@ import { isValidStartpoint } from '../common/limits/startpoint';
 /** `phone.name` is VARCHAR(150). */
 export const MAX_NAME_LENGTH = 150;
 const MAX_INT = 2_147_483_647;
+/** A phone's rate bounds, in messages per second. */
+export const MIN_RATE = 0.001;
+export const MAX_RATE = 1000;
 /** `phone.adapter_data` is a TEXT column: 65,535 bytes on MySQL/MariaDB. */
 const MAX_ADAPTER_DATA_BYTES = 65_535;
 /**
@@ -37,6 +40,8 @@ export interface CreatePhoneInput {
   name: string;
   adapter: string;
   priority: number;
+  /** Messages per second at most; null: unpaced. */
+  rate: number | null;
   /** The fields sent, not yet checked against the adapter's descriptor. */
   adapterData: Record<string, unknown>;
   limits: Deferred<LimitInput[]>;
@@ -47,6 +52,8 @@ export interface PhoneChangesInput {
   name?: string;
   adapter?: string;
   priority?: number;
+  /** Null removes the pacing. */
+  rate?: number | null;
   adapterData?: Record<string, unknown>;
 }
 
@@ -89,6 +96,7 @@ export function parseCreatePhoneParams(params: Params, adapterIds: string): Crea
     name,
     adapter,
     priority: parsePriority(params.priority) ?? 0,
+    rate: parseRate(params.rate) ?? null,
     adapterData: parseAdapterData(params.adapter_data) ?? {},
     limits: Deferred.parse(() => cleanLimits(params.limits)),
   };
@@ -105,11 +113,12 @@ export function parseUpdatePhoneParams(params: Params): UpdatePhoneInput {
         name: parseName(params.name),
         adapter: parseAdapterName(params.adapter),
         priority: parsePriority(params.priority),
+        rate: parseRate(params.rate),
         adapterData: parseAdapterData(params.adapter_data),
       };
       if (Object.values(changes).every((value) => value === undefined) && !limitsSent) {
         throw ApiError.missing(
-          'give at least one of name, adapter, adapter_data, priority or limits to change.',
+          'give at least one of name, adapter, adapter_data, priority, rate or limits to change.',
         );
       }
       return changes;
@@ -186,6 +195,33 @@ export function parsePriority(value: unknown): number | undefined {
     throw ApiError.invalid(`priority must be an integer from 0 to ${MAX_INT}.`);
   }
   return Math.max(priority, 0);
+}
+
+/**
+ * A rate, when given: messages per second, a decimal number from MIN_RATE to MAX_RATE. Empty (or
+ * JSON null) is null, which removes the pacing: unlike the other fields, where empty means not
+ * sent, a rate has to be removable.
+ */
+export function parseRate(value: unknown): number | null | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (value === null || (typeof value === 'string' && value.trim() === '')) {
+    return null;
+  }
+  let rate = NaN;
+  if (typeof value === 'number') {
+    rate = value;
+  } else if (typeof value === 'string' && /^\s*\+?(?:\d+(?:\.\d*)?|\.\d+)\s*$/.test(value)) {
+    rate = Number(value);
+  }
+  if (!(rate >= MIN_RATE && rate <= MAX_RATE)) {
+    throw ApiError.invalid(
+      `rate must be a number of messages per second between ${MIN_RATE} and ${MAX_RATE}, ` +
+        'such as 0.5 or 50; leave it empty for no pacing.',
+    );
+  }
+  return rate;
 }
 
 /**

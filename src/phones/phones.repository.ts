@@ -8,7 +8,7 @@ import { Sended } from '../messages/entities/sended.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
 import { Phone } from './entities/phone.entity';
 
-export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority'>;
+export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority' | 'rate'>;
 export type PhoneChanges = Partial<NewPhone & Pick<Phone, 'adapter_data'>>;
 export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
 
@@ -79,7 +79,8 @@ export class PhonesRepository {
 
   /**
    * Updates a phone of the user and, when `limits` is given, replaces its limits, in one
-   * transaction. False when the phone is no longer there.
+   * transaction; a new rate resets the phone's pacing (resetPacing). False when the phone is no
+   * longer there.
    */
   update(
     userId: number,
@@ -87,7 +88,14 @@ export class PhonesRepository {
     changes: PhoneChanges,
     limits: readonly LimitWindow[] | undefined,
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.transaction(async (manager) => {
+      const stored = await this.storedPhone(manager, userId, phoneId);
+      if (!stored) {
+        return false;
+      }
+      if (changes.rate !== undefined && changes.rate !== stored.rate) {
+        await this.resetPacing(manager, phoneId);
+      }
       const now = nowUtc();
       const result = await manager
         .getRepository(Phone)
@@ -104,34 +112,51 @@ export class PhonesRepository {
   }
 
   /**
-   * Deletes a phone of the user. The schema's foreign keys delete its limits and phone-group
-   * memberships and set `id_phone` to NULL on its sent, received and scheduled messages.
+   * Deletes a phone of the user, and resets its pacing (resetPacing). The schema's foreign keys
+   * delete its limits and phone-group memberships and set `id_phone` to NULL on its sent,
+   * received and scheduled messages.
    */
-  async deleteOwned(userId: number, phoneId: number): Promise<boolean> {
-    const result = await this.phones.delete({ id: phoneId, id_user: userId });
-    return Boolean(result.affected);
+  deleteOwned(userId: number, phoneId: number): Promise<boolean> {
+    return this.transaction(async (manager) => {
+      if (!(await this.storedPhone(manager, userId, phoneId))) {
+        return false;
+      }
+      await this.resetPacing(manager, phoneId);
+      const result = await manager.getRepository(Phone).delete({ id: phoneId, id_user: userId });
+      return Boolean(result.affected);
+    });
   }
 
   /**
-   * Stores a status the phone's checks found. Unless `overrideDisabled`, a phone disabled
-   * meanwhile stays disabled. False when no phone of the user was changed.
+   * Stores a status the phone's checks found; a status other than the stored one resets the
+   * phone's pacing (resetPacing). Unless `overrideDisabled`, a phone disabled meanwhile stays
+   * disabled. False when no phone of the user was changed.
    */
-  async storeStatus(
+  storeStatus(
     userId: number,
     phoneId: number,
     status: PhoneStatus,
     overrideDisabled: boolean,
   ): Promise<boolean> {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .update(Phone)
-      .set({ status, updated_at: nowUtc() })
-      .where('id = :phoneId', { phoneId })
-      .andWhere('id_user = :userId', { userId });
-    if (!overrideDisabled) {
-      query.andWhere('status <> :disabled', { disabled: 'disabled' });
-    }
-    return Boolean((await query.execute()).affected);
+    return this.transaction(async (manager) => {
+      const stored = await this.storedPhone(manager, userId, phoneId);
+      if (!stored || (stored.status === 'disabled' && !overrideDisabled)) {
+        return false;
+      }
+      if (stored.status !== status) {
+        await this.resetPacing(manager, phoneId);
+      }
+      const query = manager
+        .createQueryBuilder()
+        .update(Phone)
+        .set({ status, updated_at: nowUtc() })
+        .where('id = :phoneId', { phoneId })
+        .andWhere('id_user = :userId', { userId });
+      if (!overrideDisabled) {
+        query.andWhere('status <> :disabled', { disabled: 'disabled' });
+      }
+      return Boolean((await query.execute()).affected);
+    });
   }
 
   /** The limits of a phone of the user, in creation order. */
@@ -174,6 +199,50 @@ export class PhonesRepository {
       .andWhere('s.at >= :earliest', { earliest: sorted[0] })
       .getRawOne<Record<string, number | string>>();
     return new Map(sorted.map((since, index) => [since, Number(row?.[`c${index}`])]));
+  }
+
+  /**
+   * Puts the phone's booked rows back in the queue and frees its next sending slot
+   * (docs/dispatch.md#pacing), in the transaction of the change that calls for it. Rows booked on
+   * a paced phone wait for their slot with `next_attempt_at` ahead; once the phone's rate or
+   * status changes, or it is deleted, those slots no longer hold, so the rows are due now and
+   * are routed again. Rows being sent keep their phone.
+   *
+   * The outbox goes first, as in the dispatch's claims (its rows, then their phones): a claim
+   * holding one of these rows while it waits for the phone's row would otherwise deadlock with
+   * this transaction.
+   */
+  private async resetPacing(manager: EntityManager, phoneId: number): Promise<void> {
+    const now = nowUtc();
+    await manager.query(
+      'UPDATE outbox SET via_phone = NULL, pace_slot = NULL, next_attempt_at = ?, updated_at = ? ' +
+        "WHERE via_phone = ? AND state = 'queued'",
+      [now, now, phoneId],
+    );
+    await manager.query('UPDATE phone SET pace_next_ms = NULL WHERE id = ?', [phoneId]);
+  }
+
+  /**
+   * The phone's rate and status, read without a lock: locking the phone's row before the
+   * outbox's would take them in the order opposite to the dispatch's (resetPacing).
+   */
+  private async storedPhone(
+    manager: EntityManager,
+    userId: number,
+    phoneId: number,
+  ): Promise<Pick<Phone, 'rate' | 'status'> | undefined> {
+    const [row] = await manager.query<Array<Pick<Phone, 'rate' | 'status'>>>(
+      'SELECT rate, status FROM phone WHERE id = ? AND id_user = ?',
+      [phoneId, userId],
+    );
+    return row;
+  }
+
+  /** READ COMMITTED on MySQL: no gap locks on the outbox rows resetPacing looks through. */
+  private transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.options.type === 'mysql'
+      ? this.dataSource.transaction('READ COMMITTED', work)
+      : this.dataSource.transaction(work);
   }
 
   private async insertLimits(

@@ -70,6 +70,16 @@ describeEachDatabase('PhonesService', (database) => {
       ]);
     });
 
+    it('stores the rate sent, and none without one', async () => {
+      const user = await caller();
+
+      const paced = await create(user, { name: 'Paced', adapter: 'test', rate: '0.5' });
+      const unpaced = await create(user, { name: 'Unpaced', adapter: 'test' });
+
+      expect(await storedPhone(paced)).toMatchObject({ rate: 0.5, pace_next_ms: null });
+      expect(await storedPhone(unpaced)).toMatchObject({ rate: null, pace_next_ms: null });
+    });
+
     it('rule 2 before rule 3: a name already used wins over too many limits', async () => {
       const user = await caller();
       await makePhone(dataSource, user.id, { name: 'Office' });
@@ -157,6 +167,36 @@ describeEachDatabase('PhonesService', (database) => {
       );
 
       expect(error.message).toMatch(/name "Taken" is already used/);
+    });
+
+    it('a new rate frees the next sending slot; an update without one keeps rate and slot', async () => {
+      const user = await caller();
+      const phone = await makePhone(dataSource, user.id, { rate: 2, pace_next_ms: '1000' });
+      const pacing = async () => {
+        const stored = await storedPhone(phone.id);
+        return { rate: stored?.rate, slot: stored?.pace_next_ms && String(stored.pace_next_ms) };
+      };
+
+      expect(await update(user, { id: phone.id, priority: '4' })).toBe(true);
+      expect(await pacing()).toEqual({ rate: 2, slot: '1000' });
+
+      expect(await update(user, { id: phone.id, rate: 12.25 })).toBe(true);
+      expect(await pacing()).toEqual({ rate: 12.25, slot: null });
+    });
+
+    it('rule 3: a name taken refuses the update before the rate or the slot changes', async () => {
+      const user = await caller();
+      await makePhone(dataSource, user.id, { name: 'Taken' });
+      const phone = await makePhone(dataSource, user.id, { rate: 2, pace_next_ms: '1000' });
+
+      const error = await apiErrorOf(update(user, { id: phone.id, name: 'Taken', rate: '1' }));
+
+      expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
+      const stored = await storedPhone(phone.id);
+      expect({ rate: stored?.rate, slot: String(stored?.pace_next_ms) }).toEqual({
+        rate: 2,
+        slot: '1000',
+      });
     });
 
     it('keeps its own name, changes what was sent and replaces the limits', async () => {

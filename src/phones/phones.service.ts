@@ -41,7 +41,7 @@ export class PhonesService {
 
   /** post_phone (docs/api.md#post_phone): the new phone's id. Rule 1 was checked by the parse. */
   async create(user: AuthenticatedUser, input: CreatePhoneInput): Promise<number> {
-    const { name, priority } = input;
+    const { name, priority, rate } = input;
     // Rule 2.
     if (await this.phones.isNameTaken(user.id, name)) {
       throw nameTaken(name);
@@ -63,7 +63,7 @@ export class PhonesService {
     try {
       id = await this.phones.create(
         user.id,
-        { name, adapter: adapterId, priority },
+        { name, adapter: adapterId, priority, rate },
         (phoneId) => this.secrets.seal(adapterId, data, { id: phoneId, id_user: user.id }),
         limits,
       );
@@ -90,14 +90,20 @@ export class PhonesService {
       throw noPhone(ErrorCode.CANNOT_UPDATE, phoneId);
     }
     // Rule 2.
-    const { name, adapter: adapterName, priority, adapterData: sentData } = input.changes.get();
+    const {
+      name,
+      adapter: adapterName,
+      priority,
+      rate,
+      adapterData: sentData,
+    } = input.changes.get();
     // Rule 3.
     if (name !== undefined && (await this.phones.isNameTaken(user.id, name, phone.id))) {
       throw nameTaken(name);
     }
     // Rule 4.
     const limits = input.limits.get();
-    const changes: PhoneChanges = { name, priority };
+    const changes: PhoneChanges = { name, priority, rate };
     if (adapterName !== undefined || sentData !== undefined) {
       const adapter = this.findAdapter(adapterName ?? phone.adapter);
       const sameAdapter = this.adapters.find(phone.adapter) === adapter;

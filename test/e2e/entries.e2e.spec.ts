@@ -70,6 +70,7 @@ const COLUMNS = {
     'priority',
     'status',
     ...TIMESTAMPS,
+    'rate',
     'callback_urls',
   ],
   phone_group: ['id', 'id_user', 'name', ...TIMESTAMPS],
@@ -426,6 +427,7 @@ describeEachDatabase('get_entries', (database) => {
           adapter: 'test',
           adapter_data: '{"delivery":"delivered"}',
           priority: 3,
+          rate: 0.5,
         }),
         await makePhone(ds, user.id, {
           adapter: 'gammu',
@@ -483,6 +485,7 @@ describeEachDatabase('get_entries', (database) => {
       const twilio = await makePhone(ds, user.id, {
         adapter: 'twilio',
         adapter_data: '{"auth_token":"secret"}',
+        rate: 12.25,
       });
       const unknown = await makePhone(ds, user.id, {
         adapter: 'carrier_pigeon',

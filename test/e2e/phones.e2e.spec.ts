@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { Adapter, AdapterData, PhoneStatus, SendResult, field } from '../../src/adapters/adapter';
 import { AdapterDescriptor } from '../../src/adapters/adapter.descriptor';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
+import { nowUtc } from '../../src/common/time/datetime';
+import { Outbox } from '../../src/dispatch/entities/outbox.entity';
 import { Received } from '../../src/messages/entities/received.entity';
 import { Sended } from '../../src/messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
@@ -796,7 +798,7 @@ describeEachDatabase('phones', (database) => {
     });
 
     describe('rule 2: something must be sent', () => {
-      it('refuses an update sending none of name, adapter, adapter_data, priority, limits with MISSING_PARAMETER', async () => {
+      it('refuses an update sending none of name, adapter, adapter_data, priority, rate, limits with MISSING_PARAMETER', async () => {
         const { user, apiKey } = await makeUser(ds);
         const phone = await makePhone(ds, user.id);
 
@@ -806,7 +808,7 @@ describeEachDatabase('phones', (database) => {
           response,
           400,
           MISSING_PARAMETER,
-          `${MISSING}give at least one of name, adapter, adapter_data, priority or limits to change.`,
+          `${MISSING}give at least one of name, adapter, adapter_data, priority, rate or limits to change.`,
         );
       });
 
@@ -1475,6 +1477,403 @@ describeEachDatabase('phones', (database) => {
     });
   });
 
+  describe('rate (docs/dispatch.md#pacing)', () => {
+    const RATE_REFUSED =
+      `${INVALID}rate must be a number of messages per second between 0.001 and 1000, such as ` +
+      '0.5 or 50; leave it empty for no pacing.';
+    /** 2099-01-01 00:00:00 UTC, in epoch milliseconds: a slot far ahead. */
+    const SLOT = '4070908800000';
+    const FUTURE = '2099-01-01 00:00:00';
+    let destination = 0;
+
+    const json = (path: string, apiKey: string) =>
+      request(t.url).post(path).set('X-Api-Key', apiKey);
+    const listedRates = async (apiKey: string) =>
+      (
+        (await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey)).body
+          .response as Array<{ id: number; rate: unknown }>
+      ).map(({ id, rate }) => ({ id, rate }));
+
+    /** An outbox row of the user, booked on `via_phone` at SLOT unless told otherwise. */
+    const makeOutbox = (id_user: number, o: Partial<Outbox>) =>
+      ds.getRepository(Outbox).save(
+        Object.assign(new Outbox(), {
+          id_user,
+          originating_scheduled: 999_999,
+          id_phone: null,
+          id_phone_group: null,
+          pace_slot: SLOT,
+          destination: `+3361${String(++destination).padStart(7, '0')}`,
+          text: 'Hello',
+          flash: 0,
+          mms: 0,
+          tag: null,
+          media_ids: null,
+          state: 'queued',
+          attempts: 0,
+          next_attempt_at: FUTURE,
+          claimed_by: null,
+          claimed_at: null,
+          error: null,
+          render_input: null,
+          created_at: '2024-01-02 03:04:05',
+          updated_at: null,
+          ...o,
+        }),
+      );
+    /** What pacing reads of a row, its slot as text on every engine. */
+    const outboxRow = async (id: number) => {
+      const row = await ds.getRepository(Outbox).findOneByOrFail({ id });
+      return {
+        state: row.state,
+        via_phone: row.via_phone,
+        pace_slot: row.pace_slot === null ? null : String(row.pace_slot),
+        next_attempt_at: row.next_attempt_at,
+      };
+    };
+    const paceNextMs = async (id: number) => {
+      const pace = (await phoneRow(id))?.pace_next_ms;
+      return pace === null || pace === undefined ? pace : String(pace);
+    };
+
+    /**
+     * A paced phone of a new user with a booked row waiting for its slot and one being sent,
+     * beside another phone of the user with a booked row of its own.
+     */
+    async function bookedPhone(o: Partial<Phone> = {}) {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id, { rate: 2, pace_next_ms: SLOT, ...o });
+      const other = await makePhone(ds, user.id, { rate: 2, pace_next_ms: SLOT });
+      const waiting = await makeOutbox(user.id, { via_phone: phone.id });
+      const sending = await makeOutbox(user.id, {
+        via_phone: phone.id,
+        state: 'sending',
+        claimed_by: 'worker-1',
+        claimed_at: '2024-01-02 03:04:05',
+      });
+      const elsewhere = await makeOutbox(user.id, { via_phone: other.id });
+      return { user, apiKey, phone, other, waiting, sending, elsewhere };
+    }
+    type Booked = Awaited<ReturnType<typeof bookedPhone>>;
+
+    const BOOKED_WAITING = {
+      state: 'queued',
+      pace_slot: SLOT,
+      next_attempt_at: FUTURE,
+    };
+
+    /** The phone's waiting row is due now, without a phone or a slot, and the rest is kept. */
+    async function expectUnbooked(booked: Booked, since: string): Promise<void> {
+      const waiting = await outboxRow(booked.waiting.id);
+      expect(waiting).toEqual({
+        state: 'queued',
+        via_phone: null,
+        pace_slot: null,
+        next_attempt_at: expect.any(String),
+      });
+      expect(waiting.next_attempt_at >= since && waiting.next_attempt_at <= nowUtc()).toBe(true);
+      await expectOthersKept(booked);
+    }
+
+    /** Nothing of the phone's pacing changed. */
+    async function expectKept(booked: Booked): Promise<void> {
+      expect(await outboxRow(booked.waiting.id)).toEqual({
+        ...BOOKED_WAITING,
+        via_phone: booked.phone.id,
+      });
+      expect(await paceNextMs(booked.phone.id)).toBe(SLOT);
+      await expectOthersKept(booked);
+    }
+
+    /** The row being sent, and the other phone's pacing, are never touched. */
+    async function expectOthersKept(booked: Booked): Promise<void> {
+      expect(await outboxRow(booked.sending.id)).toEqual({
+        ...BOOKED_WAITING,
+        state: 'sending',
+        via_phone: booked.phone.id,
+      });
+      expect(await outboxRow(booked.elsewhere.id)).toEqual({
+        ...BOOKED_WAITING,
+        via_phone: booked.other.id,
+      });
+      expect(await paceNextMs(booked.other.id)).toBe(SLOT);
+    }
+
+    it('creates phones with a rate from a form, JSON, a query string and multipart, lists it as a JSON number, and null without one', async () => {
+      const { apiKey } = await makeUser(ds);
+
+      const fromForm = await form('/api/phone/', apiKey).send('name=form&adapter=test&rate=0.5');
+      const fromJson = await json('/api/phone/', apiKey).send({
+        name: 'json',
+        adapter: 'test',
+        rate: 12.25,
+      });
+      const fromQuery = await json('/api/phone/?name=query&adapter=test&rate=50', apiKey);
+      const fromMultipart = await json('/api/phone/', apiKey)
+        .field('name', 'multipart')
+        .field('adapter', 'test')
+        .field('rate', '0.001');
+      const unpaced = await form('/api/phone/', apiKey).send({ name: 'unpaced', adapter: 'test' });
+
+      const created = [fromForm, fromJson, fromQuery, fromMultipart, unpaced];
+      for (const response of created) {
+        expectSuccess(response, 201, expect.any(Number));
+      }
+      const ids = created.map((response) => response.body.response as number);
+      expect(await listedRates(apiKey)).toEqual([
+        { id: ids[0], rate: 0.5 },
+        { id: ids[1], rate: 12.25 },
+        { id: ids[2], rate: 50 },
+        { id: ids[3], rate: 0.001 },
+        { id: ids[4], rate: null },
+      ]);
+      expect((await phoneRow(ids[4]))?.pace_next_ms).toBeNull();
+    });
+
+    it('accepts the bounds, 0.001 and 1000, and a blank rate as none', async () => {
+      const { apiKey } = await makeUser(ds);
+
+      const low = await json('/api/phone/', apiKey).send({
+        name: 'l',
+        adapter: 'test',
+        rate: '0.001',
+      });
+      const high = await json('/api/phone/', apiKey).send({
+        name: 'h',
+        adapter: 'test',
+        rate: 1000,
+      });
+      const blank = await form('/api/phone/', apiKey).send('name=b&adapter=test&rate=%20');
+
+      expect([low, high, blank].map((response) => response.status)).toEqual([201, 201, 201]);
+      expect((await listedRates(apiKey)).map(({ rate }) => rate)).toEqual([0.001, 1000, null]);
+    });
+
+    it('does not list the pacing state of the dispatch', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      await makePhone(ds, user.id, { rate: 2, pace_next_ms: SLOT });
+
+      const listed = await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey);
+
+      expect(listed.body.response[0]).toMatchObject({ rate: 2 });
+      expect(JSON.stringify(listed.body)).not.toContain('pace');
+      expect(JSON.stringify(listed.body)).not.toContain(SLOT);
+    });
+
+    it.each<[string, unknown]>([
+      ['text', 'fast'],
+      ['a negative rate', '-1'],
+      ['zero', '0'],
+      ['zero as a JSON number', 0],
+      ['a negative JSON number', -2.5],
+      ['less than 0.001', '0.0009'],
+      ['more than 1000', '1000.5'],
+      ['more than 1000 as a JSON number', 1001],
+      ['NaN', 'NaN'],
+      ['Infinity', 'Infinity'],
+      ['a decimal comma', '0,5'],
+      ['an exponent', '1e2'],
+      ['a number followed by text', '5 per second'],
+      ['a boolean', true],
+      ['a list', [1]],
+      ['an object', { per: 1 }],
+    ])('refuses %s with HTTP 400 INVALID_PARAMETER, creating nothing', async (_, rate) => {
+      const { user, apiKey } = await makeUser(ds);
+
+      const response = await json('/api/phone/', apiKey).send({
+        name: 'bad rate',
+        adapter: 'test',
+        rate,
+      });
+
+      expectError(response, 400, INVALID_PARAMETER, RATE_REFUSED);
+      expect(await phonesNamed(user.id, 'bad rate')).toBe(0);
+    });
+
+    it('refuses a bad rate from a form and from the query string alike', async () => {
+      const { user, apiKey } = await makeUser(ds);
+
+      const fromForm = await form('/api/phone/', apiKey).send('name=bad&adapter=test&rate=-0.5');
+      const fromQuery = await json('/api/phone/?name=bad&adapter=test&rate=abc', apiKey);
+
+      expectError(fromForm, 400, INVALID_PARAMETER, RATE_REFUSED);
+      expectError(fromQuery, 400, INVALID_PARAMETER, RATE_REFUSED);
+      expect(await phonesNamed(user.id, 'bad')).toBe(0);
+    });
+
+    it('changes the rate on update, keeps it when not sent, and removes it when empty or null', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id, { rate: 2 });
+      const path = `/api/phone/${phone.id}/`;
+      const rate = async () => (await listedRates(apiKey))[0].rate;
+
+      expectSuccess(await form(path, apiKey).send('rate=0.25'), 200, true);
+      expect(await rate()).toBe(0.25);
+      expectSuccess(await form(path, apiKey).send('name=renamed'), 200, true);
+      expect(await rate()).toBe(0.25);
+      expectSuccess(await json(path, apiKey).send({ rate: 1000 }), 200, true);
+      expect(await rate()).toBe(1000);
+      expectSuccess(await form(path, apiKey).send('rate='), 200, true);
+      expect(await rate()).toBeNull();
+      expectSuccess(await json(`${path}?rate=12.25`, apiKey), 200, true);
+      expect(await rate()).toBe(12.25);
+      expectSuccess(await json(path, apiKey).send({ rate: null }), 200, true);
+      expect(await rate()).toBeNull();
+      expect((await phoneRow(phone.id))?.name).toBe('renamed');
+    });
+
+    it.each<[string, unknown]>([
+      ['zero', '0'],
+      ['text', 'slow'],
+      ['over 1000', 5000],
+    ])(
+      'refuses %s on update with HTTP 400 INVALID_PARAMETER, changing nothing',
+      async (_, rate) => {
+        const booked = await bookedPhone({ name: 'paced' });
+
+        const response = await json(`/api/phone/${booked.phone.id}/`, booked.apiKey).send({
+          name: 'renamed',
+          rate,
+        });
+
+        expectError(response, 400, INVALID_PARAMETER, RATE_REFUSED);
+        expect(await phoneRow(booked.phone.id)).toMatchObject({ name: 'paced', rate: 2 });
+        await expectKept(booked);
+      },
+    );
+
+    describe('resets the pacing of the phone, in the transaction of the change', () => {
+      it.each<[string, string, number | null]>([
+        ['a new rate', 'rate=0.5', 0.5],
+        ['a rate removed', 'rate=', null],
+      ])(
+        '%s puts the rows waiting for their slot back in the queue, due now; rows being sent keep theirs',
+        async (_, body, stored) => {
+          const booked = await bookedPhone();
+          const since = nowUtc();
+
+          const response = await form(`/api/phone/${booked.phone.id}/`, booked.apiKey).send(body);
+
+          expectSuccess(response, 200, true);
+          expect((await phoneRow(booked.phone.id))?.rate).toBe(stored);
+          expect(await paceNextMs(booked.phone.id)).toBeNull();
+          await expectUnbooked(booked, since);
+        },
+      );
+
+      it('a rate set on an unpaced phone resets it too', async () => {
+        const booked = await bookedPhone({ rate: null });
+        const since = nowUtc();
+
+        expectSuccess(
+          await json(`/api/phone/${booked.phone.id}/`, booked.apiKey).send({ rate: 3 }),
+          200,
+          true,
+        );
+
+        expect(await paceNextMs(booked.phone.id)).toBeNull();
+        await expectUnbooked(booked, since);
+      });
+
+      it('un-books the rows in the transaction that stores the new rate', async () => {
+        const booked = await bookedPhone();
+
+        const { result, queries } = await withQueries(ds, () =>
+          form(`/api/phone/${booked.phone.id}/`, booked.apiKey).send('rate=4'),
+        );
+
+        expectSuccess(result, 200, true);
+        const unbook = queries.findIndex((sql) => /^UPDATE outbox SET via_phone = NULL/.test(sql));
+        const rate = queries.findIndex((sql) => /^UPDATE .phone. SET .*\brate\b/.test(sql));
+        const start = queries.findLastIndex(
+          (sql, index) => index < unbook && /^(START|BEGIN) TRANSACTION/i.test(sql),
+        );
+        const commit = queries.findIndex((sql, index) => index > start && /^COMMIT/i.test(sql));
+        expect(unbook).toBeGreaterThan(start);
+        expect(start).toBeGreaterThanOrEqual(0);
+        expect(rate).toBeGreaterThan(unbook);
+        expect(commit).toBeGreaterThan(rate);
+      });
+
+      it('the same rate again, or other fields alone, keep the bookings', async () => {
+        const booked = await bookedPhone();
+        const path = `/api/phone/${booked.phone.id}/`;
+
+        expectSuccess(await form(path, booked.apiKey).send('rate=2'), 200, true);
+        expectSuccess(await json(path, booked.apiKey).send({ name: 'x', priority: 3 }), 200, true);
+
+        await expectKept(booked);
+      });
+
+      it('an update refused by the adapter test keeps the bookings and the rate', async () => {
+        const booked = await bookedPhone();
+
+        const response = await json(`/api/phone/${booked.phone.id}/`, booked.apiKey).send({
+          rate: 5,
+          adapter_data: { delivery: 'lost' },
+        });
+
+        expect(response.status).toBe(422);
+        expect((await phoneRow(booked.phone.id))?.rate).toBe(2);
+        await expectKept(booked);
+      });
+
+      it('deleting the phone puts its waiting rows back in the queue', async () => {
+        const booked = await bookedPhone();
+        const since = nowUtc();
+
+        const response = await request(t.url)
+          .delete(`/api/phone/${booked.phone.id}/`)
+          .set('X-Api-Key', booked.apiKey);
+
+        expectSuccess(response, 200, true);
+        expect(await phoneRow(booked.phone.id)).toBeNull();
+        await expectUnbooked(booked, since);
+      });
+
+      it("deleting another user's phone is refused and resets nothing", async () => {
+        const booked = await bookedPhone();
+        const { apiKey } = await makeUser(ds);
+
+        const response = await request(t.url)
+          .delete(`/api/phone/${booked.phone.id}/`)
+          .set('X-Api-Key', apiKey);
+
+        expect(response.status).toBe(404);
+        await expectKept(booked);
+      });
+
+      it('a status forced to another value resets it; forcing the same status does not', async () => {
+        const booked = await bookedPhone();
+        const force = (status: string) =>
+          json(`/api/phone/${booked.phone.id}/status/force/`, booked.apiKey).send({ status });
+
+        expectSuccess(await force('available'), 200, 'available');
+        await expectKept(booked);
+
+        const since = nowUtc();
+        expectSuccess(await force('disabled'), 200, 'disabled');
+        expect(await paceNextMs(booked.phone.id)).toBeNull();
+        await expectUnbooked(booked, since);
+      });
+
+      it('a status check that finds another status resets it; one that finds the same does not', async () => {
+        const unchanged = await bookedPhone();
+        const booked = await bookedPhone({ status: 'no_credit' });
+        const check = ({ phone, apiKey }: Booked) =>
+          request(t.url).post(`/api/phone/${phone.id}/status/`).set('X-Api-Key', apiKey);
+
+        expectSuccess(await check(unchanged), 200, 'available');
+        await expectKept(unchanged);
+
+        const since = nowUtc();
+        expectSuccess(await check(booked), 200, 'available');
+        expect(await paceNextMs(booked.phone.id)).toBeNull();
+        await expectUnbooked(booked, since);
+      });
+    });
+  });
+
   describe('OpenAPI', () => {
     it('documents the five phone operations with their operation ids and body fields', async () => {
       const document = (await request(t.url).get('/api/docs-json')).body as {
@@ -1506,7 +1905,7 @@ describeEachDatabase('phones', (database) => {
       expect(document.paths['/api/phone/{id}/status/force'].post.operationId).toBe(
         'post_change_phone_status',
       );
-      const phoneFields = ['name', 'adapter', 'adapter_data', 'priority', 'limits'];
+      const phoneFields = ['name', 'adapter', 'adapter_data', 'priority', 'rate', 'limits'];
       expect(bodyFields('/api/phone', 'post')).toEqual(phoneFields);
       expect(bodyFields('/api/phone/{id}', 'post')).toEqual(phoneFields);
       expect(bodyFields('/api/phone/{id}/status/force', 'post')).toEqual(['status']);

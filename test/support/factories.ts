@@ -88,6 +88,7 @@ export async function makePhone(
     adapter_data: '{}',
     priority: 0,
     status: 'available',
+    rate: null,
     ...o,
   });
   const secrets = adapters.secretFields(phone.adapter);
