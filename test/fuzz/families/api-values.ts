@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Entry, list, map, str, Value } from '../support/params';
+import { Entry, list, map, num, str, Value } from '../support/params';
 import { Providers } from '../support/providers';
 import { hostileText, idValue, mostly, phoneNumberText } from '../support/values';
 
@@ -415,6 +415,40 @@ export const percentValue: fc.Arbitrary<Value> = fc.oneof(
     .constantFrom('0', '50', '100', '100.01', '-1', '0.005', '1e2', '50%', ' 5', '5,5', 'NaN', '')
     .map(str),
   hostileText.map(str),
+);
+
+/** A phone's `rate`: messages per second, its bounds and what a client might send instead. */
+export const rateValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom(
+        '0.5',
+        '12.25',
+        '50',
+        '0.001',
+        '1000',
+        '0.0009',
+        '1000.0001',
+        '0',
+        '-1',
+        '1e2',
+        '0,5',
+        'NaN',
+        'Infinity',
+        ' 5',
+        '',
+      )
+      .map(str),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(fc.double({ min: -10, max: 2000 }), fc.constantFrom(0.001, 1000, 0, -0, 1e-300))
+      .map(num),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<Value>({ k: 'null' }, { k: 'raw', v: '1e999' }) },
+  { weight: 1, arbitrary: hostileText.map(str) },
 );
 
 export const likePattern: fc.Arbitrary<Value> = fc.oneof(

@@ -28,6 +28,7 @@ import {
   nameValue,
   numbersValue,
   percentValue,
+  rateValue,
   secretsIn,
   statusValue,
   textValue,
@@ -102,6 +103,7 @@ const PHONE_PARAMS: Record<string, ParamArbitrary> = {
   adapter: fixed(adapterValue),
   adapter_data: fixed(fc.constant(str(''))),
   priority: fixed(mostly(idValue([0, 1, 5, 2_147_483_647]))),
+  rate: fixed(mostly(rateValue)),
   limits: fixed(limitsValue),
 };
 
