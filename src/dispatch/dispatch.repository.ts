@@ -108,6 +108,13 @@ export interface PhoneRow {
   rate?: number | null;
 }
 
+/** A paced phone as a claim locks it. */
+export interface PaceState {
+  rate: number;
+  /** When its next sending slot is free (epoch ms); null: now. */
+  nextMs: number | null;
+}
+
 /** A row given a sending slot on a paced phone that is too far ahead to claim it now. */
 export interface Booking {
   id: number;
@@ -633,21 +640,36 @@ export class DispatchRepository {
   /**
    * Locks phones whose limits or sending slots a claim is about to spend, in id order: two claims
    * on the same phone then run one after the other, the second counting the first's sends in
-   * flight and taking the slots after the first's. When each phone's next slot is free (epoch
-   * ms; absent: now).
+   * flight and taking the slots after the first's. The rate of each paced phone, as locked (a
+   * change of rate may have committed since the phone was read), and when its next slot is free
+   * (epoch ms; null: now).
    */
-  *lockPhones(phoneIds: readonly number[]): Sql<Map<number, number>> {
+  *lockPhones(phoneIds: readonly number[]): Sql<Map<number, PaceState>> {
     if (phoneIds.length === 0) {
       return new Map();
     }
-    const rows = yield* select<{ id: number; pace_next_ms: number | string | null }>(
-      `SELECT id, pace_next_ms FROM phone WHERE id IN (${marks(phoneIds.length)}) ORDER BY id` +
-        (this.mysql ? ' FOR UPDATE' : ''),
+    const rows = yield* select<{
+      id: number;
+      rate: number | string | null;
+      pace_next_ms: number | string | null;
+    }>(
+      `SELECT id, rate, pace_next_ms FROM phone WHERE id IN (${marks(phoneIds.length)}) ` +
+        `ORDER BY id${this.mysql ? ' FOR UPDATE' : ''}`,
       [...phoneIds],
     );
     return new Map(
       rows.flatMap((row) =>
-        row.pace_next_ms === null ? [] : [[Number(row.id), Number(row.pace_next_ms)] as const],
+        row.rate === null
+          ? []
+          : [
+              [
+                Number(row.id),
+                {
+                  rate: Number(row.rate),
+                  nextMs: row.pace_next_ms === null ? null : Number(row.pace_next_ms),
+                },
+              ] as const,
+            ],
       ),
     );
   }

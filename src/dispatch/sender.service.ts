@@ -586,14 +586,17 @@ export class SenderService {
       windows.push(limit);
       byPhone.set(phoneId, windows);
     }
-    const nextFree = yield* this.repository.lockPhones(
+    const locked = yield* this.repository.lockPhones(
       [...new Set([...byPhone.keys(), ...paced])].sort((a, b) => a - b),
     );
     const paces = new Map<number, Pace>();
-    for (const phone of phones) {
-      if (paced.has(phone.id) && phone.rate) {
-        const next = nextFree.get(phone.id) ?? now.getTime();
-        paces.set(phone.id, { next, spacing: slotSpacingMs(Number(phone.rate)), moved: false });
+    for (const [phoneId, { rate, nextMs }] of locked) {
+      if (paced.has(phoneId)) {
+        paces.set(phoneId, {
+          next: nextMs ?? now.getTime(),
+          spacing: slotSpacingMs(rate),
+          moved: false,
+        });
       }
     }
     for (const phone of limitedPhones) {
