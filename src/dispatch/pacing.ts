@@ -44,6 +44,10 @@ interface Lane<T> {
   waiting: Array<Waiting<T>>;
   timer: NodeJS.Timeout | null;
   inFlight: number;
+  /** The least time between two starts: `1 / rate`. */
+  gapMs: number;
+  /** When its last send started. */
+  lastStart: number;
 }
 
 /**
@@ -65,12 +69,20 @@ export class PacedLanes<T> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  add(phoneId: number, slot: number, item: T): void {
+  /** Starts `item` at `slot`, and never within `gapMs` of the lane's last start. */
+  add(phoneId: number, slot: number, gapMs: number, item: T): void {
     if (this.stopped) {
       this.passed([item]);
       return;
     }
-    const lane = this.lanes.get(phoneId) ?? { waiting: [], timer: null, inFlight: 0 };
+    const lane = this.lanes.get(phoneId) ?? {
+      waiting: [],
+      timer: null,
+      inFlight: 0,
+      gapMs,
+      lastStart: -Infinity,
+    };
+    lane.gapMs = gapMs;
     this.lanes.set(phoneId, lane);
     // Slots mostly come in order: the place is found from the end.
     let index = lane.waiting.length;
@@ -112,23 +124,28 @@ export class PacedLanes<T> {
       }
       return;
     }
-    lane.timer = setTimeout(
-      () => this.start(phoneId, lane),
-      Math.max(0, lane.waiting[0].slot - this.now()),
-    );
+    const at = Math.max(lane.waiting[0].slot, lane.lastStart + lane.gapMs);
+    lane.timer = setTimeout(() => this.start(phoneId, lane), Math.max(0, at - this.now()));
   }
 
   private start(phoneId: number, lane: Lane<T>): void {
     lane.timer = null;
     const now = this.now();
     const passed: T[] = [];
-    while (lane.waiting.length > 0 && lane.waiting[0].slot <= now) {
+    // A start made late by a busy event loop pushes the next one back, rather than letting the
+    // two come closer than the rate allows; either, later than PACE_LATE_MS, gives its slot up.
+    while (
+      lane.waiting.length > 0 &&
+      lane.waiting[0].slot <= now &&
+      (now - lane.waiting[0].slot > PACE_LATE_MS || lane.lastStart + lane.gapMs <= now)
+    ) {
       const { slot, item } = lane.waiting.shift()!;
       if (now - slot > PACE_LATE_MS || lane.inFlight >= PACE_MAX_IN_FLIGHT) {
         passed.push(item);
         continue;
       }
       lane.inFlight++;
+      lane.lastStart = now;
       const running = this.send(item).finally(() => {
         lane.inFlight--;
         this.running.delete(running);

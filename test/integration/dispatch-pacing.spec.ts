@@ -17,6 +17,13 @@ import { Processes } from '../support/processes';
  * the queue, never recorded.
  */
 
+/**
+ * A second, less what a loaded machine may add between a send's start and its arrival in the
+ * recorder's process (both processes waiting for a core): smsgw paces the starts.
+ * bench:dispatch measures whole seconds, with the machine to itself.
+ */
+const SECOND = 1000 - 50;
+
 function numbers(count: number, offset: number): Array<{ number: string }> {
   return Array.from({ length: count }, (_, n) => ({
     number: `+3361${String(offset + n).padStart(7, '0')}`,
@@ -98,7 +105,7 @@ describe.each(DATABASE_KINDS)('pacing with the worker inline [%s]', (kind) => {
     const arrivals = await kannel.arrivals();
     const times = arrivals.map((arrival) => arrival.at);
     expect(new Set(arrivals.map((arrival) => arrival.to)).size).toBe(50);
-    expect(busiestWindow(times, 1000)).toBeLessThanOrEqual(20);
+    expect(busiestWindow(times, SECOND)).toBeLessThanOrEqual(20);
     // 50 sends at 20 a second cannot span less than 49 intervals of 50 ms.
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(49 * 50);
     expect(
@@ -215,7 +222,7 @@ describe.each(DATABASE_KINDS)('pacing with the worker inline [%s]', (kind) => {
         (await kannel.arrivals())
           .filter((arrival) => arrival.phone === 'paced')
           .map((arrival) => arrival.at),
-        1000,
+        SECOND,
       ),
     ).toBeLessThanOrEqual(5);
   });
@@ -279,7 +286,7 @@ describe.each(DATABASE_KINDS)('pacing with the worker inline [%s]', (kind) => {
       const times = arrivals.map((arrival) => arrival.at);
       expect(new Set(arrivals.map((arrival) => arrival.to)).size).toBe(150);
       expect(arrivals).toHaveLength(150);
-      expect(busiestWindow(times, 1000)).toBeLessThanOrEqual(25);
+      expect(busiestWindow(times, SECOND)).toBeLessThanOrEqual(25);
       expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual((149 * 1000) / 25);
       expect(claimers.size).toBeGreaterThan(1);
       expect(
