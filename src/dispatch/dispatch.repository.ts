@@ -4,6 +4,7 @@ import { DriverRunner, runOn, select, Sql, write } from '../common/database/driv
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { QuotaRow, QuotaState, quotaState } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';
+import { utcString } from '../common/time/datetime';
 
 /** A scheduled message being dispatched. */
 export interface DueScheduled {
@@ -120,8 +121,6 @@ export interface Booking {
   id: number;
   phoneId: number;
   slot: number;
-  /** When it is claimed: a little before its slot. */
-  dueAt: string;
 }
 
 export interface LimitRow {
@@ -595,11 +594,39 @@ export class DispatchRepository {
 
   /**
    * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, oldest
-   * first. On MySQL the candidates are read without locks, then locked by primary key: a locking
-   * scan of the `(state, next_attempt_at)` range would step over every row of a campaign another
-   * worker is still expanding (uncommitted, so locked), at every poll.
+   * first; booked rows are `lockBooked`'s.
    */
-  *lockReady(state: 'queued' | 'rejected', now: string, limit: number): Sql<OutboxRow[]> {
+  lockReady(state: 'queued' | 'rejected', now: string, limit: number): Sql<OutboxRow[]> {
+    return this.lockRows(
+      'state = ? AND next_attempt_at <= ?',
+      [state, now],
+      'next_attempt_at, id',
+      limit,
+      'pace_slot IS NULL',
+    );
+  }
+
+  /**
+   * Locks up to `limit` booked rows whose slot comes by `untilMs` (epoch ms), soonest first: ahead
+   * of the rest of the queue, so that a backlog of other phones' rows never makes them miss it.
+   */
+  lockBooked(untilMs: number, limit: number): Sql<OutboxRow[]> {
+    return this.lockRows("pace_slot <= ? AND state = 'queued'", [untilMs], 'pace_slot, id', limit);
+  }
+
+  /**
+   * Locks up to `limit` rows that no one holds, matching `where` (and `keep`), in `order`. On MySQL
+   * the candidates are read without locks, then locked by primary key: a locking scan of the
+   * index range would step over every row of a campaign another worker is still expanding
+   * (uncommitted, so locked), at every poll.
+   */
+  private *lockRows(
+    where: string,
+    params: readonly unknown[],
+    order: string,
+    limit: number,
+    keep = '1 = 1',
+  ): Sql<OutboxRow[]> {
     if (limit <= 0) {
       return [];
     }
@@ -608,24 +635,23 @@ export class DispatchRepository {
       'flash, mms, tag, media_ids, state, attempts, error, quota_segments, via_phone, pace_slot';
     if (!this.mysql) {
       return yield* select<OutboxRow>(
-        `SELECT ${columns} FROM outbox WHERE state = ? AND next_attempt_at <= ? ` +
-          'ORDER BY next_attempt_at, id LIMIT ?',
-        [state, now, limit],
+        `SELECT ${columns} FROM outbox WHERE ${where} AND ${keep} ORDER BY ${order} LIMIT ?`,
+        [...params, limit],
       );
     }
-    // More candidates than wanted: other workers may be claiming some of them right now.
+    // More candidates than wanted: other workers may be claiming some of them right now. The
+    // candidates come from the index alone; `keep` is checked on the rows.
     const candidates = yield* select<{ id: number }>(
-      'SELECT id FROM outbox WHERE state = ? AND next_attempt_at <= ? ' +
-        'ORDER BY next_attempt_at, id LIMIT ?',
-      [state, now, limit * CANDIDATES_PER_ROW],
+      `SELECT id FROM outbox WHERE ${where} ORDER BY ${order} LIMIT ?`,
+      [...params, limit * CANDIDATES_PER_ROW],
     );
     if (candidates.length === 0) {
       return [];
     }
     return yield* select<OutboxRow>(
       `SELECT ${columns} FROM outbox WHERE id IN (${marks(candidates.length)}) ` +
-        'AND state = ? ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED',
-      [...candidates.map((candidate) => candidate.id), state, limit],
+        `AND ${where} AND ${keep} ORDER BY ${order} LIMIT ? FOR UPDATE SKIP LOCKED`,
+      [...candidates.map((candidate) => candidate.id), ...params, limit],
     );
   }
 
@@ -680,16 +706,21 @@ export class DispatchRepository {
   }
 
   /**
-   * Gives queued rows their phone's sending slots without claiming them: they stay out of the
-   * queue's due range until a little before their turn, so that they never stand before rows
-   * that can go now.
+   * Gives queued rows their phone's sending slots without claiming them (booked): `lockReady`
+   * leaves them to `lockBooked`, which takes them a little before their turn, so that they never
+   * stand before rows that can go now. `next_attempt_at` says when they go.
    */
   *book(bookings: readonly Booking[], now: string): Sql<void> {
     for (let start = 0; start < bookings.length; start += ROWS_PER_STATEMENT) {
       const chunk = bookings.slice(start, start + ROWS_PER_STATEMENT);
       yield* this.updateFrom(
         ['id', 'via_phone', 'pace_slot', 'next_attempt_at'],
-        chunk.map((booking) => [booking.id, booking.phoneId, booking.slot, booking.dueAt]),
+        chunk.map((booking) => [
+          booking.id,
+          booking.phoneId,
+          booking.slot,
+          utcString(new Date(booking.slot)),
+        ]),
         (target) =>
           `${target}via_phone = v.via_phone, ${target}pace_slot = v.pace_slot, ` +
           `${target}next_attempt_at = v.next_attempt_at, ${target}updated_at = ?`,

@@ -267,7 +267,14 @@ export class SenderService {
     const now = nowUtc();
     const size = this.config.dispatch.batchSize;
     const rejected = yield* this.repository.lockReady('rejected', now, size);
-    const queued = yield* this.repository.lockReady('queued', now, size - rejected.length);
+    const booked = yield* this.repository.lockBooked(
+      Date.now() + PACE_AHEAD_MS,
+      size - rejected.length,
+    );
+    const queued = [
+      ...booked,
+      ...(yield* this.repository.lockReady('queued', now, size - rejected.length - booked.length)),
+    ];
     if (rejected.length + queued.length === 0) {
       return { claimed: [], handled: 0, recorded: [] };
     }
@@ -420,12 +427,7 @@ export class SenderService {
           pace.next = slot + pace.spacing;
           pace.moved = true;
           if (slot > nowMs + PACE_AHEAD_MS) {
-            bookings.push({
-              id: row.id,
-              phoneId: phone.id,
-              slot,
-              dueAt: utcString(new Date(slot - PACE_AHEAD_MS)),
-            });
+            bookings.push({ id: row.id, phoneId: phone.id, slot });
             continue;
           }
         }

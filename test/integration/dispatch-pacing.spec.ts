@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
+import { ExpansionService } from '../../src/dispatch/expansion.service';
+import { SenderService } from '../../src/dispatch/sender.service';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { ArrivalRecorder, busiestWindow } from '../support/arrival-recorder';
 import { openTestDataSource, startApp, TestApp } from '../support/app';
@@ -225,6 +227,67 @@ describe.each(DATABASE_KINDS)('pacing with the worker inline [%s]', (kind) => {
         SECOND,
       ),
     ).toBeLessThanOrEqual(5);
+  });
+});
+
+describe.each(DATABASE_KINDS)('booked rows claimed ahead of the queue [%s]', (kind) => {
+  let database: TestDatabase;
+  let t: TestApp;
+
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    t = await startApp(database, { WORKER: 'off', DISPATCH_BATCH_SIZE: '10' });
+  });
+  afterEach(async () => {
+    await t.close();
+    await database.drop();
+  });
+
+  it("claims a booked row when its turn comes, before an older backlog of another phone's rows", async () => {
+    const ds = t.dataSource;
+    const sender = t.app.get(SenderService);
+    const expansion = t.app.get(ExpansionService);
+    const { user } = await makeUser(ds);
+    const paced = await makePhone(ds, user.id, { rate: 1 });
+    const busy = await makePhone(ds, user.id);
+    await campaign(ds, user.id, 50, 1000, { id_phone: busy.id });
+    await expansion.expandNext();
+    await campaign(ds, user.id, 5, 0, { id_phone: paced.id });
+    await expansion.expandNext();
+    // The backlog stands first in the queue.
+    await ds.query('UPDATE outbox SET next_attempt_at = ? WHERE via_phone IS NULL', [
+      '2020-01-01 00:00:00',
+    ]);
+
+    // One claim of ten: the paced phone's two first slots come within 2 s, its others are booked.
+    await ds.query('UPDATE outbox SET next_attempt_at = ? WHERE id_phone = ?', [
+      '2019-01-01 00:00:00',
+      paced.id,
+    ]);
+    await sender.sendBatches('worker-a', 1);
+    const booked = await ds.query<Array<{ id: number; pace_slot: number | string }>>(
+      "SELECT id, pace_slot FROM outbox WHERE state = 'queued' AND via_phone = ? ORDER BY pace_slot",
+      [paced.id],
+    );
+    expect(booked).toHaveLength(3);
+
+    // Once the first booked row's slot is within 2 s, the next claim takes it before the backlog.
+    const wait = Number(booked[0].pace_slot) - 2000 - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait) + 50));
+    await sender.sendBatches('worker-a', 1);
+
+    // Claimed: it waits in the worker for its slot.
+    const [row] = await ds.query<Array<{ state: string }>>(
+      'SELECT state FROM outbox WHERE id = ?',
+      [booked[0].id],
+    );
+    expect(row.state).toBe('sending');
+    expect(
+      await count(ds, "SELECT COUNT(*) AS n FROM outbox WHERE via_phone = ? AND state = 'queued'", [
+        paced.id,
+      ]),
+    ).toBe(2);
+    await sender.stop('worker-a');
   });
 });
 
