@@ -1,14 +1,14 @@
 /*
  * Per-phone pacing (docs/dispatch.md#pacing). A paced phone's sends take sending slots: one every
  * `slotSpacingMs(rate)`, handed out by claims under the phone's row lock, so that every worker
- * process takes different ones. A send starts at its slot, or not at all.
+ * process takes different ones. A send starts at its slot (at most PACE_LATE_MS later), or not
+ * at all.
  */
 
 /**
- * Slots are this much further apart than the rate asks, so that a send starting up to
- * PACE_LATE_MS after its slot never puts one message too many in a window of a second or more:
- * n slots span n / (rate × 0.98) s, so the (n+1)th send of any window of n / rate s starts at
- * least n / rate × 0.02 / 0.98 s (20 ms for a second's worth) after the window's first could.
+ * Slots are this much further apart than the rate asks: a second's worth of them spans 20 ms
+ * more than a second, so that a send starting up to PACE_LATE_MS after its slot never puts one
+ * message too many into a window of a second or more.
  */
 export const PACE_MARGIN = 0.02;
 
