@@ -45,8 +45,8 @@ interface Claimed {
   /** What goes to the provider: the text, with the links of its medias when not an MMS. */
   text: string;
   medias: OutgoingSms['medias'];
-  /** Through a paced phone: its slot (epoch ms) and `1 / rate` (ms); null: sent at once. */
-  pace: { slot: number; gapMs: number } | null;
+  /** When it is sent (epoch ms), through a paced phone; null: at once. */
+  slot: number | null;
 }
 
 /** A paced phone's sending slots while a claim hands them out. */
@@ -54,8 +54,6 @@ interface Pace {
   /** When its next slot is free (epoch ms). */
   next: number;
   spacing: number;
-  /** `1 / rate`, the least time between two of its sends. */
-  gapMs: number;
   moved: boolean;
 }
 
@@ -453,7 +451,7 @@ export class SenderService {
         adapter,
         data: data.data,
         ...outgoing,
-        pace: pace && slot !== null ? { slot, gapMs: pace.gapMs } : null,
+        slot,
       });
     }
     const stamp = utcString(now);
@@ -599,7 +597,6 @@ export class SenderService {
         paces.set(phoneId, {
           next: nextMs ?? now.getTime(),
           spacing: slotSpacingMs(rate),
-          gapMs: 1000 / rate,
           moved: false,
         });
       }
@@ -627,11 +624,11 @@ export class SenderService {
   /** Sends the claimed rows: paced ones in their phone's lane, at their slot; the others now. */
   private async sendAll(claimed: readonly Claimed[]): Promise<Outcome[]> {
     for (const paced of claimed) {
-      if (paced.pace) {
-        this.lanes.add(paced.phone.id, paced.pace.slot, paced.pace.gapMs, paced);
+      if (paced.slot !== null) {
+        this.lanes.add(paced.phone.id, paced.slot, paced);
       }
     }
-    return this.sendNow(claimed.filter((unpaced) => unpaced.pace === null));
+    return this.sendNow(claimed.filter((unpaced) => unpaced.slot === null));
   }
 
   private async sendNow(claimed: readonly Claimed[]): Promise<Outcome[]> {
