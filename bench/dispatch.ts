@@ -1,16 +1,31 @@
 import Database from 'better-sqlite3';
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../src/config/configuration';
 import { secretCipher } from '../src/common/secrets/secrets-key';
-import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
-import { BenchDatabase, createBenchDatabase } from './database';
+import { createBenchDatabase } from './database';
+import { runPacing } from './dispatch-pacing';
+import {
+  BATCH,
+  MYSQL,
+  SQLITE_INLINE,
+  STAMP,
+  Setup,
+  WORKERS_1,
+  WORKERS_3,
+  configFor,
+  cpuSeconds,
+  machineLine,
+  releaseMessages,
+  rssMiB,
+  seedMessages,
+  seedPhone,
+  seedUser,
+  sleep,
+  startDispatchers,
+  stopDispatchers,
+} from './dispatch-support';
 
 /*
  * bench:dispatch (issue 4, point 9): recipients per second from due scheduled messages to
@@ -25,27 +40,23 @@ import { BenchDatabase, createBenchDatabase } from './database';
  * and with a plain one (no Twig delimiters: not rendered at all); and with the recipients in
  * one message (a campaign) or in one message each (as a flood of get_send_sms leaves them).
  *
- * Runs the built processes: `npm run build` first. BENCH_MYSQL_URL (default
- * mysql://root@127.0.0.1:3306/test, "off" to skip), BENCH_RECIPIENTS (default 20000,100000,300000),
- * BENCH_TEXTS (default template,plain), BENCH_ENGINES (default SQLite,MariaDB), BENCH_MESSAGES
- * (default one,each: the recipients in one message, or one message per recipient).
+ * Runs the built processes: `npm run build` first. BENCH_SCENARIOS (default throughput,pacing:
+ * this throughput, then per-phone pacing, bench/dispatch-pacing.ts, whose own variables are
+ * documented there), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test, "off" to skip),
+ * BENCH_RECIPIENTS (default 20000,100000,300000), BENCH_TEXTS (default template,plain),
+ * BENCH_ENGINES (default SQLite,MariaDB), BENCH_MESSAGES (default one,each: the recipients in one
+ * message, or one message per recipient), BENCH_POLL_MS (default 20, the processes'
+ * DISPATCH_POLL_MS).
  */
 
-const DIST = join(__dirname, '..', 'dist');
-const MYSQL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const SIZES = (process.env.BENCH_RECIPIENTS ?? '20000,100000,300000').split(',').map(Number);
-const BATCH = 500;
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat times. */
-const CLOCK_TICKS = 100;
 const TEXTS: Readonly<Record<string, string>> = {
   template: 'Hello {{ contact.firstname }}',
   plain: 'Hello Ada',
 };
 const TEXT_KINDS = (process.env.BENCH_TEXTS ?? 'template,plain').split(',');
 const MESSAGE_KINDS = (process.env.BENCH_MESSAGES ?? 'one,each').split(',');
-const STAMP = '2020-01-01 00:00:00';
-/** The campaign waits until the workers are up: their boot is not part of the rate. */
-const NOT_YET = '2999-01-01 00:00:00';
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'throughput,pacing').split(',');
 
 interface Run {
   setup: string;
@@ -57,19 +68,6 @@ interface Run {
   peakRssMiB: number;
 }
 
-function configFor(database: BenchDatabase): AppConfig {
-  return new AppConfig(
-    validateEnvironment({
-      DATABASE_URL: database.url,
-      DATA_DIR: database.dataDir,
-      LOG_LEVEL: 'silent',
-    }),
-  );
-}
-
-const insertedId = (result: unknown): number =>
-  typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
-
 /**
  * A user with one benchmark phone and messages of `text` to `recipients` numbers, not due yet:
  * one message to them all, or one message each.
@@ -80,110 +78,31 @@ async function seedCampaign(
   text: string,
   messages: 'one' | 'each',
 ): Promise<void> {
-  const user = insertedId(
-    await ds.query(
-      "INSERT INTO user (email, api_key_hash, admin, status, created_at) VALUES ('bench@example.test', ?, 0, 'active', ?)",
-      ['0'.repeat(64), STAMP],
-    ),
-  );
-  const phone = insertedId(
-    await ds.query(
-      "INSERT INTO phone (id_user, name, adapter, adapter_data, priority, status, created_at) VALUES (?, 'bench', 'benchmark', '{}', 0, 'available', ?)",
-      [user, STAMP],
-    ),
-  );
-  for (let start = 0; start < (messages === 'one' ? 1 : recipients); start += BATCH) {
-    const count = messages === 'one' ? 1 : Math.min(BATCH, recipients - start);
-    await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES ' +
-        Array.from({ length: count }, () => '(?, ?, ?, 0, 0, ?, ?)').join(', '),
-      Array.from({ length: count }, () => [user, NOT_YET, text, phone, STAMP]).flat(),
-    );
-  }
-  const scheduled = (
-    await ds.query<Array<{ id: number }>>('SELECT id FROM scheduled ORDER BY id')
-  ).map((row) => Number(row.id));
-  for (let start = 0; start < recipients; start += BATCH) {
-    const count = Math.min(BATCH, recipients - start);
-    await ds.query(
-      'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
-        Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
-      Array.from({ length: count }, (_, index) => [
-        scheduled[messages === 'one' ? 0 : start + index],
-        `+336${10_000_000 + start + index}`,
-        '{"firstname":"Ada"}',
-        STAMP,
-      ]).flat(),
-    );
-  }
-}
-
-/** CPU seconds a process has used, all its threads (user and system, /proc in clock ticks). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-function rssMiB(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
+  const user = await seedUser(ds);
+  const phone = await seedPhone(ds, user, 'bench', 'benchmark');
+  await seedMessages(ds, user, phone, recipients, text, messages);
 }
 
 async function dispatchRun(
-  setup: string,
+  engine: string,
   target: string,
   recipients: number,
   text: string,
   messages: 'one' | 'each',
-  script: string,
-  processes: number,
-  env: Record<string, string>,
+  setup: Setup,
 ): Promise<Run> {
   const database = await createBenchDatabase(target);
   const config = configFor(database);
   const ds = await openDataSource(config.database, secretCipher(config));
-  const children: ChildProcess[] = [];
+  let children: Awaited<ReturnType<typeof startDispatchers>> = [];
   try {
     await migrate(ds);
     await seedCampaign(ds, recipients, text, messages);
-    for (let i = 0; i < processes; i++) {
-      children.push(
-        spawn(process.execPath, [join(DIST, script)], {
-          env: {
-            PATH: process.env.PATH ?? '',
-            DATABASE_URL: database.url,
-            DATA_DIR: database.dataDir,
-            LOG_LEVEL: 'warn',
-            DISPATCH_POLL_MS: process.env.BENCH_POLL_MS ?? '20',
-            PORT: '0',
-            HOST: '127.0.0.1',
-            ...env,
-          },
-          stdio: ['ignore', 'ignore', 'inherit'],
-        }),
-      );
-    }
-    for (;;) {
-      const [row] = await ds.query<Array<{ n: number | string }>>(
-        'SELECT COUNT(*) AS n FROM worker',
-      );
-      if (Number(row.n) >= processes) {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    children = await startDispatchers(ds, database, setup);
     const cpu = () => children.reduce((sum, child) => sum + cpuSeconds(child.pid ?? 0), 0);
     const cpuBefore = cpu();
     const started = process.hrtime.bigint();
-    await ds.query('UPDATE scheduled SET at = ?', [STAMP]);
+    await releaseMessages(ds);
     let peak = 0;
     for (;;) {
       peak = Math.max(
@@ -196,11 +115,11 @@ async function dispatchRun(
       if (Number(row.n) >= recipients) {
         break;
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     return {
-      setup,
+      setup: `${engine} ${setup.name}`,
       recipients,
       seconds,
       rate: recipients / seconds,
@@ -208,13 +127,7 @@ async function dispatchRun(
       peakRssMiB: peak,
     };
   } finally {
-    await Promise.all(
-      children.map(async (child) => {
-        const exited = once(child, 'exit');
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await stopDispatchers(children);
     await ds.destroy();
     await database.drop();
   }
@@ -307,7 +220,7 @@ async function rawInsertRate(target: string, recipients: number, style: RawStyle
   }
 }
 
-async function main(): Promise<void> {
+async function throughput(): Promise<void> {
   const unknown = TEXT_KINDS.filter((kind) => TEXTS[kind] === undefined);
   if (unknown.length > 0) {
     throw new Error(`BENCH_TEXTS: unknown ${unknown.join(', ')} (template, plain)`);
@@ -318,41 +231,21 @@ async function main(): Promise<void> {
   if (shapes.length !== MESSAGE_KINDS.length) {
     throw new Error(`BENCH_MESSAGES: ${MESSAGE_KINDS.join(',')} (one, each)`);
   }
-  process.stdout.write(
-    `bench:dispatch on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}\n\n`,
-  );
   const rows: Array<Array<string | number>> = [];
   const only = process.env.BENCH_ENGINES?.split(',');
-  const engines: Array<[string, string, Array<[string, string, number, Record<string, string>]>]> =
-    [['SQLite', 'sqlite', [['inline (API process)', 'main.js', 1, { WORKER: 'inline' }]]]];
+  const engines: Array<[string, string, Setup[]]> = [['SQLite', 'sqlite', [SQLITE_INLINE]]];
   if (MYSQL !== 'off') {
-    engines.push([
-      'MariaDB',
-      MYSQL,
-      [
-        ['1 worker process', 'worker.js', 1, {}],
-        ['3 worker processes', 'worker.js', 3, {}],
-      ],
-    ]);
+    engines.push(['MariaDB', MYSQL, [WORKERS_1, WORKERS_3]]);
   }
   for (const [engine, target, setups] of engines.filter(([name]) => !only || only.includes(name))) {
     for (const recipients of SIZES) {
       const multiRow = await rawInsertRate(target, recipients, 'multi-row');
       const rowByRow = await rawInsertRate(target, recipients, 'row by row');
-      for (const [name, script, processes, env] of setups) {
+      for (const setup of setups) {
         for (const [kind, messages] of TEXT_KINDS.flatMap((text) =>
           shapes.map((shape) => [text, shape] as const),
         )) {
-          const run = await dispatchRun(
-            `${engine} ${name}`,
-            target,
-            recipients,
-            TEXTS[kind],
-            messages,
-            script,
-            processes,
-            env,
-          );
+          const run = await dispatchRun(engine, target, recipients, TEXTS[kind], messages, setup);
           rows.push([
             run.setup,
             kind,
@@ -376,6 +269,20 @@ async function main(): Promise<void> {
   );
   for (const row of rows) {
     process.stdout.write(`| ${row.join(' | ')} |\n`);
+  }
+}
+
+async function main(): Promise<void> {
+  const unknown = SCENARIOS.filter((name) => name !== 'throughput' && name !== 'pacing');
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (throughput, pacing)`);
+  }
+  process.stdout.write(machineLine());
+  if (SCENARIOS.includes('throughput')) {
+    await throughput();
+  }
+  if (SCENARIOS.includes('pacing')) {
+    await runPacing();
   }
 }
 
