@@ -611,7 +611,7 @@ export class DispatchRepository {
    * of the rest of the queue, so that a backlog of other phones' rows never makes them miss it.
    */
   lockBooked(untilMs: number, limit: number): Sql<OutboxRow[]> {
-    return this.lockRows("pace_slot <= ? AND state = 'queued'", [untilMs], 'pace_slot, id', limit);
+    return this.lockRows("state = 'queued' AND pace_slot <= ?", [untilMs], 'pace_slot, id', limit);
   }
 
   /**

@@ -6,7 +6,7 @@ import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeor
  * slot, moved forward by every claim under the phone's row lock. An outbox row given a slot keeps
  * it in `pace_slot`, with its phone in `via_phone`: still `queued` (booked) when its turn is too
  * far ahead to claim it now, `sending` once claimed. Claims find the booked rows whose turn comes
- * by `pace_slot`, ahead of the rest of the queue.
+ * by `(state, pace_slot)`, ahead of the rest of the queue, without reading the rest.
  */
 export class PhonePacing1764900000000 implements MigrationInterface {
   name = 'PhonePacing1764900000000';
@@ -22,12 +22,12 @@ export class PhonePacing1764900000000 implements MigrationInterface {
     );
     await queryRunner.createIndex(
       'outbox',
-      new TableIndex({ name: 'ix_outbox_pace_slot', columnNames: ['pace_slot'] }),
+      new TableIndex({ name: 'ix_outbox_state_pace_slot', columnNames: ['state', 'pace_slot'] }),
     );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.dropIndex('outbox', 'ix_outbox_pace_slot');
+    await queryRunner.dropIndex('outbox', 'ix_outbox_state_pace_slot');
     await queryRunner.dropColumn('outbox', 'pace_slot');
     await queryRunner.dropColumn('phone', 'pace_next_ms');
     await queryRunner.dropColumn('phone', 'rate');
