@@ -164,6 +164,7 @@ export class SenderService {
       this.unrecorded.push(outcome);
     },
     (passed) => {
+      this.metrics.countMissedSlots(passed[0].phone.adapter, passed.length);
       this.logger.warn(
         `${passed.length} send(s) through phone ${passed[0].phone.id} missed their sending slot ` +
           '(this worker was too busy) and go back to the queue.',

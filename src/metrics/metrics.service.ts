@@ -59,6 +59,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly missedSlots = new Counter({
+    name: 'smsgw_paced_slots_missed_total',
+    help:
+      "Paced phones' sending slots this process's worker let pass (too busy to start the send " +
+      'within 12 ms of it, or its sends at their bound), by adapter: each row went back to the queue.',
+    labelNames: ['adapter'] as const,
+    registers: [this.registry],
+  });
+
   private readonly webhookAttempts = new Counter({
     name: 'smsgw_webhook_attempts_total',
     help:
@@ -153,6 +162,10 @@ export class MetricsService {
     if (latencySeconds !== null) {
       this.webhookLatency.observe(latencySeconds);
     }
+  }
+
+  countMissedSlots(adapter: string, slots: number): void {
+    this.missedSlots.inc({ adapter }, slots);
   }
 
   observeProviderCall(adapter: string, outcome: string, seconds: number): void {

@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
 import { ExpansionService } from '../../src/dispatch/expansion.service';
 import { SenderService } from '../../src/dispatch/sender.service';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { ArrivalRecorder, busiestWindow } from '../support/arrival-recorder';
 import { openTestDataSource, startApp, TestApp } from '../support/app';
@@ -171,6 +172,38 @@ describe.each(DATABASE_KINDS)('pacing with the worker inline [%s]', (kind) => {
       await reopened.destroy();
     }
     t = await startApp(database, { WORKER: 'off' });
+  });
+
+  it('gives up the slots its worker was too busy to keep: their rows go back to the queue and are sent later, once each', async () => {
+    const { user } = await makeUser(ds);
+    const phone = await kannelPhone(ds, user.id, kannel, 'paced', 10);
+    await campaign(ds, user.id, 5, 0, { id_phone: phone.id });
+    await waitFor(
+      async () =>
+        (await count(ds, "SELECT COUNT(*) AS n FROM outbox WHERE state = 'sending'")) === 5,
+      'the 5 rows claimed',
+    );
+
+    // The worker runs in this process: holding its thread for a second lets every slot pass.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    await waitFor(
+      async () => (await count(ds, 'SELECT COUNT(*) AS n FROM sended')) === 5,
+      '5 entries',
+    );
+
+    const arrivals = await kannel.arrivals();
+    expect(arrivals).toHaveLength(5);
+    expect(new Set(arrivals.map((arrival) => arrival.to)).size).toBe(5);
+    const missed = /^smsgw_paced_slots_missed_total\{adapter="kannel"\} (\d+)$/m.exec(
+      await t.app.get(MetricsService).scrape(),
+    );
+    expect(Number(missed?.[1])).toBeGreaterThan(0);
+    expect(
+      await count(
+        ds,
+        "SELECT COUNT(*) AS n FROM sended WHERE status <> 'unknown' OR error IS NOT NULL",
+      ),
+    ).toBe(0);
   });
 
   it("sends a group's messages through the phone that can send soonest", async () => {
