@@ -615,7 +615,8 @@ export class DispatchRepository {
   }
 
   /**
-   * Locks up to `limit` rows that no one holds, matching `where` (and `keep`), in `order`. On MySQL
+   * Locks up to `limit` rows that no one holds, matching `where` (and `keep`, when given), in
+   * `order`. On MySQL
    * the candidates are read without locks, then locked by primary key: a locking scan of the
    * index range would step over every row of a campaign another worker is still expanding
    * (uncommitted, so locked), at every poll.
@@ -625,17 +626,18 @@ export class DispatchRepository {
     params: readonly unknown[],
     order: string,
     limit: number,
-    keep = '1 = 1',
+    keep?: string,
   ): Sql<OutboxRow[]> {
     if (limit <= 0) {
       return [];
     }
+    const kept = keep ? ` AND ${keep}` : '';
     const columns =
       'id, id_user, originating_scheduled, id_phone, id_phone_group, destination, text, ' +
       'flash, mms, tag, media_ids, state, attempts, error, quota_segments, via_phone, pace_slot';
     if (!this.mysql) {
       return yield* select<OutboxRow>(
-        `SELECT ${columns} FROM outbox WHERE ${where} AND ${keep} ORDER BY ${order} LIMIT ?`,
+        `SELECT ${columns} FROM outbox WHERE ${where}${kept} ORDER BY ${order} LIMIT ?`,
         [...params, limit],
       );
     }
@@ -650,7 +652,7 @@ export class DispatchRepository {
     }
     return yield* select<OutboxRow>(
       `SELECT ${columns} FROM outbox WHERE id IN (${marks(candidates.length)}) ` +
-        `AND ${where} AND ${keep} ORDER BY ${order} LIMIT ? FOR UPDATE SKIP LOCKED`,
+        `AND ${where}${kept} ORDER BY ${order} LIMIT ? FOR UPDATE SKIP LOCKED`,
       [...candidates.map((candidate) => candidate.id), ...params, limit],
     );
   }

@@ -167,7 +167,8 @@ export class SenderService {
       this.metrics.countMissedSlots(passed[0].phone.adapter, passed.length);
       this.logger.warn(
         `${passed.length} send(s) through phone ${passed[0].phone.id} missed their sending slot ` +
-          '(this worker was too busy) and go back to the queue.',
+          '(this worker was too busy, or had too many of its sends running) and go back to the ' +
+          'queue.',
       );
       this.unsent.push(...passed);
     },

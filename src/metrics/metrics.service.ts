@@ -62,8 +62,8 @@ export class MetricsService {
   private readonly missedSlots = new Counter({
     name: 'smsgw_paced_slots_missed_total',
     help:
-      "Paced phones' sending slots this process's worker let pass (too busy to start the send " +
-      'within 12 ms of it, or its sends at their bound), by adapter: each row went back to the queue.',
+      "Paced phones' sending slots this process's worker let pass (too busy to start the send in " +
+      'time, or its sends through the phone at their bound), by adapter: each row went back to the queue.',
     labelNames: ['adapter'] as const,
     registers: [this.registry],
   });
