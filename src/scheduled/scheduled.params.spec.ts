@@ -1,7 +1,7 @@
 import { ErrorCode } from '../common/errors/api-error';
 import { UploadedFile } from '../common/http/request';
 import {
-  mergeScheduledParams,
+  parseMergedScheduleParams,
   parseRemoveParams,
   parseScheduleParams,
   parseSendNowParams,
@@ -128,7 +128,7 @@ describe('parseRemoveParams', () => {
   });
 });
 
-describe('parseUpdateScheduledParams and mergeScheduledParams', () => {
+describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
   const stored: StoredMessage = {
     at: '2030-01-01 00:00:00',
     text: 'Stored',
@@ -142,13 +142,12 @@ describe('parseUpdateScheduledParams and mergeScheduledParams', () => {
     groupIds: [2],
     conditionalGroupIds: [],
   };
-  const merged = (params: Record<string, unknown>) =>
-    parseScheduleParams(
-      mergeScheduledParams(stored, parseUpdateScheduledParams({ id: '5', ...params }, []).sent),
-      [],
+  const merged = (params: Record<string, unknown>, message: StoredMessage = stored) =>
+    parseMergedScheduleParams(
+      message,
+      parseUpdateScheduledParams({ id: '5', ...params }, []).sent,
       'FR',
       'Europe/Paris',
-      stored.at,
     );
 
   it('keeps every stored field not sent, the stored at included', () => {
@@ -168,8 +167,8 @@ describe('parseUpdateScheduledParams and mergeScheduledParams', () => {
     expect(input.groupIds.get()).toEqual([2]);
   });
 
-  it('takes id_phone and id_phone_group as one choice', () => {
-    expect(merged({ id_phone_group: '3' }).phone.get()).toEqual({
+  it('switches between a phone and a phone group only when the other one is sent empty', () => {
+    expect(merged({ id_phone: '', id_phone_group: '3' }).phone.get()).toEqual({
       phoneId: undefined,
       phoneGroupId: 3,
     });
@@ -177,6 +176,33 @@ describe('parseUpdateScheduledParams and mergeScheduledParams', () => {
       phoneId: undefined,
       phoneGroupId: undefined,
     });
+    const inGroup = { ...stored, phoneId: null, phoneGroupId: 3 };
+    expect(merged({ id_phone: '7', id_phone_group: '' }, inGroup).phone.get()).toEqual({
+      phoneId: 7,
+      phoneGroupId: undefined,
+    });
+  });
+
+  it('refuses a phone group sent while the stored message names a phone, naming id_phone and telling to empty it', () => {
+    expect(() => merged({ id_phone_group: '3' }).phone.get()).toThrow(
+      'You have specified an invalid parameter : id_phone : this message is sent through the ' +
+        'phone 7, and a message names a phone or a phone group, not both; send id_phone= ' +
+        '(empty) with id_phone_group=3 to send it through that phone group instead.',
+    );
+  });
+
+  it('refuses a phone sent while the stored message names a phone group, telling to empty id_phone_group', () => {
+    const inGroup = { ...stored, phoneId: null, phoneGroupId: 3 };
+
+    expect(() => merged({ id_phone: '7' }, inGroup).phone.get()).toThrow(
+      /^You have specified an invalid parameter : id_phone : this message is sent through the phone group 3, .*; send id_phone_group= \(empty\) with id_phone=7 to send it through that phone instead\.$/,
+    );
+  });
+
+  it('refuses both sent with the words of post_scheduled', () => {
+    expect(() => merged({ id_phone: '7', id_phone_group: '3' }).phone.get()).toThrow(
+      'id_phone, id_phone_group : You must specify at most one of id_phone or id_phone_group, not both.',
+    );
   });
 
   it('refuses medias and numbers_csv, as fields or files, naming them', () => {

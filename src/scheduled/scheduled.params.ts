@@ -160,7 +160,7 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
 
 /**
  * post_update_scheduled: the id (rule 1), then `medias` and `numbers_csv` refused (rule 2). The
- * fields sent are read once laid over the stored message (`mergeScheduledParams`).
+ * fields sent are read once laid over the stored message (`parseMergedScheduleParams`).
  */
 export function parseUpdateScheduledParams(
   params: Params,
@@ -185,25 +185,35 @@ export function parseUpdateScheduledParams(
 }
 
 /**
- * The parameters of post_scheduled that describe `stored` with the fields `sent` laid over it:
- * a list sent replaces the stored one, an empty value empties it. `id_phone` and
- * `id_phone_group` are one choice: sending either replaces both, so that a message can move
- * from a phone to a phone group. `at` is left out unless sent (the stored one is UTC).
+ * post_scheduled's parameters read from `stored` with the fields `sent` laid over it: a list sent
+ * replaces the stored one, an empty value empties it, and `at` is the stored one (UTC) unless
+ * sent. Rule 9 holds for the result: a phone kept from the stored message and a phone group
+ * sent (or the reverse) is refused, telling how to switch, rather than one silently dropped.
  */
-export function mergeScheduledParams(stored: StoredMessage, sent: Params): Params {
-  const phoneSent = sent.id_phone !== undefined || sent.id_phone_group !== undefined;
-  return {
+export function parseMergedScheduleParams(
+  stored: StoredMessage,
+  sent: Params,
+  country: string,
+  timeZone: string,
+): ScheduleInput {
+  const merged: Params = {
     text: stored.text,
     flash: stored.flash,
     mms: stored.mms,
     tag: stored.tag ?? undefined,
+    id_phone: stored.phoneId ?? undefined,
+    id_phone_group: stored.phoneGroupId ?? undefined,
     numbers: stored.numbers,
     contacts: stored.contactIds,
     groups: stored.groupIds,
     conditional_groups: stored.conditionalGroupIds,
     ...sent,
-    id_phone: phoneSent ? sent.id_phone : (stored.phoneId ?? undefined),
-    id_phone_group: phoneSent ? sent.id_phone_group : (stored.phoneGroupId ?? undefined),
+  };
+  return {
+    ...parseScheduleParams(merged, [], country, timeZone, stored.at),
+    phone: Deferred.parse(() =>
+      phoneOrGroup(merged, (phoneId, phoneGroupId) => switchMessage(sent, phoneId, phoneGroupId)),
+    ),
   };
 }
 
@@ -249,17 +259,44 @@ function uniqueIds(value: unknown, name: string): number[] {
   return [...new Set(parseIdList(value, name))];
 }
 
-/** Rule 9. */
-function phoneOrGroup(params: Params): { phoneId?: number; phoneGroupId?: number } {
+const BOTH_PHONE_AND_GROUP =
+  'id_phone, id_phone_group : You must specify at most one of id_phone or id_phone_group, not both.';
+
+/** Rule 9; `conflict` words the refusal of a phone and a phone group both set. */
+function phoneOrGroup(
+  params: Params,
+  conflict: (phoneId: number, phoneGroupId: number) => string = () => BOTH_PHONE_AND_GROUP,
+): { phoneId?: number; phoneGroupId?: number } {
   const phoneId = parseId(params.id_phone, 'id_phone');
   const phoneGroupId = parseId(params.id_phone_group, 'id_phone_group');
   if (phoneId !== undefined && phoneGroupId !== undefined) {
-    throw ApiError.invalid(
-      'id_phone, id_phone_group : You must specify at most one of id_phone or ' +
-        'id_phone_group, not both.',
-    );
+    throw ApiError.invalid(conflict(phoneId, phoneGroupId));
   }
   return { phoneId, phoneGroupId };
+}
+
+/**
+ * Rule 9 on an updated message: when one of the two was sent and the other is the stored one,
+ * the refusal says which to empty, since sending the new choice alone looks like enough.
+ */
+function switchMessage(sent: Params, phoneId: number, phoneGroupId: number): string {
+  const phoneSent = sent.id_phone !== undefined;
+  const groupSent = sent.id_phone_group !== undefined;
+  if (groupSent && !phoneSent) {
+    return (
+      `id_phone : this message is sent through the phone ${phoneId}, and a message names a ` +
+      `phone or a phone group, not both; send id_phone= (empty) with ` +
+      `id_phone_group=${phoneGroupId} to send it through that phone group instead.`
+    );
+  }
+  if (phoneSent && !groupSent) {
+    return (
+      `id_phone : this message is sent through the phone group ${phoneGroupId}, and a message ` +
+      `names a phone or a phone group, not both; send id_phone_group= (empty) with ` +
+      `id_phone=${phoneId} to send it through that phone instead.`
+    );
+  }
+  return BOTH_PHONE_AND_GROUP;
 }
 
 /** Rule 11: medias are used only when mms is true. */

@@ -13,8 +13,7 @@ import { parseNumbersCsv } from './numbers-csv';
 import { Row } from '../entries/entries.repository';
 import { EntriesService } from '../entries/entries.service';
 import {
-  mergeScheduledParams,
-  parseScheduleParams,
+  parseMergedScheduleParams,
   ScheduleInput,
   SendNowInput,
   UpdateScheduledInput,
@@ -88,12 +87,11 @@ export class ScheduledService {
         async (stored, manager) => {
           // Rule 4: post_scheduled's rules on the merged message, parsed as post_scheduled
           // parses its own (its rule 1 holds unless `text` is sent empty, which is then missing).
-          const input = parseScheduleParams(
-            mergeScheduledParams(stored, sent),
-            [],
+          const input = parseMergedScheduleParams(
+            stored,
+            sent,
             countryOf(user),
             this.config.timeZone,
-            stored.at,
           );
           const { message } = await this.check(user, input, manager);
           at = message.at;

@@ -636,16 +636,27 @@ describeEachDatabase('messages by id', (database) => {
       });
     });
 
-    it('moves the message from its phone to a phone group, and back to the choice of the dispatch', async () => {
-      const { user, apiKey, scheduled } = await pending();
+    it('moves the message from its phone to a phone group when id_phone is sent empty with it, and back', async () => {
+      const { user, apiKey, scheduled, phone } = await pending();
       const phoneGroup = await makePhoneGroup(ds, user.id);
 
       const toGroup = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+        id_phone: '',
         id_phone_group: String(phoneGroup.id),
       });
+      expectSuccess(toGroup, 200, await listed('scheduled', apiKey, scheduled.id));
       expect((toGroup.body as { response: Entry }).response).toMatchObject({
         id_phone: null,
         id_phone_group: phoneGroup.id,
+      });
+
+      const toPhone = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+        id_phone: phone.id,
+        id_phone_group: null,
+      });
+      expect((toPhone.body as { response: Entry }).response).toMatchObject({
+        id_phone: phone.id,
+        id_phone_group: null,
       });
 
       const cleared = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send('id_phone=');
@@ -653,6 +664,52 @@ describeEachDatabase('messages by id', (database) => {
         id_phone: null,
         id_phone_group: null,
       });
+    });
+
+    it('refuses a phone group sent alone on a message with a phone (rule 9 on the merged message), naming id_phone, and changes nothing', async () => {
+      const { user, apiKey, scheduled, phone } = await pending();
+      const phoneGroup = await makePhoneGroup(ds, user.id);
+      const before = await storedScheduled(ds, scheduled.id);
+
+      const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+        text: 'New',
+        id_phone_group: String(phoneGroup.id),
+      });
+
+      expectError(
+        response,
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}id_phone : this message is sent through the phone ${phone.id}, and a message ` +
+          `names a phone or a phone group, not both; send id_phone= (empty) with ` +
+          `id_phone_group=${phoneGroup.id} to send it through that phone group instead.`,
+      );
+      expect(await storedScheduled(ds, scheduled.id)).toEqual(before);
+    });
+
+    it('refuses a phone sent alone on a message with a phone group, telling to empty id_phone_group, and changes nothing', async () => {
+      const { user, apiKey, phone } = await pending();
+      const phoneGroup = await makePhoneGroup(ds, user.id);
+      const scheduled = await makeScheduled(ds, user.id, {
+        at: LATER,
+        id_phone_group: phoneGroup.id,
+        numbers: [{ number: '+33612345678' }],
+      });
+      const before = await storedScheduled(ds, scheduled.id);
+
+      const response = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+        id_phone: phone.id,
+      });
+
+      expectError(
+        response,
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}id_phone : this message is sent through the phone group ${phoneGroup.id}, and ` +
+          `a message names a phone or a phone group, not both; send id_phone_group= (empty) ` +
+          `with id_phone=${phone.id} to send it through that phone instead.`,
+      );
+      expect(await storedScheduled(ds, scheduled.id)).toEqual(before);
     });
 
     it('succeeds with nothing to change, the message as it was', async () => {
@@ -876,7 +933,7 @@ describeEachDatabase('messages by id', (database) => {
           ],
           [{ id_phone: phone.id }, `id_phone : ${phone.id} is not the id of one of your phones.`],
           [
-            { id_phone_group: phoneGroup.id },
+            { id_phone: '', id_phone_group: phoneGroup.id },
             `id_phone_group : ${phoneGroup.id} is not the id of one of your phone groups.`,
           ],
         ];
