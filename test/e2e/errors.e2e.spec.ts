@@ -68,10 +68,57 @@ describeEachDatabase('failure envelope', (database) => {
           .query({ api_key: apiKey });
 
         expect(expectFailure(response, 404, 2)).toBe(
-          `You have specified an invalid parameter : no operation at ${method} /api/list/phone/`,
+          `You have specified an invalid parameter : no operation at ${method} /api/list/phone/; this path serves GET`,
         );
       },
     );
+
+    it.each([
+      ['POST', '/api/send-sms/', 'GET'],
+      ['GET', '/api/phone/', 'POST'],
+      ['PUT', '/api/scheduled/7/', 'GET, POST, DELETE'],
+      ['PATCH', '/api/scheduled/7', 'GET, POST, DELETE'],
+      ['GET', '/api/phone/7/status/', 'POST'],
+    ])(
+      'answers %s %s, a known path, with 404 error 2 naming the methods it serves, also in Allow',
+      async (method, path, served) => {
+        const response = await request(t.url)
+          [method.toLowerCase() as 'get'](path)
+          .query({ api_key: apiKey });
+
+        expect(expectFailure(response, 404, 2)).toBe(
+          `You have specified an invalid parameter : no operation at ${method} ${path}; this path serves ${served}`,
+        );
+        expect(response.headers.allow).toBe(served);
+      },
+    );
+
+    it('names no method and sends no Allow header for a path that nothing serves', async () => {
+      const response = await request(t.url).post('/api/send-sms/x/').query({ api_key: apiKey });
+
+      expect(expectFailure(response, 404, 2)).toBe(
+        'You have specified an invalid parameter : no operation at POST /api/send-sms/x/',
+      );
+      expect(response.headers.allow).toBeUndefined();
+    });
+
+    it('names the methods of a path under BASE_PATH, and none outside it', async () => {
+      const mounted = await startApp(database(), { BASE_PATH: '/raspisms' });
+      try {
+        const inside = await request(mounted.url).post('/raspisms/api/send-sms/');
+        expect(expectFailure(inside, 404, 2)).toBe(
+          'You have specified an invalid parameter : no operation at POST /raspisms/api/send-sms/; this path serves GET',
+        );
+        expect(inside.headers.allow).toBe('GET');
+
+        const outside = await request(mounted.url).post('/api/send-sms/');
+        expect(expectFailure(outside, 404, 2)).toBe(
+          'You have specified an invalid parameter : no operation at POST /api/send-sms/',
+        );
+      } finally {
+        await mounted.close();
+      }
+    });
 
     it('answers an unknown route with 404 before authentication: no key still gives 404, not 401', async () => {
       expectFailure(await request(t.url).delete('/api/list/phone/'), 404, 2);

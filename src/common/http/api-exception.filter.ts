@@ -12,6 +12,7 @@ import { ApiError, ErrorCode, httpStatusOf } from '../errors/api-error';
 import { displayName } from '../params/query-string';
 import { errorEnvelope } from './envelope';
 import { ApiRequest } from './request';
+import { servedMethods } from './served-methods';
 
 /** Driver error codes meaning the database cannot be reached, rather than a bug (HTTP 503). */
 const UNAVAILABLE_CODES = new Set([
@@ -53,9 +54,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
       }
       return;
     }
-    const error = this.toApiError(exception, request);
+    // A client that uses the wrong method at a known path is told the methods it serves.
+    const served = isUnknownRoute(exception) ? servedMethods(request) : [];
+    const error = this.toApiError(exception, request, served);
     if (response.headersSent) {
       return;
+    }
+    if (served.length > 0) {
+      response.setHeader('Allow', served.join(', '));
     }
     response.status(httpStatusOf(error)).json(errorEnvelope(error.code, error.message));
   }
@@ -72,16 +78,17 @@ export class ApiExceptionFilter implements ExceptionFilter {
     );
   }
 
-  private toApiError(exception: unknown, request: ApiRequest): ApiError {
+  private toApiError(exception: unknown, request: ApiRequest, served: string[]): ApiError {
     if (exception instanceof ApiError) {
       return exception;
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === Number(HttpStatus.NOT_FOUND)) {
+      if (isUnknownRoute(exception)) {
         return new ApiError(
           ErrorCode.INVALID_PARAMETER,
-          `no operation at ${request.method} ${request.path}`,
+          `no operation at ${request.method} ${request.path}` +
+            (served.length > 0 ? `; this path serves ${served.join(', ')}` : ''),
           'unknown_route',
         );
       }
@@ -115,6 +122,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       `Request id: ${requestId}; the server log holds the details.`,
     );
   }
+}
+
+/** Nest's answer when no route serves the request's method and path. */
+function isUnknownRoute(exception: unknown): boolean {
+  return (
+    exception instanceof HttpException && exception.getStatus() === Number(HttpStatus.NOT_FOUND)
+  );
 }
 
 /** The first segment of the URL's path that does not decode, as the router decodes them. */
