@@ -4,8 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { PDU, Server, Session, createServer, errors } from 'smpp';
 
 /**
- * An SMSC from the `smpp` package's own server, on 127.0.0.1: it binds `smsgw`/`secret`,
- * refuses other credentials with the status SMPP defines, answers unbind and enquire_link,
+ * An SMSC from the `smpp` package's own server, on 127.0.0.1: it binds `systemId`/`password`
+ * (`smsgw`/`secret` unless set), refuses other credentials with the status SMPP defines, answers unbind and enquire_link,
  * accepts each submit_sm with the message id `msg-<n>` (after `submitDelayMs`, as a real SMSC
  * takes its time), and records every PDU it receives, when each submit_sm arrived, and the
  * most submit_sm a session had unanswered at once.
@@ -16,6 +16,8 @@ import { PDU, Server, Session, createServer, errors } from 'smpp';
  */
 export class FakeSmsc {
   mode: 'normal' | 'silent' | 'hang_up' = 'normal';
+  systemId = 'smsgw';
+  password = 'secret';
   refuseBindWith: number | null = null;
   answersEnquireLink = true;
   submitDelayMs = 0;
@@ -59,9 +61,9 @@ export class FakeSmsc {
       }
       const status =
         this.refuseBindWith ??
-        (pdu.system_id !== 'smsgw'
+        (pdu.system_id !== this.systemId
           ? errors.ESME_RINVSYSID
-          : pdu.password !== 'secret'
+          : pdu.password !== this.password
             ? errors.ESME_RINVPASWD
             : errors.ESME_ROK);
       if (status === errors.ESME_ROK) {
