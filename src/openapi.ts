@@ -1,6 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AdapterRegistry } from './adapters/adapter.registry';
 import { AppConfig } from './config/configuration';
+import { describeAdapters } from './phones/phones.openapi';
 
 /** The OpenAPI document and Swagger UI at `/api/docs` (JSON at `/api/docs-json`). */
 export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
@@ -19,6 +21,10 @@ export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
       .addSecurityRequirements('header')
       .addSecurityRequirements('query')
       .build(),
+  );
+  describeAdapters(
+    document,
+    app.get(AdapterRegistry).adapters.map((adapter) => adapter.descriptor),
   );
   SwaggerModule.setup(`${config.basePath}/api/docs`, app, document, { useGlobalPrefix: false });
 }

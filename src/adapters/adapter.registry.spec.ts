@@ -40,7 +40,14 @@ const TABLE = [
   {
     id: 'ovh_shortcode',
     alias: 'adapters\\OvhSmsShortcodeAdapter',
-    fields: ['service_name*', 'app_key*', 'app_secret*!', 'consumer_key*!', 'sender'],
+    fields: [
+      'service_name*',
+      'app_key*',
+      'app_secret*!',
+      'consumer_key*!',
+      'sender',
+      'no_stop_clause',
+    ],
     hideData: true,
   },
   {

@@ -124,8 +124,11 @@ export interface OutgoingSms {
 }
 
 export type SendResult =
-  /** `status`: the final status, for adapters that know it at once (the `test` adapter). */
-  | { outcome: 'sent'; uid: string; status?: ReportedStatus }
+  /**
+   * `status`: the final status, for adapters that know it at once (the `test` adapter); `error`:
+   * why, when that status is `failed`.
+   */
+  | { outcome: 'sent'; uid: string; status?: ReportedStatus; error?: string }
   /** Certainly not taken by the provider (refused connection, 429, 503): may be tried again. */
   | { outcome: 'transient'; reason: string }
   /**

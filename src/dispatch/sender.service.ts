@@ -744,7 +744,7 @@ export class SenderService {
           uid: result.outcome === 'sent' ? result.uid : null,
           error:
             result.outcome === 'sent'
-              ? null
+              ? (result.error ?? null)
               : retriable
                 ? `${result.reason} (gave up after ${attempts} attempts)`
                 : result.reason,

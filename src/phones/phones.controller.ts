@@ -41,20 +41,9 @@ const PHONE_FIELDS: Record<string, SchemaObject> = {
     maxLength: MAX_NAME_LENGTH,
     description: 'Unique among your phones',
   },
-  adapter: {
-    type: 'string',
-    description:
-      'An adapter id (`test`, `twilio`…) or RaspiSMS class name (`adapters\\TestAdapter`)',
-    example: 'test',
-  },
-  adapter_data: {
-    type: 'object',
-    additionalProperties: { type: 'string' },
-    description:
-      "The adapter's data fields (bracket form `adapter_data[login]=…`, a JSON object, or a " +
-      'JSON object in a string). Other fields are ignored. Credentials (such as `password`, ' +
-      '`auth_token`) are stored encrypted and never listed.',
-  },
+  // The adapters' ids and data fields come from their descriptors (phones.openapi.ts).
+  adapter: { type: 'string' },
+  adapter_data: { type: 'object' },
   priority: {
     type: 'integer',
     description: 'Higher is chosen first when the setting phone_priority is on; negative is 0',

@@ -1,7 +1,6 @@
-import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import {
-  checkAdapterData,
+  checkDataSize,
   cleanLimits,
   MAX_LIMITS,
   parseAdapterData,
@@ -27,20 +26,6 @@ function errorOf(action: () => unknown): ApiError {
   }
   throw new Error('expected an ApiError');
 }
-
-/** A provider with a required secret, a required number and an optional field. */
-const PROVIDER: AdapterDescriptor = {
-  id: 'provider',
-  alias: null,
-  name: 'Provider',
-  description: 'A provider of the tests',
-  fields: [
-    { name: 'token', description: 'API token', required: true },
-    { name: 'number', description: 'Sender number', required: true, number: true },
-    { name: 'callback', description: 'Callback URL', required: false },
-  ],
-  hideData: true,
-};
 
 describe('parseName', () => {
   it('treats absent, empty and blank names as not given', () => {
@@ -178,80 +163,10 @@ describe('parseAdapterData', () => {
   });
 });
 
-describe('checkAdapterData', () => {
-  const valid = { token: 'secret', number: '+33612345678' };
-
-  it("keeps only the descriptor's fields", () => {
-    expect(checkAdapterData(PROVIDER, { ...valid, extra: 'dropped', callback: 'x' }, '')).toEqual({
-      ...valid,
-      callback: 'x',
-    });
-  });
-
-  it('takes JSON numbers and booleans as their text', () => {
-    expect(checkAdapterData(PROVIDER, { ...valid, callback: 12 }, '')).toEqual({
-      ...valid,
-      callback: '12',
-    });
-  });
-
-  it('refuses a field value that is an object', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, callback: { a: 1 } }, ''));
-    expect(error.message).toMatch(/adapter_data\[callback\] must be a text/);
-  });
-
-  it.each([undefined, '', '  ', null])(
-    'rule 5: a required field that is %p is MISSING_PARAMETER naming it and its description',
-    (token) => {
-      const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, token }, ''));
-      expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
-      expect(error.message).toBe(
-        'One require parameter is missing : adapter_data[token] (API token) is required by the provider adapter.',
-      );
-    },
-  );
-
-  it('rule 5 comes before rule 6: a missing number is MISSING_PARAMETER', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { token: 'secret' }, ''));
-    expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
-    expect(error.message).toMatch(/adapter_data\[number\]/);
-  });
-
-  it('rule 6: an invalid number field is INVALID_PARAMETER naming it', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '12345' }, ''));
-    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
-    expect(error.message).toMatch(
-      /^You have specified an invalid parameter : adapter_data\[number\] must be a valid phone number/,
-    );
-  });
-
-  it('rule 6: a number field is stored in E.164', () => {
-    expect(checkAdapterData(PROVIDER, { ...valid, number: '+33 6 12 34 56 78' }, '')).toEqual(
-      valid,
-    );
-  });
-
-  it("rule 6: a national number is read in the user's default country", () => {
-    expect(checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, 'fr')).toEqual(valid);
-    expect(
-      errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, '')).code,
-    ).toBe(ErrorCode.INVALID_PARAMETER);
-  });
-
-  it('rule 6: an optional number field that is empty is INVALID_PARAMETER, as the rule says', () => {
-    const optionalNumber: AdapterDescriptor = {
-      ...PROVIDER,
-      fields: [{ name: 'from', description: 'Sender', required: false, number: true }],
-    };
-    expect(errorOf(() => checkAdapterData(optionalNumber, {}, '')).code).toBe(
-      ErrorCode.INVALID_PARAMETER,
-    );
-  });
-
+describe('checkDataSize', () => {
   it('refuses data too large for the column', () => {
-    const error = errorOf(() =>
-      checkAdapterData(PROVIDER, { ...valid, callback: 'x'.repeat(70_000) }, ''),
-    );
+    const error = errorOf(() => checkDataSize({ callback: 'x'.repeat(70_000) }));
+    expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/adapter_data must take at most 65535 bytes/);
   });
 });

@@ -1,10 +1,8 @@
 import { AdapterData } from '../adapters/adapter';
-import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { ApiError } from '../common/errors/api-error';
 import { checkParsedJson } from '../common/params/check-params';
 import { Deferred } from '../common/params/deferred';
 import { asList, isAbsent, Params, parseId } from '../common/params/parse';
-import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { isValidStartpoint } from '../common/limits/startpoint';
 
 /** `phone.name` is VARCHAR(150). */
@@ -251,65 +249,11 @@ export function parseAdapterData(value: unknown): Record<string, unknown> | unde
   return Object.keys(data).length === 0 ? undefined : (data as Record<string, unknown>);
 }
 
-/** A data value as text; JSON numbers and booleans are taken as their text, null as absent. */
-function dataValue(data: Readonly<Record<string, unknown>>, name: string): string | undefined {
-  const value = Object.prototype.hasOwnProperty.call(data, name) ? data[name] : undefined;
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  if (typeof value === 'string') {
-    return value;
-  }
-  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') {
-    return String(value);
-  }
-  throw ApiError.invalid(`adapter_data[${name}] must be a text.`);
-}
-
-/**
- * post_phone rules 5 and 6 (docs/api.md#post_phone) on adapter data: only the descriptor's fields
- * are kept; a required field that is missing or blank is MISSING_PARAMETER; a `number` field must
- * be a valid phone number (in the user's default country when set) and is stored in E.164, else
- * INVALID_PARAMETER — an absent or empty one too, as post_phone rule 6 says.
- */
-export function checkAdapterData(
-  descriptor: AdapterDescriptor,
-  data: Readonly<Record<string, unknown>>,
-  defaultCountry: string,
-): AdapterData {
-  const kept: Record<string, string> = {};
-  for (const field of descriptor.fields) {
-    const value = dataValue(data, field.name);
-    if (value !== undefined) {
-      kept[field.name] = value;
-    }
-  }
-  // Rule 5.
-  for (const field of descriptor.fields) {
-    if (field.required && (kept[field.name] ?? '').trim() === '') {
-      throw ApiError.missing(
-        `adapter_data[${field.name}] (${field.description}) is required by the ${descriptor.id} adapter.`,
-      );
-    }
-  }
-  // Rule 6.
-  for (const field of descriptor.fields) {
-    if (!field.number) {
-      continue;
-    }
-    const normalized = normalizePhoneNumber(kept[field.name] ?? '', defaultCountry);
-    if (normalized === null) {
-      throw ApiError.invalid(
-        `adapter_data[${field.name}] must be a valid phone number, in international format (+…)` +
-          `${defaultCountry ? ` or a national number of ${defaultCountry.toUpperCase()}` : ''}.`,
-      );
-    }
-    kept[field.name] = normalized;
-  }
-  if (Buffer.byteLength(JSON.stringify(kept), 'utf8') > MAX_ADAPTER_DATA_BYTES) {
+/** The data checked (adapters/adapter-data.check.ts) must fit the column as sent. */
+export function checkDataSize(data: AdapterData): void {
+  if (Buffer.byteLength(JSON.stringify(data), 'utf8') > MAX_ADAPTER_DATA_BYTES) {
     throw ApiError.invalid(`adapter_data must take at most ${MAX_ADAPTER_DATA_BYTES} bytes.`);
   }
-  return kept;
 }
 
 /**

@@ -131,7 +131,7 @@ describeEachDatabase('PhonesService', (database) => {
       );
 
       expect(error.code).toBe(ErrorCode.CANNOT_CREATE);
-      expect(error.message).toMatch(/the test adapter refused adapter_data: delivery must be/);
+      expect(error.message).toMatch(/The test adapter refused adapter_data: delivery must be/);
       expect(await dataSource.getRepository(Phone).findOneBy({ id_user: user.id })).toBeNull();
     });
   });

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Adapter, AdapterData, PhoneStatus } from '../adapters/adapter';
 import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
+import { checkAdapterData, refuseUnknownFields } from '../adapters/adapter-data.check';
 import { AdapterDescriptor } from '../adapters/adapter.descriptor';
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { generateCallbackToken } from '../common/auth/api-key';
@@ -13,7 +14,7 @@ import { AppConfig } from '../config/configuration';
 import { isSettingOn } from '../users/settings';
 import { Phone } from './entities/phone.entity';
 import {
-  checkAdapterData,
+  checkDataSize,
   checkStoredSize,
   CreatePhoneInput,
   ForcedStatus,
@@ -52,7 +53,9 @@ export class PhonesService {
     const adapter = this.findAdapter(input.adapter);
     // Rules 5 and 6.
     const adapterId = adapter.descriptor.id;
+    refuseUnknownFields(adapter.descriptor, input.adapterData);
     const data = checkAdapterData(adapter.descriptor, input.adapterData, defaultCountry(user));
+    checkDataSize(data);
     // The encryption's length does not depend on the phone's id, not known yet.
     checkStoredSize(this.secrets.seal(adapterId, data, { id: 0, id_user: user.id }));
     // Rule 7.
@@ -107,11 +110,15 @@ export class PhonesService {
     if (adapterName !== undefined || sentData !== undefined) {
       const adapter = this.findAdapter(adapterName ?? phone.adapter);
       const sameAdapter = this.adapters.find(phone.adapter) === adapter;
+      if (sentData !== undefined) {
+        refuseUnknownFields(adapter.descriptor, sentData);
+      }
       const data = checkAdapterData(
         adapter.descriptor,
         nextData(adapter.descriptor, this.secrets.open(phone), sentData, sameAdapter),
         defaultCountry(user),
       );
+      checkDataSize(data);
       const stored = this.secrets.seal(adapter.descriptor.id, data, phone);
       checkStoredSize(stored);
       // Rule 5.

@@ -198,6 +198,21 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     ]);
   });
 
+  it("records a test phone's failed entries with why they failed: its delivery setting", async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id, { adapter_data: '{"delivery":"failed"}' });
+
+    await schedule(apiKey, { text: 'Hello', numbers: ['+33612345678'] });
+    const [entry] = await dispatched(apiKey, 1);
+
+    expect(entry).toMatchObject({
+      status: 'failed',
+      error: "The test adapter's delivery setting is failed.",
+      id_phone: phone.id,
+    });
+    expect(entry.uid).toMatch(/^[0-9a-f]{16}$/);
+  });
+
   it('records a failed entry with its reason when the user has no phone', async () => {
     const { apiKey } = await makeUser(ds);
 

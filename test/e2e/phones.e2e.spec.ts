@@ -305,19 +305,6 @@ describeEachDatabase('phones', (database) => {
       expect(await phonesNamed(user.id, 'bad data')).toBe(0);
     });
 
-    it("stores only the adapter descriptor's fields", async () => {
-      const { apiKey } = await makeUser(ds);
-
-      const response = await form('/api/phone/', apiKey).send(
-        'name=extra&adapter=test&adapter_data[delivery]=failed&adapter_data[password]=x',
-      );
-
-      expectSuccess(response, 201, expect.any(Number));
-      expect((await phoneRow(response.body.response as number))?.adapter_data).toBe(
-        '{"delivery":"failed"}',
-      );
-    });
-
     describe('rule 1: name and adapter are required', () => {
       it('refuses a missing name with MISSING_PARAMETER naming name', async () => {
         const { apiKey } = await makeUser(ds);
@@ -561,6 +548,57 @@ describeEachDatabase('phones', (database) => {
         expect(await phonesNamed(user.id, 'p')).toBe(0);
       });
 
+      it('names every missing required field at once: a twilio phone without adapter_data', async () => {
+        const { user, apiKey } = await makeUser(ds);
+
+        const response = await form('/api/phone/', apiKey).send('name=p&adapter=twilio');
+
+        expectError(
+          response,
+          400,
+          MISSING_PARAMETER,
+          `${MISSING}adapter_data[account_sid] (Twilio account SID), adapter_data[auth_token] ` +
+            '(Twilio auth token) and adapter_data[number] (The Twilio phone number to send from, ' +
+            'international format) are required by the twilio adapter.',
+        );
+        expect(await phonesNamed(user.id, 'p')).toBe(0);
+      });
+
+      it("refuses a field the adapter does not have with INVALID_PARAMETER naming it and listing the adapter's fields, creating nothing", async () => {
+        const { user, apiKey } = await makeUser(ds);
+
+        const response = await form('/api/phone/', apiKey).send(
+          'name=typo&adapter=test&adapter_data[deliver]=failed',
+        );
+
+        expectError(
+          response,
+          400,
+          INVALID_PARAMETER,
+          `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
+            'delivery and phone_status.',
+        );
+        expect(await phonesNamed(user.id, 'typo')).toBe(0);
+      });
+
+      it('refuses an unknown field before a missing one, in a JSON object too', async () => {
+        const { apiKey } = await makeUser(ds);
+
+        const response = await request(t.url)
+          .post('/api/phone/')
+          .set('X-Api-Key', apiKey)
+          .send({ name: 'p', adapter: 'provider', adapter_data: { tokn: 't', password: 'x' } });
+
+        expectError(
+          response,
+          400,
+          INVALID_PARAMETER,
+          `${INVALID}adapter_data[tokn], adapter_data[password] : the provider adapter has no ` +
+            'such field; its fields are token, number and callback.',
+        );
+        expect(provider.tested).toEqual([]);
+      });
+
       it('refuses an empty required field as missing', async () => {
         const { apiKey } = await makeUser(ds);
 
@@ -614,7 +652,7 @@ describeEachDatabase('phones', (database) => {
           response,
           422,
           CANNOT_CREATE,
-          'Cannot create a new entry. the test adapter refused adapter_data: delivery must be ' +
+          'Cannot create a new entry. The test adapter refused adapter_data: delivery must be ' +
             'one of delivered, failed, unknown.',
         );
         expect(await phonesNamed(user.id, 'bogus')).toBe(0);
@@ -934,6 +972,41 @@ describeEachDatabase('phones', (database) => {
           INVALID_PARAMETER,
           /adapter_data\[number\] must be a valid phone number/,
         );
+      });
+
+      it("refuses a field sent that the adapter does not have, naming it and listing the adapter's fields", async () => {
+        const { user, apiKey } = await makeUser(ds);
+        const phone = await makePhone(ds, user.id, { adapter_data: '{"delivery":"delivered"}' });
+
+        const response = await form(`/api/phone/${phone.id}/`, apiKey).send(
+          'adapter_data[deliver]=failed',
+        );
+
+        expectError(
+          response,
+          400,
+          INVALID_PARAMETER,
+          `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
+            'delivery and phone_status.',
+        );
+        expect((await phoneRow(phone.id))?.adapter_data).toBe('{"delivery":"delivered"}');
+      });
+
+      it('checks the fields sent against the new adapter when the adapter changes', async () => {
+        const { user, apiKey } = await makeUser(ds);
+        const phone = await makePhone(ds, user.id);
+
+        const response = await form(`/api/phone/${phone.id}/`, apiKey).send(
+          'adapter=benchmark&adapter_data[delivery]=failed',
+        );
+
+        expectError(
+          response,
+          400,
+          INVALID_PARAMETER,
+          `${INVALID}adapter_data[delivery] : the benchmark adapter takes no adapter_data.`,
+        );
+        expect((await phoneRow(phone.id))?.adapter).toBe('test');
       });
 
       it('replaces the stored adapter data with the data sent', async () => {

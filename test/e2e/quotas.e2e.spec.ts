@@ -228,7 +228,10 @@ describeEachDatabase('quotas (inline worker)', (database) => {
     await schedule(apiKey, TWO_SEGMENTS, numbers(1));
     const [entry] = await dispatched(user.id, 1);
 
-    expect(entry).toMatchObject({ status: 'failed', error: null });
+    expect(entry).toMatchObject({
+      status: 'failed',
+      error: "The test adapter's delivery setting is failed.",
+    });
     expect(await stored(user.id)).toMatchObject({ consumed: 2, reserved: 0 });
   });
 

@@ -107,7 +107,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
 
     expect(response.status).toBe(422);
     expect(response.body.message).toBe(
-      'Cannot create a new entry. the sms_gateway_android adapter refused adapter_data: SMS Gateway for Android refused the credentials (HTTP 401): check username and password against those the app shows for the server in use.',
+      'Cannot create a new entry. The sms_gateway_android adapter refused adapter_data: SMS Gateway for Android refused the credentials (HTTP 401): check username and password against those the app shows for the server in use.',
     );
   });
 

@@ -252,7 +252,7 @@ describeEachDatabase('webhook deliveries', (database) => {
         await post(`/api/webhook/${hook.id}/test/`, hook.apiKey),
         422,
         8,
-        `Cannot create a new entry. webhook ${hook.id} is disabled: enable it (enabled=1) to test it.`,
+        `Cannot create a new entry. Webhook ${hook.id} is disabled: enable it (enabled=1) to test it.`,
       );
       expect(receiver.count('/410')).toBe(before);
     });

@@ -202,7 +202,7 @@ describeEachDatabase('webhooks', (database) => {
           refused,
           422,
           CANNOT_CREATE,
-          'Cannot create a new entry. you have 100 webhooks already, the most a user may have.',
+          'Cannot create a new entry. You have 100 webhooks already, the most a user may have.',
         );
       }
       expect(await rows(user.id)).toHaveLength(100);
@@ -393,7 +393,7 @@ describeEachDatabase('webhooks', (database) => {
         await json('post', `/api/webhook/${id}/test/`, apiKey),
         422,
         CANNOT_CREATE,
-        `Cannot create a new entry. webhook ${id} is disabled: enable it (enabled=1) to test it.`,
+        `Cannot create a new entry. Webhook ${id} is disabled: enable it (enabled=1) to test it.`,
       );
       expectSuccess(await json('get', `/api/webhook/${id}/deliveries/`, apiKey), 200, []);
     });

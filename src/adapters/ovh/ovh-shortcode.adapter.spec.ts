@@ -210,6 +210,15 @@ describe('OvhShortcodeAdapter', () => {
       });
     });
 
+    it("asks OVH to leave out its STOP clause when no_stop_clause is set, as RaspiSMS's field did", async () => {
+      await adapter.send({ ...DATA, no_stop_clause: '1' }, outgoingSms());
+      await adapter.send({ ...DATA, no_stop_clause: '0' }, outgoingSms());
+
+      expect(fake.jobs.map((job) => (job.body as { noStopClause?: boolean }).noStopClause)).toEqual(
+        [true, undefined],
+      );
+    });
+
     it('asks for a flash SMS with the flash class, and lets OVH pick Unicode for other texts', async () => {
       await adapter.send(DATA, outgoingSms({ text: 'Ça marche 🎉', flash: true }));
 

@@ -22,6 +22,11 @@ export class OvhShortcodeAdapter extends OvhSmsAdapter {
     fields: [
       ...OVH_SERVICE_FIELDS,
       field('sender', 'Sender name registered on the service, 3 to 11 characters.', false),
+      field(
+        'no_stop_clause',
+        '1 (or true, on, yes) so that OVH does not append its "STOP" clause, as RaspiSMS allowed.',
+        false,
+      ),
     ],
     hideData: true,
     settings: [OVH_API_URL],
@@ -56,7 +61,11 @@ export class OvhShortcodeAdapter extends OvhSmsAdapter {
    */
   protected job(data: AdapterData): Record<string, unknown> {
     const sender = data.sender ?? '';
-    return { senderForResponse: !sender, ...(sender ? { sender } : {}) };
+    return {
+      senderForResponse: !sender,
+      ...(sender ? { sender } : {}),
+      ...(/^(1|true|on|yes)$/i.test(data.no_stop_clause ?? '') ? { noStopClause: true } : {}),
+    };
   }
 }
 

@@ -61,7 +61,12 @@ export class TestAdapter implements Adapter {
 
   send(data: AdapterData): Promise<SendResult> {
     const status = DELIVERIES.find((candidate) => candidate === data.delivery) ?? 'unknown';
-    return Promise.resolve({ outcome: 'sent', uid: randomBytes(8).toString('hex'), status });
+    const uid = randomBytes(8).toString('hex');
+    return Promise.resolve(
+      status === 'failed'
+        ? { outcome: 'sent', uid, status, error: "The test adapter's delivery setting is failed." }
+        : { outcome: 'sent', uid, status },
+    );
   }
 
   /** `uid` and `status` (`delivered`, `failed`, anything else unknown), as RaspiSMS reads them. */

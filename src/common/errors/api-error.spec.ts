@@ -74,6 +74,27 @@ describe('errorMessage (RaspiSMS’s prefixes, then a detail naming the paramete
     expect(errorMessage(code, detail)).toBe(expected);
   });
 
+  it('starts a detail after a prefix that ends a sentence with a capital', () => {
+    expect(errorMessage(ErrorCode.CANNOT_CREATE, 'the twilio adapter refused adapter_data.')).toBe(
+      'Cannot create a new entry. The twilio adapter refused adapter_data.',
+    );
+    expect(errorMessage(ErrorCode.INTERNAL_ERROR, 'request id: abc')).toBe(
+      'Internal error. Request id: abc',
+    );
+  });
+
+  it('keeps a parameter named first as it is spelt, and what follows " : " as it is', () => {
+    expect(errorMessage(ErrorCode.CANNOT_DELETE, 'id : you have no phone 3.')).toBe(
+      'Cannot delete this entry. id : you have no phone 3.',
+    );
+    expect(errorMessage(ErrorCode.CANNOT_CREATE, 'adapter_data[from] : refused.')).toBe(
+      'Cannot create a new entry. adapter_data[from] : refused.',
+    );
+    expect(errorMessage(ErrorCode.CANNOT_UPDATE, 'the phone is disabled.')).toBe(
+      'Cannot update this entry : the phone is disabled.',
+    );
+  });
+
   it('gives the suspended text alone', () => {
     expect(errorMessage(ErrorCode.SUSPENDED_USER)).toBe(
       'This user account is currently suspended.',

@@ -36,16 +36,26 @@ const PREFIXES: Record<ErrorCode, string> = {
 };
 
 /**
- * Joins RaspiSMS's prefix and a detail: prefixes ending in ": " take it as is, others after a
- * space.
+ * Joins RaspiSMS's prefix and a detail: prefixes ending in ": " take it as is; after the others,
+ * which end a sentence, the detail starts the next one with a capital, unless it starts with the
+ * name of the parameter it concerns (`id : …`), which is kept as the client spells it.
  */
 export function errorMessage(code: ErrorCode, detail?: string): string {
   const prefix = PREFIXES[code];
   if (!detail) {
     return prefix.replace(/ : $/, '');
   }
-  return prefix.endsWith(' ') ? prefix + detail : `${prefix} ${detail}`;
+  if (prefix.endsWith(' ')) {
+    return prefix + detail;
+  }
+  const sentence = PARAMETER_FIRST.test(detail)
+    ? detail
+    : detail.charAt(0).toUpperCase() + detail.slice(1);
+  return `${prefix} ${sentence}`;
 }
+
+/** A detail naming its parameter first: `id : …`, `adapter_data[login] : …`. */
+const PARAMETER_FIRST = /^[\w[\]]+ : /;
 
 /** The one error type of the API: an error code, a detail naming the parameter, and a reason. */
 export class ApiError extends Error {

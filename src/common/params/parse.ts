@@ -11,10 +11,14 @@ export function isAbsent(value: unknown): boolean {
 
 /** `a is required.`, `a and b are required.`, `a, b and c are required.` */
 export function requiredMessage(names: readonly string[]): string {
-  if (names.length === 1) {
-    return `${names[0]} is required.`;
-  }
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]} are required.`;
+  return `${listed(names)} ${names.length === 1 ? 'is' : 'are'} required.`;
+}
+
+/** `a`, `a and b`, `a, b and c`: names in a sentence. */
+export function listed(names: readonly string[]): string {
+  return names.length <= 1
+    ? names.join('')
+    : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** A non-negative decimal integer; absent or empty is `undefined`; anything else is refused. */
