@@ -450,9 +450,10 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/sms_status.curl:
   //   curl 'https://app.raspisms.fr/api/stats/sms-status/?start=2023-05-01&end=2023-05-02&id_phone=1'
   //     -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
-  // id_phone 1 is replaced by the test's phone. The dates are the `YYYY-MM-DD` form (midnight).
-  // The documentation calls `end` exclusive; smsgw counts both bounds inclusive, as
-  // RaspiSMS's code does, so an SMS at 2023-05-02 00:00:00 counts and one a second later does not.
+  // id_phone 1 is replaced by the test's phone. The dates are the `YYYY-MM-DD` form: whole days.
+  // The documentation calls `end` exclusive and RaspiSMS's code reads it as midnight; smsgw
+  // counts both bounds inclusive and a date-only `end` as that whole day, so every SMS of
+  // 2023-05-02 counts and one at 2023-05-03 00:00:00 does not.
   it('counts the SMS of one phone per day and status (sms_status.curl)', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
@@ -465,6 +466,8 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     await sent('2023-05-01 23:59:59', 'delivered');
     await sent('2023-05-02 00:00:00', 'delivered');
     await sent('2023-05-02 00:00:01', 'failed');
+    await sent('2023-05-02 23:59:59', 'failed');
+    await sent('2023-05-03 00:00:00', 'failed');
     await sent('2023-04-30 23:59:59', 'unknown');
     await sent('2023-05-01 10:00:00', 'unknown', otherPhone.id);
 
@@ -480,6 +483,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       { at_ymd: '2023-05-01', id_phone: phone.id, status: 'delivered', nb: 1 },
       { at_ymd: '2023-05-01', id_phone: phone.id, status: 'failed', nb: 1 },
       { at_ymd: '2023-05-02', id_phone: phone.id, status: 'delivered', nb: 1 },
+      { at_ymd: '2023-05-02', id_phone: phone.id, status: 'failed', nb: 2 },
     ]);
   });
 
