@@ -51,7 +51,8 @@ const QUERY_FILTERS = applyDecorators(
 const SUMMARY =
   "get_entries: lists the caller's entries of one type, 25 per page, ordered by id. A cursor " +
   '(after_id, before_id) wins over page; giving both cursors is refused. Optional filters, ' +
-  'ANDed, narrow the listing and are kept in next / prev.';
+  'ANDed, narrow the listing and are kept in next / prev; any other parameter but api_key is ' +
+  "refused, naming it and the type's filters.";
 
 /**
  * get_entries under its four path forms (docs/api-choices.md#paths-and-methods); they differ only

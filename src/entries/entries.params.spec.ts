@@ -102,4 +102,17 @@ describe('parseEntriesParams filters', () => {
       'You have specified an invalid parameter : status : not a filter of media entries; they have none.',
     );
   });
+
+  it('refuses a parameter that is neither a filter of the type, a paging parameter nor the key', () => {
+    expect(() =>
+      parse({ entry_type: 'sended', statuss: 'failed', api_key: 'k', page: '0' }),
+    ).toThrow(
+      'You have specified an invalid parameter : statuss : not a filter of sended entries; ' +
+        'their filters are status, id_phone, destination, tag, originating_scheduled, at_from, at_to.',
+    );
+  });
+
+  it('takes a refused parameter left empty as absent, as an empty filter', () => {
+    expect(parse({ entry_type: 'sended', statuss: '' }).filters).toEqual([]);
+  });
 });

@@ -2,6 +2,7 @@ import { ApiError } from '../common/errors/api-error';
 import { Cursor, parseCursor } from '../common/paging/cursor';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { isAbsent, Params, parseId } from '../common/params/parse';
+import { displayName } from '../common/params/query-string';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { parseApiDatetime } from '../common/time/datetime';
 import { ENTRY_TYPES, EntryType, isEntryType } from './entry-types';
@@ -52,8 +53,17 @@ const FILTERS: Partial<Record<EntryType, Record<string, FilterKind>>> = {
   contact: { name: 'name', number: 'number' },
 };
 
-/** Every filter name of any type: one sent with another type is refused, not ignored. */
+/** Every filter name of any type, the order in which refusals name them. */
 const FILTER_NAMES = [...new Set(Object.values(FILTERS).flatMap((own) => Object.keys(own)))];
+
+/**
+ * What get_entries reads besides filters: the path's type, the paging parameters and the key.
+ * Any other parameter is refused rather than ignored: a misspelt filter would widen the listing.
+ */
+const NOT_FILTERS = new Set(['entry_type', 'page', 'after_id', 'before_id', 'api_key']);
+
+/** The refused parameters a message names, so that a query of many stays a short answer. */
+const MAX_NAMED = 10;
 
 /** A tag is stored in VARCHAR(1000). */
 const MAX_TAG_CHARACTERS = 1000;
@@ -75,11 +85,15 @@ export function parseEntriesParams(
   const cursor = parseCursor(params);
   // Rule 6.
   const own = FILTERS[type] ?? {};
-  const foreign = FILTER_NAMES.filter((name) => !(name in own) && !isAbsent(params[name]));
-  if (foreign.length > 0) {
+  const refused = [...new Set([...FILTER_NAMES, ...Object.keys(params)])].filter(
+    (name) => !Object.hasOwn(own, name) && !NOT_FILTERS.has(name) && !isAbsent(params[name]),
+  );
+  if (refused.length > 0) {
     const allowed = Object.keys(own);
+    const named = refused.slice(0, MAX_NAMED).map(displayName).join(', ');
+    const more = refused.length > MAX_NAMED ? ` (and ${refused.length - MAX_NAMED} more)` : '';
     throw ApiError.invalid(
-      `${foreign.join(', ')} : not a filter of ${type} entries; ` +
+      `${named}${more} : not a filter of ${type} entries; ` +
         (allowed.length > 0 ? `their filters are ${allowed.join(', ')}.` : 'they have none.'),
     );
   }

@@ -48,13 +48,14 @@ export class StatsController {
     name: 'start',
     required: true,
     schema: DATETIME,
-    description: 'YYYY-MM-DD HH:MM:SS, or YYYY-MM-DD for midnight',
+    description: 'YYYY-MM-DD HH:MM:SS, or YYYY-MM-DD from the first second of that day',
   })
   @ApiQuery({
     name: 'end',
     required: true,
     schema: DATETIME,
-    description: 'YYYY-MM-DD HH:MM:SS, or YYYY-MM-DD for midnight; not before start',
+    description:
+      'YYYY-MM-DD HH:MM:SS, or YYYY-MM-DD up to the last second of that day; not before start',
   })
   @ApiQuery({
     name: 'id_phone',

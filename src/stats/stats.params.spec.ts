@@ -12,6 +12,14 @@ describe('parseStatsParams', () => {
     });
   });
 
+  it('reads a bare end date as the last second of that day', () => {
+    expect(parseStatsParams({ start: '2024-07-01', end: '2024-07-01' }, 'Europe/Paris')).toEqual({
+      start: '2024-06-30 22:00:00',
+      end: '2024-07-01 21:59:59',
+      phoneId: undefined,
+    });
+  });
+
   it('reads id_phone without asking whose phone it is (the service does)', () => {
     expect(
       parseStatsParams({ start: '2024-01-01', end: '2024-01-02', id_phone: '7' }, 'UTC').phoneId,

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error';
 import { Params, isAbsent, parseId, requiredMessage } from '../common/params/parse';
-import { parseApiDatetime } from '../common/time/datetime';
+import { parsePeriodBound } from '../common/time/datetime';
 
 /** get_sms_status_stats' parameters (docs/api.md#get_sms_status_stats). */
 export interface StatsInput {
@@ -17,10 +17,10 @@ export function parseStatsParams(params: Params, timeZone: string): StatsInput {
   if (missing.length > 0) {
     throw ApiError.missing(requiredMessage(missing));
   }
-  // Rule 2, with both bounds inclusive and `YYYY-MM-DD` for midnight
+  // Rule 2, with both bounds inclusive and `YYYY-MM-DD` for the whole day
   // (docs/api-choices.md#dates-and-time-zone).
-  const start = statsDatetime(params.start, 'start', timeZone);
-  const end = statsDatetime(params.end, 'end', timeZone);
+  const start = statsBound(params.start, 'start', timeZone);
+  const end = statsBound(params.end, 'end', timeZone);
   if (end < start) {
     throw ApiError.invalid('end must not be before start.');
   }
@@ -28,8 +28,8 @@ export function parseStatsParams(params: Params, timeZone: string): StatsInput {
   return { start, end, phoneId: parseId(params.id_phone, 'id_phone') };
 }
 
-function statsDatetime(value: unknown, name: string, timeZone: string): string {
-  const utc = typeof value === 'string' ? parseApiDatetime(value, timeZone, true) : null;
+function statsBound(value: unknown, name: 'start' | 'end', timeZone: string): string {
+  const utc = typeof value === 'string' ? parsePeriodBound(value, timeZone, name) : null;
   if (utc === null) {
     throw ApiError.invalid(
       `${name} must be a date of format "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DD".`,

@@ -469,6 +469,78 @@ describeEachDatabase('get_entries filters', (database) => {
       expectInvalid(await list(String(type), apiKey, filters), message);
     });
 
+    const SENDED_FILTERS =
+      'their filters are status, id_phone, destination, tag, originating_scheduled, at_from, at_to.';
+
+    it.each<[string, string, string]>([
+      ['state=failed', 'sended', `state : not a filter of sended entries; ${SENDED_FILTERS}`],
+      [
+        'destinaton=%2B33612345678',
+        'sended',
+        `destinaton : not a filter of sended entries; ${SENDED_FILTERS}`,
+      ],
+      ['statuss=failed', 'sended', `statuss : not a filter of sended entries; ${SENDED_FILTERS}`],
+      [
+        'foo=bar',
+        'received',
+        'foo : not a filter of received entries; their filters are status, id_phone, origin, at_from, at_to.',
+      ],
+      [
+        'constructor=x&toString=y',
+        'contact',
+        'constructor, toString : not a filter of contact entries; their filters are name, number.',
+      ],
+      [
+        'foo[a]=1&tag=x&Status=failed',
+        'phone',
+        'tag, foo, Status : not a filter of phone entries; they have none.',
+      ],
+    ])(
+      'refuses ?%s on %s, which would list every entry, with INVALID_PARAMETER naming it and listing the filters',
+      async (query, type, message) => {
+        const { user, apiKey } = await makeUser(ds);
+        await makeSended(ds, user.id);
+
+        expectInvalid(
+          await request(t.url).get(`/api/list/${type}/?api_key=${apiKey}&${query}`),
+          message,
+        );
+      },
+    );
+
+    it('names ten refused parameters at most, and counts the others', async () => {
+      const { apiKey } = await makeUser(ds);
+      const names = Array.from({ length: 12 }, (_, index) => `x${index}`);
+
+      expectInvalid(
+        await list('sended', apiKey, Object.fromEntries(names.map((name) => [name, '1']))),
+        `${names.slice(0, 10).join(', ')} (and 2 more) : not a filter of sended entries; ${SENDED_FILTERS}`,
+      );
+    });
+
+    it('takes the paging parameters and the key beside the filters, in every path form', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const first = await makeSended(ds, user.id, { status: 'failed' });
+      const second = await makeSended(ds, user.id, { status: 'failed' });
+      const key = `api_key=${apiKey}&status=failed`;
+
+      const lists = [
+        `/api/list/sended/?${key}&page=0`,
+        `/api/list/sended/?${key}&after_id=${first.id - 1}`,
+        `/api/list/sended/?${key}&before_id=${second.id + 1}`,
+        `/api/list/sended/0/?${key}`,
+        `/api/list/sended/after/${first.id - 1}/?${key}`,
+        `/api/list/sended/before/${second.id + 1}/?${key}`,
+      ];
+      for (const path of lists) {
+        expect(idsOf(await request(t.url).get(path))).toEqual([first.id, second.id]);
+      }
+      const header = await request(t.url)
+        .get('/api/list/sended/?page=0&status=failed')
+        .set('X-Api-Key', apiKey);
+      expect(idsOf(header)).toEqual([first.id, second.id]);
+    });
+
     it('takes an empty filter as absent', async () => {
       const { user, apiKey } = await makeUser(ds);
       const sended = await makeSended(ds, user.id);

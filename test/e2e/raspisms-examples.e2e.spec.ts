@@ -53,7 +53,6 @@ const FIXTURES = join(__dirname, '..', 'fixtures', 'raspisms');
 /** The documentation's examples send to the SaaS; smsgw runs on the test app's port instead. */
 const DOC_ORIGIN = /^https?:\/\/[^/]+/;
 
-const MISSING_PARAMETER = 4;
 const CANNOT_CREATE = 8;
 const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
 
@@ -451,9 +450,10 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
   // Source: RaspbianFrance/raspisms-documentation source/_code_examples/api/sms_status.curl:
   //   curl 'https://app.raspisms.fr/api/stats/sms-status/?start=2023-05-01&end=2023-05-02&id_phone=1'
   //     -H 'X-Api-Key: ac122e8d46faac0615c181b93d07612d'
-  // id_phone 1 is replaced by the test's phone. The dates are the `YYYY-MM-DD` form (midnight).
-  // The documentation calls `end` exclusive; smsgw counts both bounds inclusive, as
-  // RaspiSMS's code does, so an SMS at 2023-05-02 00:00:00 counts and one a second later does not.
+  // id_phone 1 is replaced by the test's phone. The dates are the `YYYY-MM-DD` form: whole days.
+  // The documentation calls `end` exclusive and RaspiSMS's code reads it as midnight; smsgw
+  // counts both bounds inclusive and a date-only `end` as that whole day, so every SMS of
+  // 2023-05-02 counts and one at 2023-05-03 00:00:00 does not.
   it('counts the SMS of one phone per day and status (sms_status.curl)', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
@@ -466,6 +466,8 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     await sent('2023-05-01 23:59:59', 'delivered');
     await sent('2023-05-02 00:00:00', 'delivered');
     await sent('2023-05-02 00:00:01', 'failed');
+    await sent('2023-05-02 23:59:59', 'failed');
+    await sent('2023-05-03 00:00:00', 'failed');
     await sent('2023-04-30 23:59:59', 'unknown');
     await sent('2023-05-01 10:00:00', 'unknown', otherPhone.id);
 
@@ -481,6 +483,7 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
       { at_ymd: '2023-05-01', id_phone: phone.id, status: 'delivered', nb: 1 },
       { at_ymd: '2023-05-01', id_phone: phone.id, status: 'failed', nb: 1 },
       { at_ymd: '2023-05-02', id_phone: phone.id, status: 'delivered', nb: 1 },
+      { at_ymd: '2023-05-02', id_phone: phone.id, status: 'failed', nb: 2 },
     ]);
   });
 
@@ -562,10 +565,10 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     });
 
     // The documented example with an unencoded `+` (RaspiSMS issue #183): the query decodes it as a
-    // space, so ` 33612345678` is no number and `to` counts as missing.
+    // space, and ` 33612345678` is read as the `+33612345678` that was typed.
     //   curl -X GET "https://raspisms.fr/api/send-sms/?api_key=…&text=Mon%20SMS%20d%27exemple&to=+33612345678"
-    it('takes a raw + in to as a space and answers that to is missing (issue #183)', async () => {
-      const { user, apiKey } = await makeUser(ds);
+    it('reads a raw + in to as the + that was typed (issue #183)', async () => {
+      const { apiKey } = await makeUser(ds);
 
       const result = await curl(
         app,
@@ -574,9 +577,10 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
         `https://raspisms.fr/api/send-sms/?api_key=${apiKey}&text=Mon%20SMS%20d%27exemple&to=+33612345678`,
       );
 
-      const message = expectFailure(result, 400, MISSING_PARAMETER);
-      expect(message).toMatch(/^One require parameter is missing : to\b/);
-      expect(await ds.getRepository(Scheduled).countBy({ id_user: user.id })).toBe(0);
+      const id = expectSuccess(result, 200) as number;
+      expect((await storedScheduled(ds, id)).numbers).toEqual([
+        { number: '+33612345678', data: '[]' },
+      ]);
     });
 
     // The documented argument id_phone, in the example's form:
@@ -923,10 +927,10 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
     // post_scheduled1.curl with the `+` left unencoded (RaspiSMS issue #183):
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: …'
     //     -d 'text=Mon%20SMS%20d%27exemple' -d 'numbers=+33612345678'
-    // The form decodes `+` as a space; ` 33612345678` is no international number and is dropped,
-    // as RaspiSMS drops it, which leaves no recipient.
-    it('drops a number sent with a raw + and then has no recipient (issue #183)', async () => {
-      const { user, apiKey } = await makeUser(ds);
+    // The form decodes `+` as a space, which RaspiSMS then drops; smsgw reads ` 33612345678` as
+    // the `+33612345678` that was typed.
+    it('reads a number sent with a raw + as the + that was typed (issue #183)', async () => {
+      const { apiKey } = await makeUser(ds);
 
       const result = await curl(
         app,
@@ -941,15 +945,15 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
         'numbers=+33612345678',
       );
 
-      expect(expectFailure(result, 400, MISSING_PARAMETER)).toMatch(
-        /^One require parameter is missing : .*at least one valid number/,
-      );
-      expect(await ds.getRepository(Scheduled).countBy({ id_user: user.id })).toBe(0);
+      const id = expectSuccess(result, 201) as number;
+      expect((await storedScheduled(ds, id)).numbers).toEqual([
+        { number: '+33612345678', data: '[]' },
+      ]);
     });
 
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: …' -d 'text=Hello'
     //     -d 'numbers[]=+33612345678' -d 'numbers[]=%2B33612345679'
-    it('keeps the encoded number and drops the one sent with a raw + (issue #183)', async () => {
+    it('keeps a number sent with a raw + beside an encoded one (issue #183)', async () => {
       const { apiKey } = await makeUser(ds);
 
       const result = await curl(
@@ -969,11 +973,12 @@ describeEachDatabase('RaspiSMS documentation examples sent as curl sends them', 
 
       const id = expectSuccess(result, 201) as number;
       expect((await storedScheduled(ds, id)).numbers).toEqual([
+        { number: '+33612345678', data: '[]' },
         { number: '+33612345679', data: '[]' },
       ]);
     });
 
-    // The fix for issue #183 on the client side: curl's --data-urlencode encodes the `+`.
+    // curl's --data-urlencode encodes the `+`, which reads as it always did.
     //   curl -X POST https://app.raspisms.fr/api/scheduled/ -H 'X-Api-Key: …'
     //     --data-urlencode "text=Mon SMS d'exemple" --data-urlencode 'numbers=+33612345678'
     it('keeps a number sent with --data-urlencode', async () => {

@@ -684,12 +684,13 @@ describeEachDatabase('post_scheduled', (database) => {
       ]);
     });
 
-    it('drops a number whose + came unencoded (a space in a form), as RaspiSMS does', async () => {
+    it('reads a number whose + came unencoded (a space in a form) as the + typed, where RaspiSMS drops it', async () => {
       const { apiKey } = await makeUser(ds);
       const id = expectCreated(
         await post(apiKey, 'text=Hi&numbers[]=+33612345678&numbers[]=%2B33612345679'),
       );
       expect((await storedScheduled(ds, id)).numbers).toEqual([
+        { number: '+33612345678', data: '[]' },
         { number: '+33612345679', data: '[]' },
       ]);
     });

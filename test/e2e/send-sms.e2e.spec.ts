@@ -158,16 +158,29 @@ describeEachDatabase('get_send_sms', (database) => {
       });
     });
 
-    it('reads a raw + in the query string as a space, so `to=+336…` counts as missing (encode it %2B)', async () => {
+    it('reads a raw + in the query string (`to=+336…`, decoded as a space) as the + that was typed', async () => {
       const { apiKey } = await makeUser(ds);
       const raw = await sendRaw(`api_key=${apiKey}&to=+33612345678&text=Hi`);
-      expect(raw.status).toBe(400);
-      expect(raw.body.error).toBe(MISSING_PARAMETER);
+      expect(raw.status).toBe(200);
+      expect((await storedScheduled(ds, raw.body.response as number)).numbers).toEqual([
+        expect.objectContaining({ number: '+33612345678' }),
+      ]);
       const encoded = await sendRaw(`api_key=${apiKey}&to=%2B33612345678&text=Hi+there`);
       expect(encoded.status).toBe(200);
       expect((await storedScheduled(ds, encoded.body.response as number)).scheduled?.text).toBe(
         'Hi there',
       );
+    });
+
+    it('still refuses two spaces or a space before a letter in to', async () => {
+      const { apiKey } = await makeUser(ds);
+      for (const to of ['++33612345678', '+a33612345678']) {
+        const response = await sendRaw(`api_key=${apiKey}&to=${to}&text=Hi`);
+        expect({ status: response.status, error: response.body.error }).toEqual({
+          status: 400,
+          error: MISSING_PARAMETER,
+        });
+      }
     });
   });
 

@@ -336,17 +336,51 @@ describeEachDatabase('statistics', (database) => {
         ]);
       });
 
-      it('takes YYYY-MM-DD as midnight, so an end date leaves that day out after 00:00:00', async () => {
+      it('takes a date-only end as the whole of that day: start=end=2026-11-27 counts that day', async () => {
+        const { user, apiKey } = await makeUser(ds);
+        const phone = await makePhone(ds, user.id);
+        await sent(
+          user.id,
+          [
+            '2026-11-26 23:59:59',
+            '2026-11-27 00:00:00',
+            '2026-11-27 12:00:00',
+            '2026-11-27 23:59:59',
+            '2026-11-28 00:00:00',
+          ],
+          { id_phone: phone.id },
+        );
+
+        const response = await stats(apiKey, { start: '2026-11-27', end: '2026-11-27' });
+
+        expectSuccess(response, [
+          { at_ymd: '2026-11-27', id_phone: phone.id, status: 'unknown', nb: 3 },
+        ]);
+      });
+
+      it('keeps a full datetime end as that instant, and a date-only start as the day’s first second', async () => {
         const { user, apiKey } = await makeUser(ds);
         const phone = await makePhone(ds, user.id);
         await sent(user.id, ['2024-02-01 00:00:00', '2024-02-02 00:00:00', '2024-02-02 00:00:01'], {
           id_phone: phone.id,
         });
 
-        const response = await stats(apiKey, { start: '2024-02-01', end: '2024-02-02' });
+        const response = await stats(apiKey, { start: '2024-02-01', end: '2024-02-02 00:00:00' });
 
         expectSuccess(response, [
           { at_ymd: '2024-02-01', id_phone: phone.id, status: 'unknown', nb: 1 },
+          { at_ymd: '2024-02-02', id_phone: phone.id, status: 'unknown', nb: 1 },
+        ]);
+      });
+
+      it('takes an end on the start’s day as after it, however late the start', async () => {
+        const { user, apiKey } = await makeUser(ds);
+        const phone = await makePhone(ds, user.id);
+        await sent(user.id, ['2024-02-02 18:00:00', '2024-02-02 23:59:59'], { id_phone: phone.id });
+
+        const response = await stats(apiKey, { start: '2024-02-02 18:00:01', end: '2024-02-02' });
+
+        expectSuccess(response, [
           { at_ymd: '2024-02-02', id_phone: phone.id, status: 'unknown', nb: 1 },
         ]);
       });
@@ -869,6 +903,27 @@ describeEachDatabase('statistics', (database) => {
           ['2024-10-27', 2],
           ['2024-10-28', 1],
         ]);
+      });
+
+      it('takes a date-only end as the whole Paris day, 23 hours long when clocks go forward', async () => {
+        const { user, apiKey } = await makeUser(ds);
+        const phone = await makePhone(ds, user.id);
+        await sent(
+          user.id,
+          [
+            '2024-03-30 22:59:59', // 23:59:59 +01:00 on the 30th
+            '2024-03-30 23:00:00', // the 31st's first second
+            '2024-03-31 21:59:59', // its last, 23:59:59 +02:00
+            '2024-03-31 22:00:00', // 1st of April
+          ],
+          { id_phone: phone.id },
+        );
+
+        const response = await request(app().url)
+          .get('/api/stats/sms-status/')
+          .query({ api_key: apiKey, start: '2024-03-31', end: '2024-03-31' });
+
+        expect(days(response)).toEqual([['2024-03-31', 2]]);
       });
 
       it('answers the widest period, from local mean time to year 9999, with Paris days', async () => {

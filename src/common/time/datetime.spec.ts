@@ -1,4 +1,10 @@
-import { API_DATETIME_FORMAT, nowUtc, parseApiDatetime, utcToZone } from './datetime';
+import {
+  API_DATETIME_FORMAT,
+  nowUtc,
+  parseApiDatetime,
+  parsePeriodBound,
+  utcToZone,
+} from './datetime';
 
 describe('parseApiDatetime (strict `YYYY-MM-DD HH:MM:SS` in the service zone)', () => {
   it('keeps a valid UTC wall time as it is', () => {
@@ -31,7 +37,7 @@ describe('parseApiDatetime (strict `YYYY-MM-DD HH:MM:SS` in the service zone)', 
     ['2024-01-01  10:00:00', 'two spaces'],
     ['2024/01/01 10:00:00', 'slashes'],
     ['２０２４-01-01 10:00:00', 'full-width digits'],
-    ['2024-01-01', 'a date alone, when not allowed'],
+    ['2024-01-01', 'a date alone'],
     ['', 'the empty string'],
     ['now', 'a relative date'],
   ])('refuses %p (%s)', (value) => {
@@ -42,20 +48,41 @@ describe('parseApiDatetime (strict `YYYY-MM-DD HH:MM:SS` in the service zone)', 
     expect(parseApiDatetime('2024-03-31 02:30:00', 'Europe/Paris')).toBeNull();
     expect(parseApiDatetime('2024-03-31 02:30:00', 'UTC')).toBe('2024-03-31 02:30:00');
   });
+});
 
-  it('with allowDateOnly, reads `YYYY-MM-DD` as midnight of the service zone', () => {
-    expect(parseApiDatetime('2024-01-01', 'UTC', true)).toBe('2024-01-01 00:00:00');
-    expect(parseApiDatetime('2024-01-01', 'Europe/Paris', true)).toBe('2023-12-31 23:00:00');
+describe('parsePeriodBound (a bound of an inclusive period, a date alone accepted)', () => {
+  it('reads a date alone as a start at its first second, as an end at its last', () => {
+    expect(parsePeriodBound('2026-11-27', 'UTC', 'start')).toBe('2026-11-27 00:00:00');
+    expect(parsePeriodBound('2026-11-27', 'UTC', 'end')).toBe('2026-11-27 23:59:59');
   });
 
-  it('with allowDateOnly, still reads full datetimes and stays strict about dates', () => {
-    expect(parseApiDatetime('2024-01-01 10:00:00', 'Europe/Paris', true)).toBe(
+  it('reads the day in the service zone, in winter and in summer', () => {
+    expect(parsePeriodBound('2024-01-01', 'Europe/Paris', 'start')).toBe('2023-12-31 23:00:00');
+    expect(parsePeriodBound('2024-01-01', 'Europe/Paris', 'end')).toBe('2024-01-01 22:59:59');
+    expect(parsePeriodBound('2024-07-01', 'Europe/Paris', 'end')).toBe('2024-07-01 21:59:59');
+  });
+
+  it('ends a 23- or 25-hour day at its last second, and starts one without a midnight at its first', () => {
+    expect(parsePeriodBound('2024-03-31', 'Europe/Paris', 'end')).toBe('2024-03-31 21:59:59');
+    expect(parsePeriodBound('2024-10-27', 'Europe/Paris', 'end')).toBe('2024-10-27 22:59:59');
+    // Santiago's clocks went from 00:00 to 01:00 on 2024-09-08.
+    expect(parsePeriodBound('2024-09-08', 'America/Santiago', 'start')).toBe('2024-09-08 04:00:00');
+  });
+
+  it('keeps a full datetime as that instant, for either bound', () => {
+    expect(parsePeriodBound('2026-11-27 00:00:00', 'UTC', 'end')).toBe('2026-11-27 00:00:00');
+    expect(parsePeriodBound('2024-01-01 10:00:00', 'Europe/Paris', 'start')).toBe(
       '2024-01-01 09:00:00',
     );
-    expect(parseApiDatetime('2024-02-30', 'UTC', true)).toBeNull();
-    expect(parseApiDatetime('2024-1-1', 'UTC', true)).toBeNull();
-    expect(parseApiDatetime('2024-01-1', 'UTC', true)).toBeNull();
   });
+
+  it.each(['2024-02-30', '2024-1-1', '2024-01-1', '2024-01-01 10:00', 'yesterday', ''])(
+    'refuses %p',
+    (value) => {
+      expect(parsePeriodBound(value, 'UTC', 'start')).toBeNull();
+      expect(parsePeriodBound(value, 'UTC', 'end')).toBeNull();
+    },
+  );
 });
 
 describe('utcToZone', () => {

@@ -36,20 +36,39 @@ export function utcToZone(utc: string | null, zone: string): string | null {
 /**
  * A `YYYY-MM-DD HH:MM:SS` wall time of the service zone, strictly: it must re-format to itself
  * (docs/api-choices.md#dates-and-time-zone). Returns the UTC string to store, or null when the
- * value is not such a date. With `allowDateOnly`, `YYYY-MM-DD` means midnight.
+ * value is not such a date.
  */
-export function parseApiDatetime(
+export function parseApiDatetime(value: string, zone: string): string | null {
+  const parsed = strictWallTime(value, API_DATETIME_FORMAT, zone);
+  return parsed === null ? null : parsed.toUTC().toFormat(API_DATETIME_FORMAT);
+}
+
+/**
+ * One bound of a period whose bounds are both included, where a date alone (`YYYY-MM-DD`) is
+ * accepted: as a `start` it is that day's first second in the service zone, as an `end` its last,
+ * so that `start=2026-11-27&end=2026-11-27` covers the whole day as people mean it
+ * (docs/api-choices.md#dates-and-time-zone). A full datetime is that instant. Null when the value
+ * is neither.
+ */
+export function parsePeriodBound(
   value: string,
   zone: string,
-  allowDateOnly = false,
+  bound: 'start' | 'end',
 ): string | null {
-  const format =
-    allowDateOnly && value.length === API_DATE_FORMAT.length
-      ? API_DATE_FORMAT
-      : API_DATETIME_FORMAT;
-  const parsed = DateTime.fromFormat(value, format, { zone });
-  if (!parsed.isValid || parsed.toFormat(format) !== value) {
+  if (value.length !== API_DATE_FORMAT.length) {
+    return parseApiDatetime(value, zone);
+  }
+  const day = strictWallTime(value, API_DATE_FORMAT, zone);
+  if (day === null) {
     return null;
   }
-  return parsed.toUTC().toFormat(API_DATETIME_FORMAT);
+  // endOf('day') is the day's last instant even when a DST change makes it 23 or 25 hours long;
+  // formatting to the second drops its milliseconds, as stored datetimes have none.
+  const instant = bound === 'start' ? day.startOf('day') : day.endOf('day');
+  return instant.toUTC().toFormat(API_DATETIME_FORMAT);
+}
+
+function strictWallTime(value: string, format: string, zone: string): DateTime | null {
+  const parsed = DateTime.fromFormat(value, format, { zone });
+  return parsed.isValid && parsed.toFormat(format) === value ? parsed : null;
 }
