@@ -78,7 +78,7 @@ interface QuotaChange {
 /** A row that will not be sent, and why. */
 interface Refused {
   row: OutboxRow;
-  phone: Pick<PhoneRow, 'id' | 'adapter'> | null;
+  phone: PhoneRow | null;
   reason: string;
 }
 
@@ -280,17 +280,20 @@ export class SenderService {
     }
     // A row refused before any phone was chosen keeps the phone its message named, so that its
     // entry counts for that phone in usage and statistics as it is listed.
-    const named = yield* this.repository.adaptersOf([
-      ...new Set(rejected.flatMap((row) => (row.id_phone ? [Number(row.id_phone)] : []))),
-    ]);
-    const refused: Refused[] = rejected.map((row) => {
-      const adapter = row.id_phone ? named.get(Number(row.id_phone)) : undefined;
-      return {
-        row,
-        phone: adapter === undefined ? null : { id: Number(row.id_phone), adapter },
-        reason: row.error ?? 'The message could not be prepared.',
-      };
-    });
+    const naming = rejected.filter((row) => row.id_phone);
+    const phones =
+      naming.length > 0
+        ? yield* this.repository.phonesOf([...new Set(naming.map((row) => Number(row.id_user)))])
+        : [];
+    const refused: Refused[] = rejected.map((row) => ({
+      row,
+      phone:
+        phones.find(
+          (phone) =>
+            phone.id === Number(row.id_phone) && Number(phone.id_user) === Number(row.id_user),
+        ) ?? null,
+      reason: row.error ?? 'The message could not be prepared.',
+    }));
     const claimed: Claimed[] = [];
     if (queued.length > 0) {
       yield* this.route(queued, new Date(), claimed, refused);
