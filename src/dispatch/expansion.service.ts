@@ -4,7 +4,12 @@ import { Sql } from '../common/database/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { contactRecipient } from '../contacts/contact-recipients';
-import { RecipientInput, TextOutcome, transliterated } from '../text/recipient-text';
+import {
+  hasTemplateSyntax,
+  RecipientInput,
+  TextOutcome,
+  transliterated,
+} from '../text/recipient-text';
 import { TextPool } from '../text/text-pool';
 import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
@@ -362,8 +367,7 @@ export class ExpansionService {
       settingsByUser.set(scheduled.id_user, settings);
     }
     const gsm = isSettingOn(settings, 'force_gsm_alphabet');
-    // A text without Twig delimiters renders as itself: it is never rendered per recipient.
-    const templated = isSettingOn(settings, 'templating') && /\{[{%#]/.test(scheduled.text);
+    const templated = isSettingOn(settings, 'templating') && hasTemplateSyntax(scheduled.text);
     const mediaIds = Number(scheduled.has_medias)
       ? yield* this.repository.mediaIdsOf(scheduled.id)
       : [];

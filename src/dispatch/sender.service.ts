@@ -278,9 +278,20 @@ export class SenderService {
     if (rejected.length + queued.length === 0) {
       return { claimed: [], handled: 0, recorded: [] };
     }
+    // A row refused before any phone was chosen keeps the phone its message named, so that its
+    // entry counts for that phone in usage and statistics as it is listed.
+    const naming = rejected.filter((row) => row.id_phone);
+    const phones =
+      naming.length > 0
+        ? yield* this.repository.phonesOf([...new Set(naming.map((row) => Number(row.id_user)))])
+        : [];
     const refused: Refused[] = rejected.map((row) => ({
       row,
-      phone: null,
+      phone:
+        phones.find(
+          (phone) =>
+            phone.id === Number(row.id_phone) && Number(phone.id_user) === Number(row.id_user),
+        ) ?? null,
       reason: row.error ?? 'The message could not be prepared.',
     }));
     const claimed: Claimed[] = [];

@@ -8,6 +8,8 @@ import { Deferred } from '../common/params/deferred';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
+import { hasTemplateSyntax } from '../text/recipient-text';
+import { compileTemplate } from '../text/template';
 import { isSettingOn } from '../users/settings';
 import { parseNumbersCsv } from './numbers-csv';
 import { Row } from '../entries/entries.repository';
@@ -134,6 +136,8 @@ export class ScheduledService {
     input: ScheduleInput,
     manager?: EntityManager,
   ): Promise<{ message: Omit<NewScheduled, 'mediaPaths' | 'userId'>; medias: UploadedFile[] }> {
+    // Rule 3, its half that needs the caller's settings.
+    checkTemplate(user, input.text);
     // Rule 5.
     if (input.mms && !isSettingOn(user.settings, 'mms')) {
       throw ApiError.invalid(
@@ -209,8 +213,9 @@ export class ScheduledService {
 
   /** get_send_sms: one SMS to `to`, due now. */
   async sendNow(user: AuthenticatedUser, { to, text, phoneId }: SendNowInput): Promise<number> {
-    // Rule 1's parameters were checked at the edge (scheduled.params.ts); the phone's owner is
-    // the database's to tell.
+    // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
+    // which needs the caller's settings; the phone's owner is the database's to tell.
+    checkTemplate(user, text);
     if (phoneId !== undefined && !(await this.scheduled.isOwnPhone(user.id, phoneId))) {
       throw ApiError.refused(
         ErrorCode.CANNOT_CREATE,
@@ -314,6 +319,21 @@ function isRefusedStatement(error: unknown): boolean {
       error !== null &&
       (error as { name?: unknown }).name === 'SqliteError')
   );
+}
+
+/**
+ * With the setting `templating` on, a text that the dispatch would render as a template must
+ * compile, with the dispatch's own compiler: a mistake is told now, where it was made, rather
+ * than as a failed entry for every recipient.
+ */
+function checkTemplate(user: AuthenticatedUser, text: string): void {
+  if (!isSettingOn(user.settings, 'templating') || !hasTemplateSyntax(text)) {
+    return;
+  }
+  const { error } = compileTemplate(text);
+  if (error !== null) {
+    throw ApiError.invalid(`text : ${error}`);
+  }
 }
 
 /** The caller's default country, which national numbers are read in. */

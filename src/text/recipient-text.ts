@@ -3,6 +3,14 @@ import { toGsmAlphabet } from '../common/text/gsm';
 /** The longest text a message may carry, also once rendered or transliterated. */
 export const MAX_TEXT = 1000;
 
+/**
+ * Whether a text is a template once templating is on: without Twig delimiters it renders as
+ * itself, so it is never compiled nor rendered per recipient.
+ */
+export function hasTemplateSyntax(text: string): boolean {
+  return /\{[{%#]/.test(text);
+}
+
 /** A recipient as templates and conditions see it: its data as stored, and its metas. */
 export interface RecipientInput {
   /** The number's or the contact's data, as stored (JSON text). */

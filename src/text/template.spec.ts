@@ -446,8 +446,42 @@ describe('compileTemplate', () => {
       );
     });
 
-    it('reports a tag left open', () => {
-      expect(failure('{% if 1 %}x')).toMatch(/^The template does not compile: .*end tag.*\.$/);
+    it('reports a tag left open by its name and the tag that closes it', () => {
+      expect(failure('{% if 1 %}x')).toBe(
+        'The template does not compile: the tag {% if %} is never closed: it needs its {% endif %}.',
+      );
+      expect(compileTemplate('{% set x %}y').error).toBe(
+        'The template does not compile: the tag {% set %} is never closed: it needs its {% endset %}.',
+      );
+    });
+
+    it('tells where a bracket left open starts, as a line and a column of the text', () => {
+      expect(compileTemplate('Hello {{ contact.firstname ').error).toBe(
+        "The template does not compile: Unable to find closing bracket '}}' opened at line 1, column 7.",
+      );
+      expect(compileTemplate('Hé\nbé {%- if x').error).toBe(
+        "The template does not compile: Unable to find closing bracket '-%}' opened at line 2, column 4.",
+      );
+    });
+
+    it('names the parts of an expression that cannot follow each other as written, without the offsets inside the expression', () => {
+      expect(compileTemplate('{{ 1 +* 2 }}').error).toBe(
+        "The template does not compile: an operator cannot follow an operator near '*...'.",
+      );
+      expect(compileTemplate('{{ contact.(x }}').error).toBe(
+        "The template does not compile: Unable to parse '.(x'.",
+      );
+    });
+
+    it('reports a closing tag or bracket without its opening one, rather than the compiler crashing on it', () => {
+      const reason =
+        'The template does not compile: a closing tag or bracket (such as {% endif %} or a parenthesis) has no opening one.';
+      expect(failure('x{% endif %}')).toBe(reason);
+      expect(failure('{{ ) }}')).toBe(reason);
+    });
+
+    it('has no error when it compiles', () => {
+      expect(compileTemplate('Hi {{ contact.firstname }}').error).toBeNull();
     });
 
     it(`refuses templates longer than ${MAX_TEMPLATE_LENGTH} characters`, () => {

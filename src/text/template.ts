@@ -13,6 +13,8 @@ export type RenderResult = { ok: true; text: string } | { ok: false; reason: str
 
 /** A message's text compiled once, rendered for each of its recipients. */
 export interface CompiledTemplate {
+  /** Why the text does not compile (every render then fails saying so), or null. */
+  error: string | null;
   render(variables: TemplateVariables): RenderResult;
 }
 
@@ -51,9 +53,10 @@ export function compileTemplate(source: string, options: TemplateOptions = {}): 
   try {
     template = compileSandboxed(source);
   } catch (error) {
-    return failing(`The template does not compile: ${detail(error)}.`);
+    return failing(`The template does not compile: ${compileFailure(error, source)}.`);
   }
   return {
+    error: null,
     render(variables) {
       let context: Record<string, unknown>;
       try {
@@ -77,7 +80,47 @@ export function compileTemplate(source: string, options: TemplateOptions = {}): 
 }
 
 function failing(reason: string): CompiledTemplate {
-  return { render: () => ({ ok: false, reason }) };
+  return { error: reason, render: () => ({ ok: false, reason }) };
+}
+
+/**
+ * twig.js's reason, told where a person looks for it: the offset of an unclosed bracket as a
+ * line and column; its other offsets, which count from the start of the expression and not of
+ * the text, left out (the fragment it quotes says where); its internal type names as the tags
+ * and parts written; and the crash of its compiler on a closing tag or bracket without its
+ * opening one as that.
+ */
+function compileFailure(error: unknown, source: string): string {
+  if (error instanceof TypeError) {
+    return 'a closing tag or bracket (such as {% endif %} or a parenthesis) has no opening one';
+  }
+  return detail(error)
+    .replace(/opened near template position (\d+)/, (_, offset: string) => {
+      // twig.js counts from the end of the opening bracket, which may end in `-` or `~`.
+      const before = source.slice(0, Number(offset));
+      const opening = before.search(/\{[{%#][-~]?$/);
+      return `opened at ${lineAndColumn(source, opening < 0 ? before.length : opening)}`;
+    })
+    .replace(/ at template(?: position ?|:)\d+/g, '')
+    .replace(/Unable to find an end tag for Twig\.logic\.type\.(\w+), expecting one of .*$/, endTag)
+    .replace(/an? Twig\.expression\.type\.([\w.]+)|Twig\.expression\.type\.([\w.]+)/g, (_, a, b) =>
+      expressionPart(String(a ?? b)),
+    );
+}
+
+function expressionPart(type: string): string {
+  const [kind] = type.split('.');
+  return kind === 'operator' ? 'an operator' : `a ${kind.replace(/^_/, '')}`;
+}
+
+function lineAndColumn(source: string, offset: number): string {
+  const before = source.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${[...before[before.length - 1]].length + 1}`;
+}
+
+function endTag(_: string, type: string): string {
+  const tag = type === 'setcapture' ? 'set' : type;
+  return `the tag {% ${tag} %} is never closed: it needs its {% end${tag} %}`;
 }
 
 /**

@@ -227,16 +227,59 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     });
   });
 
-  it('records a failed entry with its reason when the template does not render', async () => {
+  it('records a failed entry with its reason, through the phone the message names, when a stored template does not compile', async () => {
     const { user, apiKey } = await makeUser(ds);
     await makePhone(ds, user.id);
+    const named = await makePhone(ds, user.id);
 
-    await schedule(apiKey, { text: 'Hi {% include "/etc/passwd" %}', numbers: ['+33612345678'] });
+    // post_scheduled refuses such a text: this one was stored while templating was off.
+    // Due only once its number is linked: the worker is running.
+    const scheduled = await makeScheduled(ds, user.id, {
+      at: '2999-01-01 00:00:00',
+      text: 'Hi {% include "/etc/passwd" %}',
+      id_phone: named.id,
+      numbers: [{ number: '+33612345678' }],
+    });
+    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
+      scheduled.id,
+    ]);
     const [entry] = await dispatched(apiKey, 1);
 
-    expect(entry.status).toBe('failed');
-    expect(entry.error).toEqual(expect.any(String));
-    expect(entry.error).not.toContain('root:');
+    expect(entry).toMatchObject({
+      status: 'failed',
+      id_phone: named.id,
+      adapter: 'test',
+      error: 'The template does not compile: the tag "include" is not allowed.',
+    });
+  });
+
+  it("records a failed entry through the phone the message names when one contact's data fails the render", async () => {
+    const { user, apiKey } = await makeUser(ds);
+    await makePhone(ds, user.id);
+    const named = await makePhone(ds, user.id, { adapter_data: '{"delivery":"delivered"}' });
+
+    await schedule(apiKey, {
+      text: 'Your code starts with {{ contact.code|slice(0, 2) }}',
+      id_phone: named.id,
+      numbers: [
+        { number: '+33612345678', data: '{"code":"AB12"}' },
+        { number: '+33612345679', data: '{"code":1234}' },
+      ],
+    });
+    const entries = await dispatched(apiKey, 2);
+
+    expect(
+      entries.map((entry) => [entry.destination, entry.status, entry.id_phone, entry.error]).sort(),
+    ).toEqual([
+      ['+33612345678', 'delivered', named.id, null],
+      [
+        '+33612345679',
+        'failed',
+        named.id,
+        'The template cannot be rendered: slice filter expects value to be an array or string.',
+      ],
+    ]);
   });
 
   it('sends the text as is when templating is off', async () => {

@@ -783,6 +783,12 @@ describeEachDatabase('messages by id', (database) => {
           /^You have specified an invalid parameter : text must be at most 1000/,
         ],
         [
+          'text a template that does not compile, with templating on (rule 3)',
+          { text: 'Hi {{ contact.name ' },
+          INVALID_PARAMETER,
+          `${INVALID}text : The template does not compile: Unable to find closing bracket '}}' opened at line 1, column 4.`,
+        ],
+        [
           'at not a date (rule 4)',
           { at: '2024-02-30 00:00:00' },
           INVALID_PARAMETER,

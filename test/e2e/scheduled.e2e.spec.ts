@@ -374,6 +374,50 @@ describeEachDatabase('post_scheduled', (database) => {
     });
   });
 
+  describe('rule 3: with templating on, a template that does not compile', () => {
+    it("refuses it with INVALID_PARAMETER quoting the parser's reason and where, and stores nothing", async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id);
+
+      expectError(
+        await post(
+          apiKey,
+          'text=Hello {{ contact.firstname &numbers[]=%2B33612345678&id_phone=' + phone.id,
+        ),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}text : The template does not compile: Unable to find closing bracket '}}' ` +
+          'opened at line 1, column 7.',
+      );
+      expect(await countScheduledRows(ds, user.id)).toMatchObject({ scheduled: 0 });
+    });
+
+    it('names the tag left open and the one a sandbox refuses', async () => {
+      const { apiKey } = await makeUser(ds);
+
+      expectError(
+        await post(apiKey, { text: 'Hi\n{% if contact.vip %}VIP', numbers: '+33612345678' }),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}text : The template does not compile: the tag {% if %} is never closed: ` +
+          'it needs its {% endif %}.',
+      );
+      expectError(
+        await post(apiKey, { text: '{% include "x" %}', numbers: '+33612345678' }),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}text : The template does not compile: the tag "include" is not allowed.`,
+      );
+    });
+
+    it('accepts it as plain text when templating is off', async () => {
+      const { apiKey } = await makeUser(ds, { settings: { templating: '0' } });
+      expectCreated(
+        await post(apiKey, { text: 'Hello {{ contact.firstname ', numbers: '+33612345678' }),
+      );
+    });
+  });
+
   describe('rule 4: at format', () => {
     it('refuses an at that is not a calendar-valid YYYY-MM-DD HH:MM:SS with INVALID_PARAMETER', async () => {
       const { apiKey } = await makeUser(ds);

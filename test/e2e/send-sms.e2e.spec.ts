@@ -214,6 +214,25 @@ describeEachDatabase('get_send_sms', (database) => {
         response: null,
       });
     });
+
+    it("refuses, with templating on, a template that does not compile with INVALID_PARAMETER quoting the parser's reason and where, before the phone", async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const text = 'Hello\n{{ contact.firstname }';
+      expectEnvelope(await send(apiKey, { to: '+33612345678', text, id_phone: '999999' }), 400, {
+        error: INVALID_PARAMETER,
+        message:
+          'You have specified an invalid parameter : text : The template does not compile: ' +
+          "Unable to find closing bracket '}}' opened at line 2, column 1.",
+        response: null,
+      });
+      expect((await countScheduledRows(ds, user.id)).scheduled).toBe(0);
+    });
+
+    it('takes a template that does not compile as plain text when templating is off', async () => {
+      const { apiKey } = await makeUser(ds, { settings: { templating: '0' } });
+      const response = await send(apiKey, { to: '+33612345678', text: 'Hello {{ contact.x }' });
+      expect(response.status).toBe(200);
+    });
   });
 
   describe('id_phone', () => {
