@@ -4,6 +4,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { EnvelopeExpressAdapter } from './common/http/envelope.adapter';
 import { answerMalformedRequests } from './common/http/malformed-requests';
+import { quietFrameworkStartup } from './common/logging/framework-startup';
 import { OPERATOR_PATHS } from './common/http/operator-paths';
 import { AppConfig } from './config/configuration';
 import { measureRequests } from './metrics/http-metrics';
@@ -39,7 +40,7 @@ export async function createApp(given?: AppConfig): Promise<NestExpressApplicati
  */
 export function configureApp(app: NestExpressApplication): NestExpressApplication {
   const config = app.get(AppConfig);
-  app.useLogger(app.get(Logger));
+  app.useLogger(quietFrameworkStartup(app.get(Logger)));
   app.flushLogs();
   const metrics = app.get(MetricsService);
   if (metrics.enabled) {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/configuration';
 import { pinProcessClockToUtc } from './config/process-clock';
+import { announceStartup } from './startup-announcement';
 import { startupFailure } from './startup-failure';
 
 async function bootstrap(): Promise<void> {
@@ -9,6 +10,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
+  announceStartup(app, config);
 }
 
 bootstrap().catch((error: unknown) => {

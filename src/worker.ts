@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AdaptersModule } from './adapters/adapters.module';
+import { quietFrameworkStartup } from './common/logging/framework-startup';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
 import { AppConfigModule } from './config/app-config.module';
@@ -39,7 +40,7 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
     autoFlushLogs: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(quietFrameworkStartup(app.get(Logger)));
   app.flushLogs();
   // Exits rather than re-raising the signal, so that the log lines still pending are written.
   app.enableShutdownHooks([], { useProcessExit: true });

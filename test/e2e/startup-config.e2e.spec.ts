@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireBuild, runBuilt, startBuiltApp } from '../support/built-app';
+import { BuiltApp, requireBuild, runBuilt, startBuiltApp } from '../support/built-app';
 
 /*
  * The server and the worker read their configuration through @nestjs/config: `.env` in the
@@ -74,4 +74,56 @@ describe('the configuration at startup', () => {
       await app.stop();
     }
   });
+  it('says first where it serves the API and its OpenAPI document, localhost for every interface', async () => {
+    const app = await startBuiltApp(
+      {
+        DATA_DIR: folder,
+        DATABASE_URL: `sqlite:${join(folder, 'db.sqlite')}`,
+        HOST: '0.0.0.0',
+        WORKER: 'off',
+      },
+      folder,
+    );
+    try {
+      const lines = await linesUntil(app, (line) => line.context === 'smsgw');
+      const base = `http://localhost:${new URL(app.url).port}/api`;
+
+      expect(lines.at(-1)).toMatchObject({
+        level: 30,
+        msg:
+          `smsgw serves the API at ${base}/, its OpenAPI document at ${base}/docs ` +
+          `(JSON at ${base}/docs-json)`,
+        api: `${base}/`,
+        openapi: `${base}/docs`,
+        openapi_json: `${base}/docs-json`,
+      });
+      // Only the migrations of the new database come before it: not Nest's line per route.
+      expect(lines.slice(0, -1).map((line) => line.context)).toEqual(['DatabaseModule']);
+    } finally {
+      await app.stop();
+    }
+  });
 });
+
+/** The JSON lines the app logged, up to the first that `last` accepts (waited for, 10 s). */
+async function linesUntil(
+  app: BuiltApp,
+  last: (line: Record<string, unknown>) => boolean,
+): Promise<Array<Record<string, unknown>>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const lines = app
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const found = lines.findIndex(last);
+    if (found >= 0) {
+      return lines.slice(0, found + 1);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`No such line within 10 s:\n${app.output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
