@@ -35,5 +35,7 @@ describe('isConsoleRoute', () => {
     expect(isConsoleRoute('/raspismsx', '/raspisms')).toBe(false);
     expect(isConsoleRoute('/raspisms/api/nope/', '/raspisms')).toBe(false);
     expect(isConsoleRoute('/raspisms/media/1/x.png', '/raspisms')).toBe(false);
+    expect(isConsoleRoute('/raspisms/health', '/raspisms')).toBe(false);
+    expect(isConsoleRoute('/raspisms/metrics', '/raspisms')).toBe(false);
   });
 });

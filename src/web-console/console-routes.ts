@@ -18,10 +18,11 @@ export function isConsoleRoute(path: string, basePath: string): boolean {
   if (lower !== base && !lower.startsWith(`${base}/`)) {
     return false;
   }
+  // The operators' paths are excluded under BASE_PATH too: a probe pointed there by mistake
+  // must get a 404, not the page's 200.
   const excluded = [
     ...SERVED_ELSEWHERE.map((folder) => `${base}/${folder}`),
-    `/${HEALTH_PATH}`,
-    `/${METRICS_PATH}`,
+    ...[HEALTH_PATH, METRICS_PATH].flatMap((path) => [`/${path}`, `${base}/${path}`]),
   ];
   return !excluded.some((prefix) => lower === prefix || lower.startsWith(`${prefix}/`));
 }
