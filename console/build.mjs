@@ -29,7 +29,8 @@ function sourcesHash() {
 }
 
 const hash = sourcesHash();
-if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash) {
+const built = existsSync(stampFile) && existsSync(join(outDir, 'index.html'));
+if (built && readFileSync(stampFile, 'utf8') === hash) {
   process.exit(0);
 }
 
