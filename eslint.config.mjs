@@ -168,6 +168,7 @@ export default tseslint.config(
       'coverage/**',
       'bin/**',
       '*.mjs',
+      'console/*.mjs',
       '*.js',
       'bench/*.js',
     ],

@@ -29,6 +29,7 @@ import { StatsModule } from './stats/stats.module';
 import { StopListModule } from './stop-list/stop-list.module';
 import { UsageModule } from './usage/usage.module';
 import { UsersModule } from './users/users.module';
+import { WebConsoleModule } from './web-console/web-console.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -64,6 +65,7 @@ export class AppModule implements NestModule {
         DispatchModule.forRoot(),
         HealthModule,
         MetricsModule,
+        WebConsoleModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -8,6 +8,7 @@ describe('servedUrls', () => {
     'names localhost when listening on every interface (%j)',
     (host) => {
       expect(at(host)).toEqual({
+        console: 'http://localhost:3000/',
         api: 'http://localhost:3000/api/',
         openapi: 'http://localhost:3000/api/docs',
         openapi_json: 'http://localhost:3000/api/docs-json',
@@ -23,6 +24,7 @@ describe('servedUrls', () => {
 
   it('puts everything under BASE_PATH', () => {
     expect(at('0.0.0.0', null, '/raspisms')).toEqual({
+      console: 'http://localhost:3000/raspisms/',
       api: 'http://localhost:3000/raspisms/api/',
       openapi: 'http://localhost:3000/raspisms/api/docs',
       openapi_json: 'http://localhost:3000/raspisms/api/docs-json',
@@ -31,6 +33,7 @@ describe('servedUrls', () => {
 
   it('names PUBLIC_URL rather than the address it listens on', () => {
     expect(at('0.0.0.0', 'https://sms.example.com', '/raspisms')).toEqual({
+      console: 'https://sms.example.com/raspisms/',
       api: 'https://sms.example.com/raspisms/api/',
       openapi: 'https://sms.example.com/raspisms/api/docs',
       openapi_json: 'https://sms.example.com/raspisms/api/docs-json',

@@ -5,6 +5,7 @@ import { AppConfig } from './config/configuration';
 
 /** The URLs a person uses to reach the service. */
 export interface ServedUrls {
+  console: string;
   api: string;
   openapi: string;
   openapi_json: string;
@@ -20,7 +21,12 @@ export function servedUrls(
 ): ServedUrls {
   const origin = config.publicUrl ?? `http://${hostForUrl(config.host)}:${port}`;
   const api = `${origin}${config.basePath}/api`;
-  return { api: `${api}/`, openapi: `${api}/docs`, openapi_json: `${api}/docs-json` };
+  return {
+    console: `${origin}${config.basePath}/`,
+    api: `${api}/`,
+    openapi: `${api}/docs`,
+    openapi_json: `${api}/docs-json`,
+  };
 }
 
 function hostForUrl(host: string): string {
@@ -37,7 +43,8 @@ export function announceStartup(app: INestApplication, config: AppConfig): void 
   const behindProxy = config.publicUrl ? ` (listening on ${config.host}:${port})` : '';
   new Logger('smsgw').log({
     msg:
-      `smsgw serves the API at ${urls.api}${behindProxy}, its OpenAPI document at ` +
+      `smsgw serves the console at ${urls.console}${behindProxy}, the API at ${urls.api}, ` +
+      `its OpenAPI document at ` +
       `${urls.openapi} (JSON at ${urls.openapi_json})`,
     ...urls,
   });

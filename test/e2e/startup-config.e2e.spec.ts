@@ -74,7 +74,7 @@ describe('the configuration at startup', () => {
       await app.stop();
     }
   });
-  it('says first where it serves the API and its OpenAPI document, localhost for every interface', async () => {
+  it('says first where it serves the console, the API and its OpenAPI document, localhost for every interface', async () => {
     const app = await startBuiltApp(
       {
         DATA_DIR: folder,
@@ -86,13 +86,15 @@ describe('the configuration at startup', () => {
     );
     try {
       const lines = await linesUntil(app, (line) => line.context === 'smsgw');
-      const base = `http://localhost:${new URL(app.url).port}/api`;
+      const origin = `http://localhost:${new URL(app.url).port}`;
+      const base = `${origin}/api`;
 
       expect(lines.at(-1)).toMatchObject({
         level: 30,
         msg:
-          `smsgw serves the API at ${base}/, its OpenAPI document at ${base}/docs ` +
-          `(JSON at ${base}/docs-json)`,
+          `smsgw serves the console at ${origin}/, the API at ${base}/, its OpenAPI document ` +
+          `at ${base}/docs (JSON at ${base}/docs-json)`,
+        console: `${origin}/`,
         api: `${base}/`,
         openapi: `${base}/docs`,
         openapi_json: `${base}/docs-json`,

@@ -29,12 +29,15 @@ const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
 };
 
 /** Which documented format a path answers in. */
-export type Surface = 'api' | 'callback' | 'media' | 'docs' | 'undecodable';
+export type Surface = 'api' | 'callback' | 'media' | 'docs' | 'undecodable' | 'console';
 
 const CALLBACK_ROUTE = /^\/callback\/(?:status\/[^/]+|reception\/[^/]+\/[^/]+)\/?$/i;
 const MEDIA_ROUTE = /^\/media\/[^/]+\/[^/]+\/?$/i;
 /** The OpenAPI document and its UI (HTML and assets) are documented, not envelopes. */
 const DOCS_ROUTE = /^\/api\/docs(?:-json)?(?:[/.?]|$)/i;
+/** What a GET outside these answers is the console's page (README, first lines). */
+const NOT_CONSOLE = /^\/+(?:api|callback|media|health|metrics)(?:\/|$)/i;
+const CONSOLE_FILES = /^\/assets\//i;
 
 export function pathOnly(target: string): string {
   const query = target.indexOf('?');
@@ -54,6 +57,9 @@ export function surfaceOf(method: string, target: string): Surface {
   }
   if (DOCS_ROUTE.test(path)) {
     return 'docs';
+  }
+  if (['GET', 'HEAD'].includes(method.toUpperCase()) && !NOT_CONSOLE.test(path)) {
+    return 'console';
   }
   return 'api';
 }
@@ -177,6 +183,34 @@ export function checkCallback(answer: Answer): string[] {
   }
   if (answer.body.length) {
     problems.push(`a callback answered a body: ${preview(answer.body)}`);
+  }
+  return problems;
+}
+
+/**
+ * The console's page, never cached and never framed, or a 404 for one of its files that does
+ * not exist.
+ */
+export function checkConsole(answer: Answer, method: string | null, target: string): string[] {
+  const status = answer.status ?? 0;
+  if (status === 404 && CONSOLE_FILES.test(pathOnly(target))) {
+    return [];
+  }
+  const problems: string[] = [];
+  if (status !== 200) {
+    problems.push(`a console route answered HTTP ${status}`);
+  }
+  if (!/^text\/html\b/.test(answer.headers['content-type'] ?? '')) {
+    problems.push(`the console's page is ${answer.headers['content-type'] ?? 'without a type'}`);
+  }
+  if (answer.headers['cache-control'] !== 'no-cache') {
+    problems.push(`the console's page is cached: ${answer.headers['cache-control']}`);
+  }
+  if (!/frame-ancestors 'none'/.test(answer.headers['content-security-policy'] ?? '')) {
+    problems.push("the console's page may be framed");
+  }
+  if (method?.toUpperCase() === 'HEAD' && answer.body.length) {
+    problems.push(`a HEAD answer has a body of ${answer.body.length} bytes`);
   }
   return problems;
 }

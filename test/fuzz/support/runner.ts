@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkCallback,
+  checkConsole,
   checkUndecodable,
   checkEnvelope,
   checkInternalText,
@@ -171,10 +172,18 @@ export class Probe {
       case 'undecodable':
         problems.push(...checkUndecodable(answer));
         break;
+      case 'console':
+        problems.push(
+          ...checkConsole(answer, wire.kind === 'http' ? method : null, line?.target ?? ''),
+        );
+        break;
       case 'docs':
         break;
     }
-    const servesFile = surface === 'media' && (answer.status === 200 || answer.status === 206);
+    // The console's page is HTML by design: the internal-text check looks for HTML in errors.
+    const servesFile =
+      (surface === 'media' && (answer.status === 200 || answer.status === 206)) ||
+      (surface === 'console' && answer.status === 200);
     if (!servesFile) {
       problems.push(...checkInternalText(answer, requestText(wire), [ROOT, this.context.dataDir]));
     }

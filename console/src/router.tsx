@@ -1,0 +1,51 @@
+import { createBrowserRouter, Link, Navigate } from 'react-router';
+import { HOME_PATH, PAGES, SIGN_IN_PATH } from './navigation';
+
+/**
+ * The console's routes. Every page is its own chunk, loaded when first opened, so that the
+ * first load carries only React, the router and TanStack Query.
+ */
+export function createConsoleRouter() {
+  return createBrowserRouter(
+    [
+      {
+        path: SIGN_IN_PATH,
+        lazy: async () => ({ Component: (await import('./pages/SignIn')).SignIn }),
+      },
+      {
+        path: '/',
+        lazy: async () => ({
+          Component: (await import('./components/layout/ConsoleLayout')).ConsoleLayout,
+        }),
+        children: [
+          { index: true, element: <Navigate to={HOME_PATH} replace /> },
+          ...PAGES.map((page) => ({
+            path: page.path,
+            lazy: async () => {
+              const { Placeholder } = await import('./pages/Placeholder');
+              return { element: <Placeholder title={page.title} /> };
+            },
+          })),
+          { path: '*', element: <NotFound /> },
+        ],
+      },
+    ],
+    { basename: basePath() },
+  );
+}
+
+/** Where smsgw mounts the console (its BASE_PATH), which the server writes in the page's `<base>`. */
+function basePath(): string {
+  return new URL(document.baseURI).pathname.replace(/\/$/, '');
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>No page here</h1>
+      <p>
+        <Link to={HOME_PATH}>Go to the dashboard</Link>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,89 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { startApp, TestApp } from '../support/app';
+import { browserAvailable, launchChromium, VIEWPORTS } from '../support/browser';
+import { createTestDatabase, TestDatabase } from '../support/databases';
+
+/*
+ * The built console's sign-in page in Debian's Chromium, against the real server on SQLite,
+ * found by label and role as a person finds it. Screenshots go to a folder printed at the start.
+ */
+const describeInBrowser = browserAvailable() ? describe : describe.skip;
+
+describeInBrowser('the sign-in page, in Chromium', () => {
+  let database: TestDatabase;
+  let t: TestApp;
+  let browser: Browser;
+  const screenshots = mkdtempSync(join(tmpdir(), 'smsgw-screenshots-'));
+
+  beforeAll(async () => {
+    console.log(`Screenshots of the console: ${screenshots}`);
+    database = await createTestDatabase('sqlite');
+    t = await startApp(database);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await database?.drop();
+  });
+
+  /** Opens `path` at `viewport`, failing the test on any error the page logs (a CSP refusal). */
+  async function open(path: string, viewport: (typeof VIEWPORTS)[number]): Promise<Page> {
+    const page = await browser.newPage({ viewport });
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') {
+        errors.push(message.text());
+      }
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${t.url}${path}`);
+    await page.getByRole('heading', { name: 'Sign in to smsgw' }).waitFor();
+    expect(errors).toEqual([]);
+    return page;
+  }
+
+  it.each(VIEWPORTS)(
+    'shows its labelled fields at $width × $height without horizontal scrolling',
+    async (viewport) => {
+      const page = await open('/sign-in', viewport);
+      try {
+        await expect(page.getByLabel('Email').isVisible()).resolves.toBe(true);
+        await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
+        await expect(page.getByRole('button', { name: 'Sign in' }).isEnabled()).resolves.toBe(true);
+        // A string: the root tsconfig has no DOM types; this runs in the page.
+        const overflow = Number(
+          await page.evaluate(
+            'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+          ),
+        );
+        expect(overflow).toBeLessThanOrEqual(0);
+        await page.screenshot({
+          path: join(screenshots, `sign-in-${viewport.width}x${viewport.height}.png`),
+          fullPage: true,
+        });
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  it('shows the API’s own message when it refuses the sign-in', async () => {
+    const credentials = { email: 'nobody@example.com', password: 'not the password' };
+    const answer = await request(t.url).post('/api/login/').send(credentials);
+    const page = await open('/sign-in', VIEWPORTS[1]);
+    try {
+      await page.getByLabel('Email').fill(credentials.email);
+      await page.getByLabel('Password').fill(credentials.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+
+      await expect(page.getByRole('alert').textContent()).resolves.toBe(answer.body.message);
+    } finally {
+      await page.close();
+    }
+  });
+});
