@@ -52,6 +52,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       CONDITION_TIMEOUT_MS: 50,
       given: {},
       METRICS: 'on',
+      SESSION_IDLE_MINUTES: 720,
+      SESSION_MAX_DAYS: 14,
+      SESSION_COOKIE_SECURE: false,
+      TRUST_PROXY: 'false',
     });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
@@ -98,6 +102,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       SOME_PROVIDER_API_URL: 'http://127.0.0.1:8081',
       METRICS: 'off',
       METRICS_TOKEN: 'scrape-token',
+      SESSION_IDLE_MINUTES: '30',
+      SESSION_MAX_DAYS: '2',
+      SESSION_COOKIE_SECURE: 'true',
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16',
     };
     const env = validateEnvironment(given);
 
@@ -133,6 +141,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: 2,
       TEMPLATE_TIMEOUT_MS: 20,
       CONDITION_TIMEOUT_MS: 10,
+      SESSION_IDLE_MINUTES: 30,
+      SESSION_MAX_DAYS: 2,
+      SESSION_COOKIE_SECURE: true,
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16',
       given,
       METRICS: 'off',
       METRICS_TOKEN: 'scrape-token',
@@ -216,6 +228,11 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['OUTBOUND_ALLOW', 'http://smsc.internal/'],
     ['OUTBOUND_ALLOW', '10.0.0.0/8/8'],
     ['OUTBOUND_ALLOW', '10.0.0.0/x'],
+    ['SESSION_IDLE_MINUTES', '0'],
+    ['SESSION_MAX_DAYS', '3651'],
+    ['SESSION_COOKIE_SECURE', 'sometimes'],
+    ['TRUST_PROXY', 'proxy.example.org'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
     ['TEXT_THREADS', '0'],
     ['TEXT_THREADS', '9'],
     ['TEMPLATE_TIMEOUT_MS', '0'],

@@ -530,6 +530,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'Quotas1764700000000',
           'PhoneCallbackTokens1764800000000',
           'PhonePacing1764900000000',
+          'Sessions1765000000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
