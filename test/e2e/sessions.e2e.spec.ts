@@ -150,6 +150,48 @@ describeEachDatabase('console sessions (docs/api.md#sessions)', (database) => {
         await other.close();
       }
     });
+
+    it.each(['true', '1'])(
+      'sets Secure on the cookie of a request forwarded over HTTPS when TRUST_PROXY=%s',
+      async (trustProxy) => {
+        const proxied = await startApp(database(), { TRUST_PROXY: trustProxy });
+        try {
+          const user = await aUser();
+          const forwarded = (proto: string) =>
+            request(proxied.url)
+              .post('/api/login/')
+              .set('X-Forwarded-Proto', proto)
+              .send({ email: user.email, password: PASSWORD });
+          const overHttps = await forwarded('https');
+          expect(overHttps.status).toBe(200);
+          expect((overHttps.headers['set-cookie'] as unknown as string[])[0]).toMatch(/; Secure$/);
+          const overHttp = await forwarded('http');
+          expect((overHttp.headers['set-cookie'] as unknown as string[])[0]).not.toContain(
+            'Secure',
+          );
+          // The console's own origin is the one the proxy forwarded: https.
+          const host = new URL(proxied.url).host;
+          const sameOrigin = await forwarded('https').set('Origin', `https://${host}`);
+          expect(sameOrigin.status).toBe(200);
+        } finally {
+          await proxied.close();
+        }
+      },
+    );
+
+    it('ignores X-Forwarded-Proto without TRUST_PROXY: no Secure on the cookie', async () => {
+      const user = await aUser();
+      const response = await login(user.email, PASSWORD, { 'X-Forwarded-Proto': 'https' });
+      expect(response.status).toBe(200);
+      expect((response.headers['set-cookie'] as unknown as string[])[0]).not.toContain('Secure');
+      // Nor is it taken for the console's origin.
+      const host = new URL(t.url).host;
+      const asHttps = await login(user.email, PASSWORD, {
+        'X-Forwarded-Proto': 'https',
+        Origin: `https://${host}`,
+      });
+      expect(asHttps.status).toBe(403);
+    });
   });
 
   describe('authentication by the session', () => {
@@ -393,6 +435,28 @@ describeEachDatabase('console sessions (docs/api.md#sessions)', (database) => {
         expect((await login('ghost@example.test', 'wrong password!')).status).toBe(401);
       }
       expect((await login('ghost@example.test', 'wrong password!')).status).toBe(429);
+    });
+
+    it('counts 20 failures from one client address, taken from X-Forwarded-For under TRUST_PROXY', async () => {
+      const proxied = await startApp(database(), { TRUST_PROXY: 'loopback' });
+      try {
+        const user = await aUser();
+        const from = (address: string, email: string, password: string) =>
+          request(proxied.url)
+            .post('/api/login/')
+            .set('X-Forwarded-For', address)
+            .send({ email, password });
+        for (let i = 0; i < 20; i++) {
+          const response = await from('203.0.113.7', `stranger${i}@example.test`, 'wrong!');
+          expect(response.status).toBe(401);
+        }
+        const refused = await from('203.0.113.7', user.email, PASSWORD);
+        expectCredentialsError(refused, 429, /^Too many failed sign-ins/);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+        expect((await from('203.0.113.8', user.email, PASSWORD)).status).toBe(200);
+      } finally {
+        await proxied.close();
+      }
     });
 
     it('purges expired sessions when someone signs in', async () => {
