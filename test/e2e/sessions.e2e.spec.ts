@@ -2,8 +2,15 @@ import request, { Response } from 'supertest';
 import { hashToken } from '../../src/sessions/sessions.service';
 import { User } from '../../src/users/entities/user.entity';
 import { hashPassword } from '../../src/users/password';
-import { startApp, TestApp } from '../support/app';
-import { describeEachDatabase } from '../support/databases';
+import { migrate } from '../../src/database/data-source';
+import { openTestDataSource, startApp, TestApp } from '../support/app';
+import { BuiltApp, requireBuild, startBuiltApp } from '../support/built-app';
+import {
+  createTestDatabase,
+  DATABASE_KINDS,
+  describeEachDatabase,
+  TestDatabase,
+} from '../support/databases';
 import { makeContact, makeUser } from '../support/factories';
 
 const PASSWORD = 'correct horse battery';
@@ -471,3 +478,66 @@ describeEachDatabase('console sessions (docs/api.md#sessions)', (database) => {
     });
   });
 });
+
+const onMariaDb = DATABASE_KINDS.includes('mariadb');
+
+(onMariaDb ? describe : describe.skip)(
+  `the brute-force count shared by two API processes [mariadb]${
+    onMariaDb ? '' : ' (skipped: TEST_MYSQL_URL is not set)'
+  }`,
+  () => {
+    let database: TestDatabase;
+    const apps: BuiltApp[] = [];
+    const email = 'shared-count@example.test';
+
+    beforeAll(async () => {
+      requireBuild();
+      database = await createTestDatabase('mariadb');
+      const ds = await openTestDataSource(database);
+      await migrate(ds);
+      const { user } = await makeUser(ds, { email });
+      await ds
+        .getRepository(User)
+        .update({ id: user.id }, { password_hash: await hashPassword(PASSWORD) });
+      await ds.destroy();
+      for (const worker of ['off', 'inline']) {
+        apps.push(
+          await startBuiltApp(
+            {
+              DATABASE_URL: database.url,
+              DATA_DIR: database.dataDir,
+              LOG_LEVEL: 'silent',
+              WORKER: worker,
+            },
+            database.dataDir,
+          ),
+        );
+      }
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all(apps.map((app) => app.stop()));
+      await database?.drop();
+    });
+
+    const login = (app: BuiltApp, password: string) =>
+      request(app.url).post('/api/login/').send({ email, password });
+
+    it('refuses the sixth attempt on either process after 3 failures on one and 2 on the other', async () => {
+      const [first, second] = apps;
+      for (const [app, failures] of [
+        [first, 3],
+        [second, 2],
+      ] as const) {
+        for (let i = 0; i < failures; i++) {
+          expect((await login(app, 'wrong password!')).status).toBe(401);
+        }
+      }
+      for (const app of [first, second]) {
+        const refused = await login(app, PASSWORD);
+        expect(refused.status).toBe(429);
+        expect(refused.body).toMatchObject({ error: 1, response: null });
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(800);
+      }
+    }, 60_000);
+  },
+);
