@@ -87,7 +87,7 @@ export class AppConfig {
     conditionTimeoutMs: number;
   };
 
-  /** The console's sessions (docs/api.md#sessions). */
+  /** The console's sessions (docs/api.md#sessions-the-console). */
   readonly sessions: { idleMs: number; maxMs: number; cookieSecure: boolean };
   /** Express's `trust proxy`: which proxies' X-Forwarded-For and X-Forwarded-Proto count. */
   readonly trustProxy: boolean | number | string[];

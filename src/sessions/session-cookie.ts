@@ -3,7 +3,7 @@ import { SESSION_COOKIE } from '../common/auth/session';
 import { ApiRequest } from '../common/http/request';
 import { AppConfig } from '../config/configuration';
 
-/** The cookie's attributes (docs/api.md#sessions): never readable by scripts, never cross-site. */
+/** The cookie's attributes (docs/api.md#sessions-the-console): never readable by scripts, never cross-site. */
 function attributes(request: ApiRequest, config: AppConfig): string {
   const secure = request.secure || config.sessions.cookieSecure;
   return `Path=${config.basePath || '/'}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;

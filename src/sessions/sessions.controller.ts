@@ -49,7 +49,7 @@ function passwordsBody(names: string[]): SchemaObject {
   };
 }
 
-/** Signing in to the console, and the account operations it offers (docs/api.md#sessions). */
+/** Signing in to the console, and the account operations it offers (docs/api.md#sessions-the-console). */
 @ApiTags('sessions')
 @Controller('api')
 export class SessionsController {

@@ -12,7 +12,7 @@ import { SessionsRepository } from './sessions.repository';
 
 export const LOGIN_REFUSED_MESSAGE = 'Invalid email or password.';
 
-/** Failed sign-ins counted over this window (docs/api.md#sessions). */
+/** Failed sign-ins counted over this window (docs/api.md#sessions-the-console). */
 const ATTEMPT_WINDOW_MS = 15 * 60_000;
 const FAILURES_PER_EMAIL = 5;
 const FAILURES_PER_ADDRESS = 20;
@@ -41,7 +41,7 @@ export interface SignInOrigin {
   address: string;
 }
 
-/** Passwords and console sessions (docs/api.md#sessions), in the order the rules are listed. */
+/** Passwords and console sessions (docs/api.md#sessions-the-console), in the order the rules are listed. */
 @Injectable()
 export class SessionsService extends SessionResolver {
   constructor(

@@ -27,7 +27,7 @@ export abstract class ApiKeyResolver {
  * of query `api_key`, form field `api_key`, header `X-Api-Key` (a bad query key is not rescued by a
  * good header); no user is 401, a user who is not active is 403, and the operation does not run.
  * Only when no key is given at all does the console's session cookie authenticate
- * (docs/api.md#sessions).
+ * (docs/api.md#sessions-the-console).
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn } from 'typeorm';
 
 /*
- * Passwords and console sessions (docs/api.md#sessions). `user.password_hash` holds the
+ * Passwords and console sessions (docs/api.md#sessions-the-console). `user.password_hash` holds the
  * key-derivation function's output with its parameters; null: the user cannot sign in.
  * `session`: looked up by `token_hash` (unique) at every session-authenticated request; purged by
  * `last_used_at` (idle end) and `created_at` (absolute end); ended per user by `id_user`.
