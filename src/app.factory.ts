@@ -50,6 +50,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   // The query string is parsed by the body parsers, with each request's parameter budget.
   app.set('query parser', false);
   app.set('x-powered-by', false);
+  // The client address that sign-in attempts are counted by, and whether a request came over
+  // HTTPS (the session cookie's Secure), through the proxies the operator trusts.
+  app.set('trust proxy', config.trustProxy);
   // API answers are never cached by validators: hashing every body for an ETag is wasted work.
   app.set('etag', false);
   if (config.basePath) {

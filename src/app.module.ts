@@ -24,6 +24,7 @@ import { PhoneGroupsModule } from './phone-groups/phone-groups.module';
 import { PhonesModule } from './phones/phones.module';
 import { ReceivedModule } from './received/received.module';
 import { ScheduledModule } from './scheduled/scheduled.module';
+import { SessionsModule } from './sessions/sessions.module';
 import { SendedModule } from './sended/sended.module';
 import { StatsModule } from './stats/stats.module';
 import { StopListModule } from './stop-list/stop-list.module';
@@ -45,6 +46,7 @@ export class AppModule implements NestModule {
         DatabaseModule,
         AdaptersModule,
         UsersModule,
+        SessionsModule,
         EntriesModule,
         PhonesModule,
         ScheduledModule,

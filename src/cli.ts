@@ -10,6 +10,8 @@ import { QuotaOptions, QuotaService } from './users/quota.service';
 import { QuotaRepository } from './users/quota.repository';
 import { UserCommandError, UsersService } from './users/users.service';
 import { UsersRepository } from './users/users.repository';
+import { SessionsRepository } from './sessions/sessions.repository';
+import { readPassword } from './users/password-input';
 
 /**
  * The administration CLI (README, "Administration CLI"). It opens the database of `DATABASE_URL`
@@ -49,9 +51,40 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
     .option('--api-key <key>', 'use this 32-hex-character key instead of a random one')
     .option('--admin', 'make the user an administrator', false)
     .option('--status <status>', 'active or suspended', 'active')
-    .action(async (options: { email: string; apiKey?: string; admin: boolean; status: string }) =>
-      print(await (await users()).create(options)),
+    .option('--password-stdin', 'read a password for the console from standard input', false)
+    .action(
+      async (options: {
+        email: string;
+        apiKey?: string;
+        admin: boolean;
+        status: string;
+        passwordStdin: boolean;
+      }) => {
+        const password = options.passwordStdin ? await readPassword() : undefined;
+        print(await (await users()).create({ ...options, password }));
+      },
     );
+  user
+    .command('password')
+    .description("set a user's console password, read from standard input (first line)")
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) => {
+      const password = await readPassword();
+      print(await (await users()).setPassword(options.email, password));
+    });
+  user
+    .command('sessions')
+    .description("manage a user's console sessions")
+    .command('end')
+    .description('end every console session of a user')
+    .requiredOption('--email <email>', 'e-mail of the user')
+    .action(async (options: { email: string }) => {
+      const opened = await open();
+      await migrate(opened);
+      const account = await new UsersService(UsersRepository.on(opened)).require(options.email);
+      const ended = await SessionsRepository.on(opened).endAllOf(account.id);
+      print({ ...account, sessions_ended: ended });
+    });
   user
     .command('list')
     .description('list users (without keys)')

@@ -13,11 +13,22 @@ export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
       .setDescription(
         'A self-hosted SMS/MMS gateway with a RaspiSMS-compatible API. Every response is the ' +
           'envelope {error, message, response, next, prev}. Authenticate with the `api_key` query ' +
-          'or form parameter, or the `X-Api-Key` header.',
+          'or form parameter, or the `X-Api-Key` header; the console signs in with a session cookie (post_login).',
       )
       .setVersion('1')
       .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'header')
       .addApiKey({ type: 'apiKey', in: 'query', name: 'api_key' }, 'query')
+      .addCookieAuth(
+        'smsgw_session',
+        {
+          type: 'apiKey',
+          in: 'cookie',
+          description:
+            "The console's session, used only when no key is given; requests that change " +
+            'anything (POST, DELETE, get_send_sms) carry its csrf_token as X-CSRF-Token.',
+        },
+        'session',
+      )
       .addSecurityRequirements('header')
       .addSecurityRequirements('query')
       .build(),

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import { parse } from 'dotenv';
 import { OutboundSettings, parseOutboundAllow } from '../common/net/outbound-allow';
 import { ProviderSettings } from './provider-settings';
-import { EnvironmentVariables, parseSecretsKey, validateEnvironment } from './env.validation';
+import {
+  EnvironmentVariables,
+  parseSecretsKey,
+  parseTrustProxy,
+  validateEnvironment,
+} from './env.validation';
 import { ConfigurationError } from './configuration-error';
 import { processEnvironment } from './process-clock';
 
@@ -82,6 +87,11 @@ export class AppConfig {
     conditionTimeoutMs: number;
   };
 
+  /** The console's sessions (docs/api.md#sessions-the-console). */
+  readonly sessions: { idleMs: number; maxMs: number; cookieSecure: boolean };
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For and X-Forwarded-Proto count. */
+  readonly trustProxy: boolean | number | string[];
+
   /** The Prometheus endpoint: whether it is served, and the bearer token it requires if any. */
   readonly metrics: { enabled: boolean; token: string | null };
 
@@ -131,6 +141,12 @@ export class AppConfig {
       templateTimeoutMs: env.TEMPLATE_TIMEOUT_MS,
       conditionTimeoutMs: env.CONDITION_TIMEOUT_MS,
     };
+    this.sessions = {
+      idleMs: env.SESSION_IDLE_MINUTES * 60_000,
+      maxMs: env.SESSION_MAX_DAYS * 86_400_000,
+      cookieSecure: env.SESSION_COOKIE_SECURE,
+    };
+    this.trustProxy = parseTrustProxy(env.TRUST_PROXY) ?? false;
     this.metrics = { enabled: env.METRICS === 'on', token: env.METRICS_TOKEN ?? null };
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AppConfig, loadConfig } from './configuration';
-import { validateEnvironment } from './env.validation';
+import { parseTrustProxy, validateEnvironment } from './env.validation';
 import { ProviderSettings } from './provider-settings';
 
 /** The message of the error `validateEnvironment` throws for `raw`. */
@@ -52,6 +52,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       CONDITION_TIMEOUT_MS: 50,
       given: {},
       METRICS: 'on',
+      SESSION_IDLE_MINUTES: 720,
+      SESSION_MAX_DAYS: 14,
+      SESSION_COOKIE_SECURE: false,
+      TRUST_PROXY: 'false',
     });
     expect(env.PUBLIC_URL).toBeUndefined();
   });
@@ -98,6 +102,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       SOME_PROVIDER_API_URL: 'http://127.0.0.1:8081',
       METRICS: 'off',
       METRICS_TOKEN: 'scrape-token',
+      SESSION_IDLE_MINUTES: '30',
+      SESSION_MAX_DAYS: '2',
+      SESSION_COOKIE_SECURE: 'true',
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16',
     };
     const env = validateEnvironment(given);
 
@@ -133,6 +141,10 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: 2,
       TEMPLATE_TIMEOUT_MS: 20,
       CONDITION_TIMEOUT_MS: 10,
+      SESSION_IDLE_MINUTES: 30,
+      SESSION_MAX_DAYS: 2,
+      SESSION_COOKIE_SECURE: true,
+      TRUST_PROXY: '10.0.0.1, 192.168.0.0/16',
       given,
       METRICS: 'off',
       METRICS_TOKEN: 'scrape-token',
@@ -216,6 +228,11 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['OUTBOUND_ALLOW', 'http://smsc.internal/'],
     ['OUTBOUND_ALLOW', '10.0.0.0/8/8'],
     ['OUTBOUND_ALLOW', '10.0.0.0/x'],
+    ['SESSION_IDLE_MINUTES', '0'],
+    ['SESSION_MAX_DAYS', '3651'],
+    ['SESSION_COOKIE_SECURE', 'sometimes'],
+    ['TRUST_PROXY', 'proxy.example.org'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
     ['TEXT_THREADS', '0'],
     ['TEXT_THREADS', '9'],
     ['TEMPLATE_TIMEOUT_MS', '0'],
@@ -323,6 +340,53 @@ describe('SECRETS_KEY', () => {
         'characters or in base64 (make one with `openssl rand -hex 32`)',
     );
     expect(message).not.toContain(value.trim());
+  });
+});
+
+describe('parseTrustProxy (TRUST_PROXY as Express’s trust proxy takes it)', () => {
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+    [' true ', true],
+    ['2', 2],
+    ['10', 10],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.1, 192.168.0.0/16', ['10.0.0.1', '192.168.0.0/16']],
+    ['loopback,uniquelocal', ['loopback', 'uniquelocal']],
+    ['LinkLocal', ['linklocal']],
+    ['::1, fd00::/8', ['::1', 'fd00::/8']],
+    ['10.0.0.0/32', ['10.0.0.0/32']],
+    ['fe80::/128', ['fe80::/128']],
+  ])('%j is %j', (value, parsed) => {
+    expect(parseTrustProxy(value)).toEqual(parsed);
+  });
+
+  it.each([
+    'yes',
+    'proxy.example.org',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.0/8/8',
+    '10.0.0.0/',
+    '10.0.0.0/x',
+    '10.0.0.1,',
+    '10.0.0.1,,10.0.0.2',
+    '-1',
+    '1.5',
+    '',
+  ])('refuses %j', (value) => {
+    expect(parseTrustProxy(value)).toBeNull();
+  });
+
+  it('gives AppConfig false when TRUST_PROXY is unset', () => {
+    expect(new AppConfig(validateEnvironment({})).trustProxy).toBe(false);
+    expect(new AppConfig(validateEnvironment({ TRUST_PROXY: '1' })).trustProxy).toBe(true);
+    expect(new AppConfig(validateEnvironment({ TRUST_PROXY: 'loopback' })).trustProxy).toEqual([
+      'loopback',
+    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { plainToInstance } from 'class-transformer';
 import {
   IsBoolean,
@@ -169,6 +170,23 @@ export class EnvironmentVariables {
   @IsString()
   METRICS_TOKEN?: string;
 
+  @IsInt()
+  @Min(1)
+  @Max(525_600)
+  SESSION_IDLE_MINUTES = 720;
+
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  SESSION_MAX_DAYS = 14;
+
+  @IsBoolean({ message: 'SESSION_COOKIE_SECURE must be true or false' })
+  SESSION_COOKIE_SECURE = false;
+
+  /** Checked by `parseTrustProxy` below. */
+  @IsString()
+  TRUST_PROXY = 'false';
+
   /** Checked by `parseSecretsKey`, whose refusal must not quote the key. */
   @IsOptional()
   @IsString()
@@ -179,6 +197,40 @@ export class EnvironmentVariables {
    * (`ProviderSettings`): no list here names a provider.
    */
   given: Readonly<Record<string, string | undefined>> = {};
+}
+
+/** Express's own names for address ranges, which `trust proxy` accepts beside addresses. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` takes it: `true`, `false`, a number of hops, or a
+ * comma-separated list of addresses, CIDR ranges and Express's range names; null when it is none
+ * of these.
+ */
+export function parseTrustProxy(value: string): boolean | number | string[] | null {
+  const text = value.trim().toLowerCase();
+  const flag = BOOLEAN_VALUES.get(text);
+  if (flag !== undefined) {
+    return flag;
+  }
+  if (/^\d+$/.test(text)) {
+    return Number(text);
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    if (TRUST_PROXY_NAMES.has(entry)) {
+      return true;
+    }
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    return (
+      family !== 0 &&
+      extra === undefined &&
+      (prefix === undefined ||
+        (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)))
+    );
+  });
+  return valid ? entries : null;
 }
 
 /** Bytes of the key that encrypts provider credentials (AES-256). */
@@ -221,6 +273,8 @@ const INTEGER_VARIABLES = new Set([
   'TEXT_THREADS',
   'TEMPLATE_TIMEOUT_MS',
   'CONDITION_TIMEOUT_MS',
+  'SESSION_IDLE_MINUTES',
+  'SESSION_MAX_DAYS',
 ]);
 
 const BOOLEAN_VALUES: ReadonlyMap<string, boolean> = new Map([
@@ -281,6 +335,12 @@ export function validateEnvironment(raw: Record<string, string | undefined>): En
     problems.push(
       'METRICS_TOKEN: must be a bearer token: letters, digits and - . _ ~ + /, then = padding ' +
         '(make one with `openssl rand -hex 32`)',
+    );
+  }
+  if (parseTrustProxy(env.TRUST_PROXY) === null) {
+    problems.push(
+      `TRUST_PROXY=${JSON.stringify(env.TRUST_PROXY)}: TRUST_PROXY must be true, false, a number ` +
+        'of proxies, or a comma-separated list of addresses and CIDR ranges',
     );
   }
   if (!isValidTimeZone(env.TZ)) {

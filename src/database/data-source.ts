@@ -17,6 +17,7 @@ import { PhoneReliability1764600000000 } from './migrations/1764600000000-PhoneR
 import { Quotas1764700000000 } from './migrations/1764700000000-Quotas';
 import { PhoneCallbackTokens1764800000000 } from './migrations/1764800000000-PhoneCallbackTokens';
 import { PhonePacing1764900000000 } from './migrations/1764900000000-PhonePacing';
+import { Sessions1765000000000 } from './migrations/1765000000000-Sessions';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   Quotas1764700000000,
   PhoneCallbackTokens1764800000000,
   PhonePacing1764900000000,
+  Sessions1765000000000,
 ];
 
 export function dataSourceOptions(

@@ -21,6 +21,8 @@ import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from '../events/entities/webhook.entity';
+import { LoginAttempt } from '../sessions/entities/login-attempt.entity';
+import { Session } from '../sessions/entities/session.entity';
 import { PhoneReliabilityHistory } from '../reliability/entities/phone-reliability-history.entity';
 
 export const ENTITIES = [
@@ -51,4 +53,6 @@ export const ENTITIES = [
   Outbox,
   Quota,
   PhoneReliabilityHistory,
+  Session,
+  LoginAttempt,
 ];

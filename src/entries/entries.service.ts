@@ -25,7 +25,7 @@ export class EntriesService {
 
   async list(
     userId: number,
-    apiKey: string,
+    apiKey: string | undefined,
     { type, cursor, filters, filterParams }: EntriesInput,
     linkBase: string,
   ): Promise<Paged<Row>> {

@@ -22,7 +22,7 @@ export class InvalidNumbersService {
 
   async list(
     userId: number,
-    apiKey: string,
+    apiKey: string | undefined,
     { volume, percentFailed, percentUnknown, page }: InvalidNumbersInput,
     linkBase: string,
   ): Promise<Paged<InvalidNumber>> {

@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
+import { ChangesState } from '../common/auth/session';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
@@ -136,6 +137,7 @@ export class ScheduledController {
   }
 
   @Get('send-sms')
+  @ChangesState()
   @ApiOperation({
     operationId: 'get_send_sms',
     summary: 'get_send_sms: sends one SMS to one number now (a scheduled message due now).',

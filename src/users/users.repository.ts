@@ -86,7 +86,11 @@ export class UsersRepository {
 
   /** Inserts a user and their settings in one transaction. */
   async create(
-    user: Pick<User, 'email' | 'api_key_hash' | 'admin' | 'status'>,
+    {
+      password_hash: passwordHash = null,
+      ...user
+    }: Pick<User, 'email' | 'api_key_hash' | 'admin' | 'status'> &
+      Partial<Pick<User, 'password_hash'>>,
     settings: Record<string, string>,
   ): Promise<User> {
     return this.dataSource.transaction(async (manager) => {
@@ -94,12 +98,18 @@ export class UsersRepository {
       const saved = await manager
         .getRepository(User)
         .save(Object.assign(new User(), user, { created_at: now, updated_at: null }));
+      if (passwordHash !== null) {
+        await manager.getRepository(User).update({ id: saved.id }, { password_hash: passwordHash });
+      }
       await this.insertSettings(manager, saved.id, settings, now);
       return saved;
     });
   }
 
-  async update(id: number, changes: Partial<Pick<User, 'status' | 'api_key_hash'>>): Promise<void> {
+  async update(
+    id: number,
+    changes: Partial<Pick<User, 'status' | 'api_key_hash' | 'password_hash'>>,
+  ): Promise<void> {
     await this.users.update({ id }, { ...changes, updated_at: nowUtc() });
   }
 
@@ -132,6 +142,15 @@ export class UsersRepository {
         }
       }
     });
+  }
+
+  /** The stored password hash of a user; null without a user or a password. */
+  async passwordHashOf(id: number): Promise<string | null> {
+    const user = await this.users.findOne({
+      select: { id: true, password_hash: true },
+      where: { id },
+    });
+    return user?.password_hash ?? null;
   }
 
   findById(id: number): Promise<User | null> {

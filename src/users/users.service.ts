@@ -3,6 +3,7 @@ import { ApiKeyResolver } from '../common/auth/api-key.guard';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../common/auth/api-key';
 import { AuthenticatedUser } from '../common/http/request';
 import { User, UserStatus, USER_STATUSES } from './entities/user.entity';
+import { hashPassword, passwordProblem, verifyPassword } from './password';
 import { checkSetting, checkSettingsTogether, DEFAULT_SETTINGS } from './settings';
 import { UsersRepository } from './users.repository';
 
@@ -49,6 +50,7 @@ export class UsersService extends ApiKeyResolver {
     apiKey?: string;
     admin?: boolean;
     status?: string;
+    password?: string;
   }): Promise<UserView & { api_key: string }> {
     const email = options.email.trim();
     if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 150) {
@@ -59,12 +61,20 @@ export class UsersService extends ApiKeyResolver {
     if (!isWellFormedApiKey(apiKey)) {
       throw new UserCommandError('--api-key must be 32 lowercase hexadecimal characters.');
     }
+    const passwordHash =
+      options.password === undefined ? null : await this.checkedHash(options.password);
     const keyHash = hashApiKey(apiKey);
     await this.refuseTaken(email, keyHash);
     let user: User;
     try {
       user = await this.users.create(
-        { email, api_key_hash: keyHash, admin: options.admin ? 1 : 0, status },
+        {
+          email,
+          api_key_hash: keyHash,
+          admin: options.admin ? 1 : 0,
+          status,
+          password_hash: passwordHash,
+        },
         { ...DEFAULT_SETTINGS },
       );
     } catch (error) {
@@ -72,28 +82,65 @@ export class UsersService extends ApiKeyResolver {
       await this.refuseTaken(email, keyHash);
       throw error;
     }
-    return { ...view(user), api_key: apiKey };
+    return { ...userView(user), api_key: apiKey };
   }
 
   async list(): Promise<UserView[]> {
-    return (await this.users.list()).map(view);
+    return (await this.users.list()).map(userView);
   }
 
   async setStatus(email: string, status: string): Promise<UserView> {
-    const user = await this.require(email);
+    const user = await this.requireUser(email);
     await this.users.update(user.id, { status: this.checkStatus(status) });
-    return view({ ...user, status: this.checkStatus(status) });
+    return userView({ ...user, status: this.checkStatus(status) });
   }
 
   async rotateKey(email: string): Promise<UserView & { api_key: string }> {
-    const user = await this.require(email);
+    const user = await this.requireUser(email);
     const apiKey = generateApiKey();
     await this.users.update(user.id, { api_key_hash: hashApiKey(apiKey) });
-    return { ...view(user), api_key: apiKey };
+    return { ...userView(user), api_key: apiKey };
+  }
+
+  /** Sets a user's password (`user password`); their sessions go on (the CLI ends them apart). */
+  async setPassword(email: string, password: string): Promise<UserView> {
+    const user = await this.requireUser(email);
+    await this.users.update(user.id, { password_hash: await this.checkedHash(password) });
+    return userView(user);
+  }
+
+  /** The user of an e-mail, for the sessions feature; null when none has it. */
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findByEmail(email.trim());
+  }
+
+  findById(id: number): Promise<User | null> {
+    return this.users.findById(id);
+  }
+
+  /**
+   * Whether `password` is the user's, in constant time; false for no user (undefined) or a user
+   * without one, after the same work.
+   */
+  async checkPassword(userId: number | undefined, password: string): Promise<boolean> {
+    const stored = userId === undefined ? null : await this.users.passwordHashOf(userId);
+    return verifyPassword(password, stored);
+  }
+
+  /** Stores a new password, already checked with `passwordProblem`. */
+  async changePassword(userId: number, password: string): Promise<void> {
+    await this.users.update(userId, { password_hash: await hashPassword(password) });
+  }
+
+  /** Gives the user a new key, the old one stops working at once; the new key, shown once. */
+  async replaceKey(userId: number): Promise<string> {
+    const apiKey = generateApiKey();
+    await this.users.update(userId, { api_key_hash: hashApiKey(apiKey) });
+    return apiKey;
   }
 
   async setSetting(email: string, name: string, value: string): Promise<Record<string, string>> {
-    const user = await this.require(email);
+    const user = await this.requireUser(email);
     const checked = checkSetting(name, value);
     if ('reason' in checked) {
       throw new UserCommandError(checked.reason);
@@ -108,7 +155,7 @@ export class UsersService extends ApiKeyResolver {
   }
 
   async settings(email: string): Promise<Record<string, string>> {
-    return this.settingsOf((await this.require(email)).id);
+    return this.settingsOf((await this.requireUser(email)).id);
   }
 
   /** Every setting of a user, defaults included. */
@@ -135,7 +182,7 @@ export class UsersService extends ApiKeyResolver {
   /** The account of a user, as `user list` prints it; undefined when there is none. */
   async account(userId: number): Promise<UserView | undefined> {
     const user = await this.users.findById(userId);
-    return user ? view(user) : undefined;
+    return user ? userView(user) : undefined;
   }
 
   /**
@@ -151,7 +198,20 @@ export class UsersService extends ApiKeyResolver {
     }
   }
 
-  private async require(email: string): Promise<User> {
+  private async checkedHash(password: string): Promise<string> {
+    const problem = passwordProblem(password);
+    if (problem !== null) {
+      throw new UserCommandError(`The password ${problem}`);
+    }
+    return hashPassword(password);
+  }
+
+  /** The user of an e-mail, as `user list` prints it; an error naming it when none has it. */
+  async require(email: string): Promise<UserView> {
+    return userView(await this.requireUser(email));
+  }
+
+  private async requireUser(email: string): Promise<User> {
     const user = await this.users.findByEmail(email.trim());
     if (!user) {
       throw new UserCommandError(`No user has the e-mail ${email}.`);
@@ -169,7 +229,7 @@ export class UsersService extends ApiKeyResolver {
   }
 }
 
-function view(user: User): UserView {
+export function userView(user: User): UserView {
   return {
     id: user.id,
     email: user.email,

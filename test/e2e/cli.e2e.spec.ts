@@ -26,10 +26,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the real `smsgw` bin, as an operator would, against the given environment. */
-function smsgw(args: string[], env: Record<string, string>): Promise<Run> {
+/**
+ * Runs the real `smsgw` bin, as an operator would, against the given environment, with `input`
+ * piped to its standard input (closed at once without it).
+ */
+function smsgw(args: string[], env: Record<string, string>, input = ''): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [join(ROOT, 'bin', 'smsgw.js'), ...args],
       { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
@@ -38,6 +41,7 @@ function smsgw(args: string[], env: Record<string, string>): Promise<Run> {
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(input);
   });
 }
 
@@ -64,6 +68,17 @@ describeEachDatabase('smsgw CLI', (database) => {
     LOG_LEVEL: 'silent',
   });
   const cli = (...args: string[]) => smsgw(args, envOf(database()));
+  /** The CLI with `input` on its standard input, as `echo … | smsgw …` gives it. */
+  const cliWithInput = (input: string, ...args: string[]) => smsgw(args, envOf(database()), input);
+  /** Signs in over HTTP; the response. */
+  const login = (address: string, password: string) =>
+    request(t.url).post('/api/login/').send({ email: address, password });
+  const storedHash = async (id: number) =>
+    (
+      await t.dataSource
+        .getRepository(User)
+        .findOne({ select: { id: true, password_hash: true }, where: { id } })
+    )?.password_hash;
   /** The JSON a successful command printed. */
   const json = <T = PrintedUser>(run: Run): T => {
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
@@ -237,6 +252,162 @@ describeEachDatabase('smsgw CLI', (database) => {
       expectOneLineFailure(
         await cli('user', 'status', '--email', 'nobody@example.test'),
         /missing required argument 'status'/,
+      );
+    });
+  });
+
+  describe('user password', () => {
+    it('sets the password from the first line of standard input and prints the user without a key', async () => {
+      const created = await aUser();
+
+      const printed = json<Record<string, unknown>>(
+        await cliWithInput(
+          'first line password\nsecond line\n',
+          'user',
+          'password',
+          '--email',
+          created.email,
+        ),
+      );
+
+      expect(printed).toEqual({
+        id: created.id,
+        email: created.email,
+        admin: false,
+        status: 'active',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      });
+      expect(await storedHash(created.id)).toMatch(/^scrypt\$32768\$8\$1\$[\w+/]+=*\$[\w+/]+=*$/);
+      expect((await login(created.email, 'first line password')).status).toBe(200);
+      expect((await login(created.email, 'first line password\nsecond line')).status).toBe(401);
+    });
+
+    it('takes a line ended by CRLF, or by the end of the input, without its line end', async () => {
+      const created = await aUser();
+
+      json(
+        await cliWithInput('windows password\r\n', 'user', 'password', '--email', created.email),
+      );
+      expect((await login(created.email, 'windows password')).status).toBe(200);
+      json(await cliWithInput('no line end here', 'user', 'password', '--email', created.email));
+      expect((await login(created.email, 'no line end here')).status).toBe(200);
+      expect((await login(created.email, 'windows password')).status).toBe(401);
+    });
+
+    it('refuses an unknown e-mail with one line on stderr', async () => {
+      expectOneLineFailure(
+        await cliWithInput(
+          'a long enough password\n',
+          'user',
+          'password',
+          '--email',
+          'nobody@example.test',
+        ),
+        /^No user has the e-mail nobody@example\.test\.$/,
+      );
+    });
+
+    it('refuses a password shorter than 10 or longer than 1024 characters with one line, storing nothing', async () => {
+      const created = await aUser();
+
+      expectOneLineFailure(
+        await cliWithInput('too short\n', 'user', 'password', '--email', created.email),
+        /^The password must have 10 to 1024 characters, not 9\.$/,
+      );
+      expectOneLineFailure(
+        await cliWithInput(`${'é'.repeat(1025)}\n`, 'user', 'password', '--email', created.email),
+        /^The password must have 10 to 1024 characters, not 1025\.$/,
+      );
+      expectOneLineFailure(
+        await cliWithInput('', 'user', 'password', '--email', created.email),
+        /^The password must have 10 to 1024 characters, not 0\.$/,
+      );
+      expect(await storedHash(created.id)).toBeNull();
+      // Counted in code points: 10 emoji are 20 UTF-16 units but a valid password.
+      json(
+        await cliWithInput(`${'😀'.repeat(10)}\n`, 'user', 'password', '--email', created.email),
+      );
+      expect((await login(created.email, '😀'.repeat(10))).status).toBe(200);
+    });
+  });
+
+  describe('user create --password-stdin', () => {
+    it('creates the user with the password read from standard input; login then works', async () => {
+      const address = email();
+
+      const user = json(
+        await cliWithInput(
+          'created with one\n',
+          'user',
+          'create',
+          '--email',
+          address,
+          '--password-stdin',
+        ),
+      );
+
+      expect(user).toMatchObject({ email: address, api_key: expect.stringMatching(HEX_KEY) });
+      expect(await storedHash(user.id)).toMatch(/^scrypt\$/);
+      const response = await login(address, 'created with one');
+      expect(response.status).toBe(200);
+      expect(response.body.response.user).toMatchObject({ id: user.id, email: address });
+    });
+
+    it('creates no user when the password is refused', async () => {
+      const address = email();
+
+      expectOneLineFailure(
+        await cliWithInput('short\n', 'user', 'create', '--email', address, '--password-stdin'),
+        /^The password must have 10 to 1024 characters, not 5\.$/,
+      );
+      expect(await t.dataSource.getRepository(User).findOneBy({ email: address })).toBeNull();
+    });
+
+    it('leaves the user without a password when the option is absent', async () => {
+      const user = json(
+        await cliWithInput('ignored password\n', 'user', 'create', '--email', email()),
+      );
+
+      expect(await storedHash(user.id)).toBeNull();
+      expect((await login(user.email, 'ignored password')).status).toBe(401);
+    });
+  });
+
+  describe('user sessions end', () => {
+    it("ends every session of the user: a session made by login stops working, others' go on", async () => {
+      const created = await aUser();
+      const other = await aUser();
+      for (const address of [created.email, other.email]) {
+        json(await cliWithInput('session password\n', 'user', 'password', '--email', address));
+      }
+      const cookieOf = async (address: string) => {
+        const response = await login(address, 'session password');
+        expect(response.status).toBe(200);
+        return (response.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+      };
+      const first = await cookieOf(created.email);
+      const second = await cookieOf(created.email);
+      const kept = await cookieOf(other.email);
+      const session = (cookie: string) => request(t.url).get('/api/session/').set('Cookie', cookie);
+      expect((await session(first)).status).toBe(200);
+
+      const printed = json<Record<string, unknown>>(
+        await cli('user', 'sessions', 'end', '--email', created.email),
+      );
+
+      expect(printed).toMatchObject({ id: created.id, email: created.email, sessions_ended: 2 });
+      expect(printed).not.toHaveProperty('api_key');
+      expect((await session(first)).status).toBe(401);
+      expect((await session(second)).status).toBe(401);
+      expect((await session(kept)).status).toBe(200);
+      // The key is not a session: it goes on working.
+      expect((await listPhones(created.api_key)).status).toBe(200);
+    });
+
+    it('refuses an unknown e-mail with one line on stderr', async () => {
+      expectOneLineFailure(
+        await cli('user', 'sessions', 'end', '--email', 'nobody@example.test'),
+        /^No user has the e-mail nobody@example\.test\.$/,
       );
     });
   });
@@ -530,6 +701,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'Quotas1764700000000',
           'PhoneCallbackTokens1764800000000',
           'PhonePacing1764900000000',
+          'Sessions1765000000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { migrate } from '../../src/database/data-source';
+import { User } from '../../src/users/entities/user.entity';
+import { hashPassword } from '../../src/users/password';
 import { openTestDataSource } from '../support/app';
 import {
   FakeOvh,
@@ -19,8 +21,9 @@ import { waitFor } from '../support/instruments';
  * string, urlencoded form, JSON, multipart) and the X-Api-Key header, under odd parameter names
  * too, into requests that succeed and requests that fail (bad adapter data, a provider refusing
  * them, an unreachable provider, a failure of the server logged with its error); messages are
- * dispatched through the providers and their receipts come back. Afterwards no secret value
- * appears in the output, raw or encoded.
+ * dispatched through the providers and their receipts come back. Console passwords, session
+ * tokens (cookie and Set-Cookie) and CSRF tokens go through sign-ins, session requests, password
+ * and key changes and logouts. Afterwards no secret value appears in the output, raw or encoded.
  */
 
 const KANNEL_PASSWORD = 'kannel-Pw+/=é7c1';
@@ -41,6 +44,9 @@ const WEBHOOK_SECRET = 'webhook-secret-1b8d+/=';
 const STANDARD_SECRET = `whsec_${Buffer.alloc(24, 'w').toString('base64')}`;
 const UPDATED_SECRET = 'webhook-updated-5c2a';
 const NUMBER = '+33612345678';
+const CONSOLE_PASSWORD = 'console-Pw+/=é-3f9a';
+const CONSOLE_WRONG = 'console-wrong-8c1e';
+const CONSOLE_NEW_PASSWORD = 'console-new-6b2d';
 
 /** The forms a value may take in a log line: as is, percent-encoded, form-encoded, JSON. */
 function encodings(value: string): string[] {
@@ -89,6 +95,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
   let ovhServer: FakeServer;
   let app: BuiltApp;
   let apiKey: string;
+  let email: string;
   let output = '';
   let kannelPassword = KANNEL_PASSWORD;
 
@@ -100,7 +107,12 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     ovhServer = await startFakeServer(ovh.handle);
     const ds = await openTestDataSource(database());
     await migrate(ds);
-    apiKey = (await makeUser(ds)).apiKey;
+    const made = await makeUser(ds);
+    apiKey = made.apiKey;
+    email = made.user.email;
+    await ds
+      .getRepository(User)
+      .update({ id: made.user.id }, { password_hash: await hashPassword(CONSOLE_PASSWORD) });
     await ds.destroy();
     app = await startBuiltApp(
       {
@@ -382,6 +394,61 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       ).status,
     ).toBe(500);
 
+    // The console: sign-ins refused through every source, then accepted; the session's cookie
+    // and CSRF token on reads and changes; a password change and a new key; a logout.
+    const login = () => request(app.url).post('/api/login/');
+    expect((await login().send({ email, password: CONSOLE_WRONG })).status).toBe(401);
+    expect((await login().type('form').send({ email, password: CONSOLE_WRONG })).status).toBe(401);
+    expect((await login().query({ email, password: CONSOLE_WRONG })).status).toBe(401);
+    expect((await login().field('email', email).field('password', CONSOLE_WRONG)).status).toBe(401);
+    const signedIn = await login().type('form').send({ email, password: CONSOLE_PASSWORD });
+    expect(signedIn.status).toBe(200);
+    const cookie = (signedIn.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const sessionToken = cookie.split('=')[1];
+    const csrfToken = signedIn.body.response.csrf_token as string;
+    const asSession = <T extends request.Test>(test: T): T =>
+      test.set('Cookie', cookie).set('X-CSRF-Token', csrfToken);
+    expect((await asSession(request(app.url).get('/api/session/'))).status).toBe(200);
+    // A client that misplaces the token in the query string.
+    expect(
+      (await asSession(request(app.url).get('/api/session/')).query({ csrf_token: csrfToken }))
+        .status,
+    ).toBe(200);
+    expect((await asSession(request(app.url).get('/api/list/phone/'))).status).toBe(200);
+    expect(
+      (await asSession(request(app.url).post('/api/contact/')).send({ name: 'C', number: NUMBER }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await asSession(request(app.url).post('/api/me/password/')).query({
+          current_password: CONSOLE_WRONG,
+          new_password: CONSOLE_NEW_PASSWORD,
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await asSession(request(app.url).post('/api/me/password/'))
+          .type('form')
+          .send({ current_password: CONSOLE_PASSWORD, new_password: CONSOLE_NEW_PASSWORD })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await asSession(request(app.url).post('/api/me/api-key/')).send({ password: CONSOLE_WRONG }))
+        .status,
+    ).toBe(400);
+    const newKey = await asSession(request(app.url).post('/api/me/api-key/')).send({
+      password: CONSOLE_NEW_PASSWORD,
+    });
+    expect(newKey.status).toBe(200);
+    const renewedKey = newKey.body.response.api_key as string;
+    expect((await request(app.url).get('/api/me/').query({ api_key: renewedKey })).status).toBe(
+      200,
+    );
+    expect((await asSession(request(app.url).post('/api/logout/'))).status).toBe(200);
+    expect((await asSession(request(app.url).get('/api/session/'))).status).toBe(401);
+
     await app.stop();
     output = app.output();
 
@@ -410,6 +477,12 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       STANDARD_SECRET,
       UPDATED_SECRET,
       callbackToken,
+      CONSOLE_PASSWORD,
+      CONSOLE_WRONG,
+      CONSOLE_NEW_PASSWORD,
+      sessionToken,
+      csrfToken,
+      renewedKey,
     ];
     const lines = output.split('\n');
     const leaks = secrets.flatMap((secret) =>

@@ -42,6 +42,8 @@ const TABLES = [
   'worker',
   'secrets_key',
   'phone_reliability_history',
+  'session',
+  'login_attempt',
 ];
 
 /** The tables behind the nine entry types: listed as `WHERE id_user = ? ORDER BY id`. */
@@ -80,6 +82,15 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['outbox', ['state', 'next_attempt_at'], false],
   // The reliability check reads each phone's last alert of a type.
   ['phone_reliability_history', ['id_phone', 'type', 'created_at'], false],
+  // A session is found by its token's hash at every session-authenticated request.
+  ['session', ['token_hash'], true],
+  // Expired sessions are purged by their last use and their age; a user's sessions end together.
+  ['session', ['last_used_at'], false],
+  ['session', ['created_at'], false],
+  ['session', ['id_user'], false],
+  // Failed sign-ins are counted per e-mail and per client address over a recent window.
+  ['login_attempt', ['email', 'created_at'], false],
+  ['login_attempt', ['address', 'created_at'], false],
 ];
 
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => new migration().name ?? migration.name);

@@ -15,6 +15,7 @@ import { ApiRequest, AuthenticatedUser } from '../http/request';
 import { ApiKeyGuard, ApiKeyResolver } from './api-key.guard';
 import { hashApiKey } from './api-key';
 import { Public } from './public.decorator';
+import { ResolvedSession, SessionResolver } from './session';
 
 /** The real UsersService, noting which keys the guard asked it about. */
 class RecordingResolver extends ApiKeyResolver {
@@ -27,6 +28,16 @@ class RecordingResolver extends ApiKeyResolver {
   resolve(apiKey: string): Promise<(AuthenticatedUser & { active: boolean }) | null> {
     this.asked.push(apiKey);
     return this.users.resolve(apiKey);
+  }
+}
+
+/** No session exists: these tests are about keys. */
+class NoSessions extends SessionResolver {
+  resolve(): Promise<ResolvedSession | null> {
+    return Promise.resolve(null);
+  }
+  end(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
@@ -99,7 +110,7 @@ describe('ApiKeyGuard and UsersService.resolve on a real SQLite database', () =>
 
   beforeEach(() => {
     resolver = new RecordingResolver(users);
-    guard = new ApiKeyGuard(new Reflector(), resolver);
+    guard = new ApiKeyGuard(new Reflector(), resolver, new NoSessions());
   });
 
   /** Runs the guard; gives the user it set, or the ApiError it threw. */

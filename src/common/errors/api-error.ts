@@ -17,7 +17,14 @@ export enum ErrorCode {
 
 /** Why the request failed, beyond its code: it decides the HTTP status (docs/api-choices.md). */
 export type ErrorReason =
-  'default' | 'not_found' | 'refused' | 'too_large' | 'unknown_route' | 'unavailable';
+  | 'default'
+  | 'not_found'
+  | 'refused'
+  | 'too_large'
+  | 'unknown_route'
+  | 'unavailable'
+  | 'forbidden'
+  | 'too_many_attempts';
 
 export const INVALID_CREDENTIALS_MESSAGE =
   'Invalid API Key. Please provide a valid API key as GET or POST parameter "api_key" or a HTTP "X-Api-Key".';
@@ -59,13 +66,18 @@ const PARAMETER_FIRST = /^[\w[\]]+ : /;
 
 /** The one error type of the API: an error code, a detail naming the parameter, and a reason. */
 export class ApiError extends Error {
+  /** Response headers the answer carries, such as `Retry-After`. */
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
     readonly code: ErrorCode,
     readonly detail?: string,
     readonly reason: ErrorReason = 'default',
+    options: { message?: string; headers?: Record<string, string> } = {},
   ) {
-    super(errorMessage(code, detail));
+    super(options.message ?? errorMessage(code, detail));
     this.name = 'ApiError';
+    this.headers = options.headers ?? {};
   }
 
   static invalid(detail: string): ApiError {
@@ -109,6 +121,10 @@ export function httpStatusOf(error: ApiError): number {
       return 413;
     case 'unavailable':
       return 503;
+    case 'forbidden':
+      return 403;
+    case 'too_many_attempts':
+      return 429;
     case 'default':
       return httpStatusOfCode(error.code);
   }

@@ -63,6 +63,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (served.length > 0) {
       response.setHeader('Allow', served.join(', '));
     }
+    for (const [name, value] of Object.entries(error.headers)) {
+      response.setHeader(name, value);
+    }
     response.status(httpStatusOf(error)).json(errorEnvelope(error.code, error.message));
   }
 

@@ -9,9 +9,19 @@ import { isOperatorPath } from '../http/operator-paths';
 
 /**
  * Parameter names whose values are secrets wherever they appear, beside the adapters'
- * credentials: API keys, webhook signing secrets and phones' callback tokens.
+ * credentials: API keys, webhook signing secrets, phones' callback tokens, console passwords and
+ * CSRF tokens (the session cookie is a credential header).
  */
-export const SECRET_NAMES = ['api_key', 'secret', 'callback_token'];
+export const SECRET_NAMES = [
+  'api_key',
+  'secret',
+  'callback_token',
+  'password',
+  'current_password',
+  'new_password',
+  'csrf_token',
+  'x-csrf-token',
+];
 
 /**
  * The names of the adapters' secret fields, which the adapters module provides: the logs learn

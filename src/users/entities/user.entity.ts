@@ -20,4 +20,12 @@ export class User extends Timestamped {
 
   @Column({ type: 'varchar', length: 16 })
   status!: UserStatus;
+
+  /**
+   * The key-derivation function's output with its parameters; null: no password set. Read only
+   * where a password is checked (`passwordHashOf`), and written apart from the user's other
+   * columns, so that it is never loaded, listed or inserted along with them.
+   */
+  @Column({ type: 'varchar', length: 255, nullable: true, select: false, insert: false })
+  password_hash!: string | null;
 }
