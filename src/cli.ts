@@ -66,11 +66,21 @@ export async function runCli(argv: string[], config: AppConfig = loadConfig()): 
     );
   user
     .command('password')
-    .description("set a user's console password, read from standard input (first line)")
+    .description(
+      "set a user's console password, read from standard input (first line); their sessions end",
+    )
     .requiredOption('--email <email>', 'e-mail of the user')
     .action(async (options: { email: string }) => {
       const password = await readPassword();
-      print(await (await users()).setPassword(options.email, password));
+      const opened = await open();
+      await migrate(opened);
+      const account = await new UsersService(UsersRepository.on(opened)).setPassword(
+        options.email,
+        password,
+      );
+      // A password changes because the old one may be known: whoever signed in with it is out.
+      await SessionsRepository.on(opened).endAllOf(account.id);
+      print(account);
     });
   user
     .command('sessions')

@@ -347,9 +347,9 @@ describe('parseTrustProxy (TRUST_PROXY as Express’s trust proxy takes it)', ()
   it.each([
     ['true', true],
     ['TRUE', true],
-    ['1', true],
+    ['1', 1],
     ['false', false],
-    ['0', false],
+    ['0', 0],
     [' true ', true],
     ['2', 2],
     ['10', 10],
@@ -383,7 +383,7 @@ describe('parseTrustProxy (TRUST_PROXY as Express’s trust proxy takes it)', ()
 
   it('gives AppConfig false when TRUST_PROXY is unset', () => {
     expect(new AppConfig(validateEnvironment({})).trustProxy).toBe(false);
-    expect(new AppConfig(validateEnvironment({ TRUST_PROXY: '1' })).trustProxy).toBe(true);
+    expect(new AppConfig(validateEnvironment({ TRUST_PROXY: '1' })).trustProxy).toBe(1);
     expect(new AppConfig(validateEnvironment({ TRUST_PROXY: 'loopback' })).trustProxy).toEqual([
       'loopback',
     ]);

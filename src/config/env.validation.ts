@@ -209,12 +209,13 @@ const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
  */
 export function parseTrustProxy(value: string): boolean | number | string[] | null {
   const text = value.trim().toLowerCase();
-  const flag = BOOLEAN_VALUES.get(text);
-  if (flag !== undefined) {
-    return flag;
-  }
+  // A number is hops, as Express reads it: `1` trusts the one proxy in front, not any client's
+  // X-Forwarded-For, which would let a client choose the address its failed sign-ins count for.
   if (/^\d+$/.test(text)) {
     return Number(text);
+  }
+  if (text === 'true' || text === 'false') {
+    return text === 'true';
   }
   const entries = text.split(',').map((entry) => entry.trim());
   const valid = entries.every((entry) => {

@@ -102,7 +102,7 @@ export class UsersService extends ApiKeyResolver {
     return { ...userView(user), api_key: apiKey };
   }
 
-  /** Sets a user's password (`user password`); their sessions go on (the CLI ends them apart). */
+  /** Sets a user's password (`user password`, which then ends their sessions). */
   async setPassword(email: string, password: string): Promise<UserView> {
     const user = await this.requireUser(email);
     await this.users.update(user.id, { password_hash: await this.checkedHash(password) });

@@ -294,6 +294,27 @@ describeEachDatabase('smsgw CLI', (database) => {
       expect((await login(created.email, 'windows password')).status).toBe(401);
     });
 
+    it("ends the user's sessions, and only theirs: whoever signed in with the old password is out", async () => {
+      const created = await aUser();
+      const other = await aUser();
+      for (const address of [created.email, other.email]) {
+        json(await cliWithInput('old password here\n', 'user', 'password', '--email', address));
+      }
+      const cookieOf = async (address: string) => {
+        const response = await login(address, 'old password here');
+        expect(response.status).toBe(200);
+        return (response.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+      };
+      const ended = await cookieOf(created.email);
+      const kept = await cookieOf(other.email);
+      const session = (cookie: string) => request(t.url).get('/api/session/').set('Cookie', cookie);
+
+      json(await cliWithInput('new password here\n', 'user', 'password', '--email', created.email));
+
+      expect((await session(ended)).status).toBe(401);
+      expect((await session(kept)).status).toBe(200);
+    });
+
     it('refuses an unknown e-mail with one line on stderr', async () => {
       expectOneLineFailure(
         await cliWithInput(
