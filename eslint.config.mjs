@@ -166,6 +166,7 @@ export default tseslint.config(
       'node_modules/**',
       'data/**',
       'coverage/**',
+      'console/src/api/generated/**',
       'bin/**',
       '*.mjs',
       'console/*.mjs',

@@ -1,11 +1,21 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AdapterRegistry } from './adapters/adapter.registry';
 import { AppConfig } from './config/configuration';
 import { describeAdapters } from './phones/phones.openapi';
 
 /** The OpenAPI document and Swagger UI at `/api/docs` (JSON at `/api/docs-json`). */
 export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
+  SwaggerModule.setup(`${config.basePath}/api/docs`, app, openApiDocument(app), {
+    useGlobalPrefix: false,
+  });
+}
+
+/**
+ * The document `/api/docs-json` serves; the build also writes it to a file (openapi-document.ts),
+ * which the console's client is generated from.
+ */
+export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -37,5 +47,5 @@ export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
     document,
     app.get(AdapterRegistry).adapters.map((adapter) => adapter.descriptor),
   );
-  SwaggerModule.setup(`${config.basePath}/api/docs`, app, document, { useGlobalPrefix: false });
+  return document;
 }

@@ -15,9 +15,11 @@ import { SessionAnswer, SessionsService } from './sessions.service';
 
 const SESSION: SchemaObject = {
   type: 'object',
+  required: ['user', 'csrf_token', 'expires_at'],
   properties: {
     user: {
       type: 'object',
+      required: ['id', 'email', 'status', 'admin', 'created_at'],
       properties: {
         id: { type: 'integer' },
         email: { type: 'string' },
