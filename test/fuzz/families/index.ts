@@ -11,6 +11,7 @@ import { numbersCsv } from './csv';
 import { multipartNames, multipartStructure, multipartTruncated } from './multipart';
 import { operationFamilies } from './operations';
 import { auth, callbacks, mediaRoute, mediaUploads, unknownRoutes } from './routes';
+import { sessionForged, sessionLogin } from './sessions';
 import {
   expectHeader,
   hangUps,
@@ -27,6 +28,8 @@ import {
  */
 export const FAMILIES: Family[] = [
   auth,
+  sessionForged,
+  sessionLogin,
   ...operationFamilies.filter(({ name }) => !name.startsWith('op-delete')),
   bodyShapes,
   bracketAbuse,
