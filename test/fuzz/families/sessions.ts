@@ -1,17 +1,18 @@
 import fc from 'fast-check';
 import { Entry, str, Value } from '../support/params';
 import { assemble, BodyEncoding } from '../support/requests';
-import { family, Family } from '../support/runner';
+import { family, Family, Probe } from '../support/runner';
 import { readEnvelope } from '../support/checks';
 import { Answer } from '../support/wire';
 import { hostileText, mostly, strayEntries } from '../support/values';
-import { KEYS } from '../support/world';
+import { CONSOLE_USER, KEYS, World } from '../support/world';
 
 /*
  * The console's operations: sign-in, sign-out, the password and key changes, and the CSRF header
- * they require. No fuzz user has a password, so every sign-in is wrong credentials and every
- * session the requests carry is forged: what is checked is that none of it gets further than a
- * refusal, whatever the body, and that no password comes back in an answer.
+ * they require. Only CONSOLE_USER has a password, and no generated sign-in names it, so every
+ * generated sign-in is wrong credentials; the sessions the requests carry are forged, or
+ * CONSOLE_USER's own without its CSRF token: none of it may get further than a refusal, whatever
+ * the body, nor bring a password back in an answer.
  */
 
 const EMAILS = [
@@ -209,3 +210,137 @@ export const sessionForged: Family = family(
     );
   },
 );
+
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+/** CONSOLE_USER's session on each database's server: signed in once, by the first case. */
+const sessions = new WeakMap<World, Session>();
+
+async function sessionOf(probe: Probe, world: World): Promise<Session | null> {
+  const known = sessions.get(world);
+  if (known) {
+    return known;
+  }
+  const answer = await probe.send(
+    assemble({
+      method: 'POST',
+      path: '/api/login/',
+      query: [],
+      body: [
+        ['email', str(CONSOLE_USER.email)],
+        ['password', str(CONSOLE_USER.password)],
+      ],
+      encoding: 'json',
+      listStyle: 'push',
+      auth: {},
+    }),
+  );
+  const cookie = /smsgw_session=([^;,\s]+)/.exec(answer.headers['set-cookie'] ?? '')?.[1];
+  const read = readEnvelope(answer.body);
+  const csrf =
+    'envelope' in read
+      ? (read.envelope.response as { csrf_token?: unknown } | null)?.csrf_token
+      : undefined;
+  if (answer.status !== 200 || !cookie || typeof csrf !== 'string') {
+    probe.fail(`${CONSOLE_USER.email} could not sign in: ${answer.status}`);
+    return null;
+  }
+  const session = { cookie: `smsgw_session=${cookie}`, csrf };
+  sessions.set(world, session);
+  return session;
+}
+
+/**
+ * The session operations with CONSOLE_USER's real session but no X-CSRF-Token or a wrong one,
+ * with random bodies: 403 error 1 (or the refusal of a body that cannot be read), and nothing changed: the session still answers get_session
+ * and the user's key still works (neither logout nor the key renewal happened).
+ */
+const csrfCase = () =>
+  fc.record({
+    operation: fc.constantFrom(
+      ...SESSION_OPERATIONS.filter(({ path }) => path !== '/api/session/'),
+    ),
+    csrf: csrfValue,
+    values: fc.array(fc.oneof(passwordValue, fc.constant(str(CONSOLE_USER.password))), {
+      minLength: 2,
+      maxLength: 2,
+    }),
+    present: fc.array(fc.boolean(), { minLength: 2, maxLength: 2 }),
+    stray: strayEntries,
+    encoding: encodingValue,
+  });
+
+async function runCsrfCase(probe: Probe, world: World, value: CsrfCase): Promise<void> {
+  const session = await sessionOf(probe, world);
+  if (!session) {
+    return;
+  }
+  const { operation } = value;
+  const body: Entry[] =
+    operation.method === 'GET'
+      ? []
+      : [
+          ...operation.params.flatMap((name, index): Entry[] =>
+            value.present[index] ? [[name, value.values[index]]] : [],
+          ),
+          ...value.stray,
+        ];
+  const headers: Array<[string, string]> = [['Cookie', session.cookie]];
+  if (value.csrf !== null) {
+    headers.push(['X-CSRF-Token', value.csrf]);
+  }
+  const passwords = [...passwordsIn(body), CONSOLE_USER.password];
+  const request = (method: string, path: string, extra: Array<[string, string]>) =>
+    assemble({
+      method,
+      path,
+      query: [],
+      body: method === 'GET' ? [] : body,
+      encoding: method === 'GET' ? 'none' : value.encoding,
+      listStyle: 'push',
+      auth: {},
+      headers: extra,
+    });
+  // A body that cannot be read is refused before anyone is identified (400 error 2, 413); a
+  // key in the body wins over the session, and a wrong one is the key's 401.
+  const allowed: Record<number, number[]> = { 403: [1], 400: [2], 413: [2, 64] };
+  if (body.some(([name]) => /^api_key/i.test(name))) {
+    allowed[401] = [1];
+  }
+  await probe.send(request(operation.method, operation.path, headers), {
+    secrets: passwords,
+    expect: (answer) => refusal(answer, passwords, allowed),
+  });
+  await probe.send(request('GET', '/api/session/', [['Cookie', session.cookie]]), {
+    expect: (answer) =>
+      answer.status === 200 ? [] : [`the session then answered ${answer.status}`],
+  });
+  await probe.send(
+    assemble({
+      method: 'GET',
+      path: '/api/list/phone/',
+      query: [],
+      body: [],
+      encoding: 'none',
+      listStyle: 'push',
+      auth: { query: CONSOLE_USER.key },
+    }),
+    {
+      expect: (answer) =>
+        answer.status === 200 ? [] : [`the user's key then answered ${answer.status}`],
+    },
+  );
+}
+
+type CsrfCase = ReturnType<typeof csrfCase> extends fc.Arbitrary<infer T> ? T : never;
+
+/** A family of its own shape: its cases need the world, to find the session of its server. */
+export const sessionCsrf: Family = {
+  name: 'session-csrf',
+  weight: 3,
+  cases: (world) =>
+    csrfCase().map((value) => ({ run: (probe: Probe) => runCsrfCase(probe, world, value) })),
+};
