@@ -11,6 +11,7 @@ import { numbersCsv } from './csv';
 import { multipartNames, multipartStructure, multipartTruncated } from './multipart';
 import { operationFamilies } from './operations';
 import { auth, callbacks, mediaRoute, mediaUploads, unknownRoutes } from './routes';
+import { sessionCsrf, sessionForged, sessionLogin } from './sessions';
 import {
   expectHeader,
   hangUps,
@@ -24,9 +25,13 @@ import {
 /**
  * Every family, in the order they run; FUZZ_ONLY takes these names. Those that delete entries
  * (delete_phone, delete_scheduled) come after the others, which use the entries made at set-up.
+ * session-csrf signs in before session-login's failed sign-ins make this address wait.
  */
 export const FAMILIES: Family[] = [
   auth,
+  sessionCsrf,
+  sessionForged,
+  sessionLogin,
   ...operationFamilies.filter(({ name }) => !name.startsWith('op-delete')),
   bodyShapes,
   bracketAbuse,

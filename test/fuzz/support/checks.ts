@@ -15,7 +15,8 @@ export const ENVELOPE_KEYS = ['error', 'message', 'response', 'next', 'prev'];
  */
 const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
   0: [200, 201],
-  1: [401],
+  // 403: a console request without its CSRF token; 429: sign-ins after too many failures.
+  1: [401, 403, 429],
   2: [400, 404, 408, 413, 417, 431],
   4: [400],
   8: [422],

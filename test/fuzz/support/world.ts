@@ -32,6 +32,17 @@ export const KEYS = {
   unknown: 'f0220000000000000000000000000004',
 };
 
+/**
+ * The one user with a password, for the console's sessions. Its key is not among KEYS, so that
+ * the other families do not spend it; its e-mail is not among those the sign-in family fails
+ * with, so that the brute-force limit of an e-mail never locks it.
+ */
+export const CONSOLE_USER = {
+  email: 'console@example.test',
+  key: 'f0220000000000000000000000000005',
+  password: 'fuzz console passphrase 7',
+};
+
 export interface Ids {
   phone: number[];
   scheduled: number[];
@@ -70,9 +81,10 @@ function createUser(
   email: string,
   key: string,
   status: string,
+  password?: string,
 ) {
   return new Promise<PrintedUser>((resolve, reject) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [
         join(ROOT, 'bin', 'smsgw.js'),
@@ -84,6 +96,7 @@ function createUser(
         key,
         '--status',
         status,
+        ...(password === undefined ? [] : ['--password-stdin']),
       ],
       { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
@@ -94,6 +107,7 @@ function createUser(
         }
       },
     );
+    child.stdin?.end(password === undefined ? '' : `${password}\n`);
   });
 }
 
@@ -110,6 +124,7 @@ export async function createUsers(
     'suspended',
   );
   const other = await createUser(env, cwd, 'other@example.test', KEYS.other, 'active');
+  await createUser(env, cwd, CONSOLE_USER.email, CONSOLE_USER.key, 'active', CONSOLE_USER.password);
   return { main: main.id, suspended: suspended.id, other: other.id };
 }
 
@@ -281,6 +296,8 @@ export async function seedWorld(options: {
       KEYS.main,
       KEYS.suspended,
       KEYS.other,
+      CONSOLE_USER.key,
+      CONSOLE_USER.password,
       options.providers.ovhData.app_secret,
       options.providers.ovhData.consumer_key,
     ]),
