@@ -152,7 +152,11 @@ export class SessionsController {
   @ApiConsumes(...FORM)
   @ApiBody({ schema: passwordsBody(['password']) })
   @ApiEnvelopeResponse(
-    { type: 'object', properties: { api_key: { type: 'string', pattern: '^[0-9a-f]{32}$' } } },
+    {
+      type: 'object',
+      required: ['api_key'],
+      properties: { api_key: { type: 'string', pattern: '^[0-9a-f]{32}$' } },
+    },
     'The new key',
   )
   newApiKey(
