@@ -10,5 +10,7 @@ export const PAGES = [
   { path: 'settings', title: 'Settings and account' },
 ] as const;
 
+export type PagePath = (typeof PAGES)[number]['path'];
+
 export const SIGN_IN_PATH = '/sign-in';
 export const HOME_PATH = '/dashboard';

@@ -1,10 +1,19 @@
+import type { ComponentType } from 'react';
 import { createBrowserRouter, Link, Navigate } from 'react-router';
-import { HOME_PATH, PAGES, SIGN_IN_PATH } from './navigation';
+import { HOME_PATH, PAGES, type PagePath, SIGN_IN_PATH } from './navigation';
 
 /**
- * The console's routes. Every page is its own chunk, loaded when first opened, so that the
- * first load carries only React, the router and TanStack Query.
+ * Each page's module, loaded when the page is first opened: the first load carries only React,
+ * the router and TanStack Query, and a page's libraries (the dashboard's charts) come with it.
+ * A page not built yet shows its title.
  */
+const PAGE_MODULES: Partial<Record<PagePath, () => Promise<{ default: ComponentType }>>> = {
+  dashboard: () => import('./pages/Dashboard'),
+  send: () => import('./pages/Send'),
+  conversations: () => import('./pages/Conversations'),
+  messages: () => import('./pages/Messages'),
+};
+
 export function createConsoleRouter() {
   return createBrowserRouter(
     [
@@ -20,8 +29,12 @@ export function createConsoleRouter() {
         children: [
           { index: true, element: <Navigate to={HOME_PATH} replace /> },
           ...PAGES.map((page) => ({
-            path: page.path,
+            path: `${page.path}/*`,
             lazy: async () => {
+              const load = PAGE_MODULES[page.path];
+              if (load) {
+                return { Component: (await load()).default };
+              }
               const { Placeholder } = await import('./pages/Placeholder');
               return { element: <Placeholder title={page.title} /> };
             },

@@ -1,10 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
-import { browserAvailable, launchChromium, VIEWPORTS } from '../support/browser';
+import {
+  browserAvailable,
+  checkPage,
+  launchChromium,
+  screenshotsFolder,
+  VIEWPORTS,
+} from '../support/browser';
 import { createTestDatabase, TestDatabase } from '../support/databases';
 
 /*
@@ -17,10 +20,8 @@ describeInBrowser('the sign-in page, in Chromium', () => {
   let database: TestDatabase;
   let t: TestApp;
   let browser: Browser;
-  const screenshots = mkdtempSync(join(tmpdir(), 'smsgw-screenshots-'));
-
   beforeAll(async () => {
-    console.log(`Screenshots of the console: ${screenshots}`);
+    screenshotsFolder();
     database = await createTestDatabase('sqlite');
     t = await startApp(database);
     browser = await launchChromium();
@@ -55,17 +56,7 @@ describeInBrowser('the sign-in page, in Chromium', () => {
         await expect(page.getByLabel('Email').isVisible()).resolves.toBe(true);
         await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
         await expect(page.getByRole('button', { name: 'Sign in' }).isEnabled()).resolves.toBe(true);
-        // A string: the root tsconfig has no DOM types; this runs in the page.
-        const overflow = Number(
-          await page.evaluate(
-            'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-          ),
-        );
-        expect(overflow).toBeLessThanOrEqual(0);
-        await page.screenshot({
-          path: join(screenshots, `sign-in-${viewport.width}x${viewport.height}.png`),
-          fullPage: true,
-        });
+        await checkPage(page, 'sign-in');
       } finally {
         await page.close();
       }

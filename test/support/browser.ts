@@ -1,5 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { DataSource } from 'typeorm';
+import { User } from '../../src/users/entities/user.entity';
+import { hashPassword } from '../../src/users/password';
+import { makeUser } from './factories';
 
 /** Debian's Chromium, which `.ci/run` installs where it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -40,5 +46,114 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
     ],
+  });
+}
+
+/**
+ * The folder the browser tests write their screenshots to, one file per page and size, so that a
+ * person can look at every page after a run; printed once by each suite that writes there.
+ */
+export const SCREENSHOTS = join(tmpdir(), 'smsgw-screenshots');
+
+export function screenshotsFolder(): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  console.log(`Screenshots of the console: ${SCREENSHOTS}`);
+  return SCREENSHOTS;
+}
+
+export const CONSOLE_PASSWORD = 'correct horse battery staple';
+
+/** A user of the console: signed in with `CONSOLE_PASSWORD`, and their API key for checks. */
+export interface ConsoleUser {
+  id: number;
+  email: string;
+  apiKey: string;
+}
+
+export async function makeConsoleUser(
+  dataSource: DataSource,
+  overrides: Parameters<typeof makeUser>[1] = {},
+): Promise<ConsoleUser> {
+  const { user, apiKey } = await makeUser(dataSource, overrides);
+  await dataSource
+    .getRepository(User)
+    .update({ id: user.id }, { password_hash: await hashPassword(CONSOLE_PASSWORD) });
+  return { id: user.id, email: user.email, apiKey };
+}
+
+/** The errors a page logs (a CSP refusal, an exception), which a test expects to be none. */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') {
+      errors.push(message.text());
+    }
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/**
+ * A new page at `viewport`, signed in as `user` through the sign-in page and brought to `path`,
+ * as a person arriving at a link of the console is.
+ */
+export async function signedInPage(
+  browser: Browser,
+  baseUrl: string,
+  user: ConsoleUser,
+  path: string,
+  viewport: Viewport = VIEWPORTS[1],
+): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  await page.goto(`${baseUrl}${path}`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.pathname === path.split('?')[0]);
+  return page;
+}
+
+export type Viewport = (typeof VIEWPORTS)[number];
+
+/** An accessibility violation axe-core reports, as much of it as a failure message needs. */
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * What a person needs of every page, checked where it stands: axe-core finds no `serious` or
+ * `critical` violation, the page does not scroll sideways, and its screenshot is written to
+ * SCREENSHOTS as `<name>-<width>x<height>.png`.
+ */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) =>
+      ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+  )) as Violation[];
+  const grave = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} at ${violation.nodes
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
+  expect(grave).toEqual([]);
+  // A string: the root tsconfig has no DOM types; this runs in the page.
+  const overflow = Number(
+    await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    ),
+  );
+  expect(overflow).toBeLessThanOrEqual(0);
+  const viewport = page.viewportSize();
+  await page.screenshot({
+    path: join(SCREENSHOTS, `${name}-${viewport?.width}x${viewport?.height}.png`),
+    fullPage: true,
   });
 }

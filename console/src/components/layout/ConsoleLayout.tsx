@@ -1,8 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
-import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
-import { ApiError } from '../../api/client';
-import { getSession, SESSION_KEY } from '../../api/session';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { getSession, isSessionLost, logout, SESSION_KEY } from '../../api/session';
 import { PAGES, SIGN_IN_PATH } from '../../navigation';
+import { LoadError } from '../common/LoadError';
 
 /**
  * The frame of every page after sign-in: the navigation and the page. Without a session it
@@ -10,20 +10,30 @@ import { PAGES, SIGN_IN_PATH } from '../../navigation';
  */
 export function ConsoleLayout() {
   const location = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const session = useQuery({ queryKey: SESSION_KEY, queryFn: getSession });
+  const signOut = useMutation({
+    mutationFn: logout,
+    onSuccess: async () => {
+      queryClient.clear();
+      await navigate(SIGN_IN_PATH, { replace: true });
+    },
+  });
 
   if (session.isPending) {
     return <p className="status">Loading…</p>;
   }
   if (session.isError) {
-    if (session.error instanceof ApiError && session.error.status === 401) {
+    if (isSessionLost(session.error)) {
       const next = `${location.pathname}${location.search}`;
       return <Navigate to={`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`} replace />;
     }
     return (
-      <p className="status" role="alert">
-        {session.error.message}
-      </p>
+      <main className="status">
+        <h1>smsgw</h1>
+        <LoadError error={session.error} retry={session.refetch} />
+      </main>
     );
   }
   return (
@@ -31,6 +41,14 @@ export function ConsoleLayout() {
       <header className="layout-header">
         <span className="brand">smsgw</span>
         <span className="user">{session.data.user.email}</span>
+        <button
+          type="button"
+          className="sign-out"
+          onClick={() => signOut.mutate()}
+          disabled={signOut.isPending}
+        >
+          Sign out
+        </button>
       </header>
       <nav className="layout-nav" aria-label="Pages">
         <ul>
@@ -42,6 +60,11 @@ export function ConsoleLayout() {
         </ul>
       </nav>
       <main className="layout-main">
+        {signOut.isError && (
+          <p className="error" role="alert">
+            {signOut.error.message}
+          </p>
+        )}
         <Outlet />
       </main>
     </div>

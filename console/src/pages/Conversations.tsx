@@ -1,0 +1,5 @@
+import { Placeholder } from './Placeholder';
+
+export default function Conversations() {
+  return <Placeholder title="Conversations" />;
+}

@@ -1,0 +1,5 @@
+import { Placeholder } from './Placeholder';
+
+export default function Messages() {
+  return <Placeholder title="Messages" />;
+}
