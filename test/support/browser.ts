@@ -131,10 +131,10 @@ interface Violation {
 export async function checkPage(page: Page, name: string): Promise<void> {
   // Evaluated through the DevTools protocol, which the page's CSP does not govern.
   await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-  const violations = (await page.evaluate(
+  const violations = await page.evaluate<Violation[]>(
     `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) =>
       ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  )) as Violation[];
+  );
   const grave = violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(
