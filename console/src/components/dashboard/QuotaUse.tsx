@@ -1,0 +1,55 @@
+import { useQuery } from '@tanstack/react-query';
+import { ACCOUNT_KEY, getAccount } from '../../api/account';
+import { LoadError } from '../common/LoadError';
+import { count } from './period';
+
+/** The quota of the current period: segments used and left, and when the period ends. */
+export function QuotaUse() {
+  const account = useQuery({ queryKey: ACCOUNT_KEY, queryFn: getAccount });
+  if (account.isPending) {
+    return <p>Loading…</p>;
+  }
+  if (account.isError) {
+    return <LoadError error={account.error} retry={account.refetch} />;
+  }
+  const { quota } = account.data;
+  if (!quota) {
+    return <p>No quota: this account sends without limit.</p>;
+  }
+  const allowed = (quota.credit ?? 0) + (quota.additional ?? 0);
+  const used = quota.consumed ?? 0;
+  const left = quota.remaining ?? 0;
+  return (
+    <>
+      <meter
+        className="quota-meter"
+        min={0}
+        max={Math.max(allowed, used, 1)}
+        value={used}
+        low={allowed * 0.75}
+        high={allowed * 0.9}
+        optimum={0}
+        aria-label={`Quota used: ${count(used)} of ${count(allowed)} segments`}
+      />
+      <dl className="quota">
+        <div>
+          <dt>Used</dt>
+          <dd className="figure">{count(used)}</dd>
+        </div>
+        <div>
+          <dt>Left</dt>
+          <dd className="figure">{count(left)}</dd>
+        </div>
+        <div>
+          <dt>Allowed</dt>
+          <dd className="figure">{count(allowed)}</dd>
+        </div>
+      </dl>
+      <p className="hint">
+        SMS segments from {quota.start_date} to {quota.expiration_date}
+        {quota.additional ? `, ${count(quota.additional)} of them on top of the credit` : ''}
+        {quota.auto_renew ? '; renewed when it ends.' : '.'}
+      </p>
+    </>
+  );
+}
