@@ -21,7 +21,7 @@ export function ChartTable({
   return (
     <details className="chart-table">
       <summary>Show as a table</summary>
-      <div className="table-scroll">
+      <div className="table-scroll" tabIndex={0}>
         <table>
           <caption>{caption}</caption>
           <thead>

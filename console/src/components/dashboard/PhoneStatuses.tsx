@@ -16,8 +16,8 @@ const PERCENT = new Intl.NumberFormat(undefined, { style: 'percent', maximumFrac
 function alertText(alert: ReliabilityAlert): string {
   const what = alert.type === 'failed' ? 'failed' : 'without a receipt';
   return (
-    `${count(alert.unreliable)} of ${count(alert.total)} ${what} ` +
-    `(${PERCENT.format(alert.rate)}), ${alert.at}`
+    `${alert.at.slice(0, 16)}: ${count(alert.unreliable)} of ${count(alert.total)} ${what} ` +
+    `(${PERCENT.format(alert.rate)})`
   );
 }
 
@@ -33,7 +33,7 @@ export function PhoneStatuses({
     return <p>This account has no phone yet.</p>;
   }
   return (
-    <div className="table-scroll">
+    <div className="table-scroll" tabIndex={0}>
       <table className="phone-statuses">
         <caption>Phones and their reliability alerts in the period</caption>
         <thead>

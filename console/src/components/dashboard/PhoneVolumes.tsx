@@ -91,7 +91,6 @@ export function PhoneVolumes({
         rows={volumes.map((volume, i) => [
           names[i],
           ...SENT_STATUSES.map((status) => volume[status]),
-          sentOf(volume),
           volume.received,
         ])}
       />

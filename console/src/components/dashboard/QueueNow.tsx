@@ -20,19 +20,24 @@ export function QueueNow() {
     return <LoadError error={queue.error} retry={queue.refetch} />;
   }
   const tiles = [
-    { term: 'Due', value: queue.data.due, hint: 'their time has come, waiting to be sent' },
-    { term: 'To come', value: queue.data.to_come, hint: 'scheduled for later' },
-    { term: 'Being sent', value: queue.data.sending, hint: 'taken by the dispatch' },
+    { term: 'Due', value: queue.data.due },
+    { term: 'To come', value: queue.data.to_come },
+    { term: 'Being sent', value: queue.data.sending },
   ];
   return (
-    <dl className="queue-now">
-      {tiles.map((tile) => (
-        <div key={tile.term}>
-          <dt>{tile.term}</dt>
-          <dd className="figure">{count(tile.value)}</dd>
-          <dd className="hint">{tile.hint}</dd>
-        </div>
-      ))}
-    </dl>
+    <>
+      <dl className="queue-now">
+        {tiles.map((tile) => (
+          <div key={tile.term}>
+            <dt>{tile.term}</dt>
+            <dd className="figure">{count(tile.value)}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="hint">
+        Scheduled messages whose time has come and that wait for the dispatch, those scheduled for
+        later, and those the dispatch is sending.
+      </p>
+    </>
   );
 }

@@ -1,7 +1,25 @@
 import { useQuery } from '@tanstack/react-query';
-import { ACCOUNT_KEY, getAccount } from '../../api/account';
+import { ACCOUNT_KEY, getAccount, type Quota } from '../../api/account';
 import { LoadError } from '../common/LoadError';
 import { count } from './period';
+
+/** A datetime of the quota, without its time when that is midnight, as periods mostly start. */
+function moment(datetime: string): string {
+  return datetime.replace(/ 00:00:00$/, '');
+}
+
+/** The quota's period and how it goes on, in a sentence. */
+function periodOf(quota: Quota): string {
+  const parts = ['SMS segments'];
+  if (quota.start_date && quota.expiration_date) {
+    parts.push(` from ${moment(quota.start_date)} to ${moment(quota.expiration_date)}`);
+  }
+  if (quota.additional) {
+    parts.push(`, ${count(quota.additional)} of them on top of the credit`);
+  }
+  parts.push(quota.auto_renew ? '; renewed when it ends.' : '.');
+  return parts.join('');
+}
 
 /** The quota of the current period: segments used and left, and when the period ends. */
 export function QuotaUse() {
@@ -45,11 +63,7 @@ export function QuotaUse() {
           <dd className="figure">{count(allowed)}</dd>
         </div>
       </dl>
-      <p className="hint">
-        SMS segments from {quota.start_date} to {quota.expiration_date}
-        {quota.additional ? `, ${count(quota.additional)} of them on top of the credit` : ''}
-        {quota.auto_renew ? '; renewed when it ends.' : '.'}
-      </p>
+      <p className="hint">{periodOf(quota)}</p>
     </>
   );
 }
