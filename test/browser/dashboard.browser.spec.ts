@@ -61,6 +61,8 @@ describeInBrowser('the dashboard, in Chromium', () => {
   let browser: Browser;
   let user: ConsoleUser;
   const phoneNames = ['Office modem', 'Backup SIM'];
+  /** Each message written, by day: what the API's counts must add up to. */
+  const seeded: Array<{ day: string; sent: number; received: number }> = [];
 
   beforeAll(async () => {
     screenshotsFolder();
@@ -71,41 +73,42 @@ describeInBrowser('the dashboard, in Chromium', () => {
     user = await makeConsoleUser(ds);
     const office = await makePhone(ds, user.id, { name: phoneNames[0] });
     const backup = await makePhone(ds, user.id, { name: phoneNames[1], status: 'unavailable' });
-    // [phone, days ago, status, how many]: several days and statuses in the last 30 days, and
-    // one day before them that the default period leaves out.
-    const sent: Array<[number, number, SendedStatus, number]> = [
-      [office.id, 1, 'delivered', 3],
-      [office.id, 1, 'failed', 1],
-      [office.id, 3, 'delivered', 2],
-      [office.id, 3, 'unknown', 2],
-      [office.id, 12, 'failed', 2],
-      [office.id, 12, 'delivered', 1],
-      [backup.id, 1, 'unknown', 1],
-      [backup.id, 5, 'delivered', 4],
-      [backup.id, 5, 'failed', 3],
-      [backup.id, 40, 'delivered', 5],
-    ];
-    for (const [id_phone, daysAgo, status, times] of sent) {
-      for (let i = 0; i < times; i++) {
-        await makeSended(ds, user.id, { id_phone, status, at: `${dayBefore(daysAgo)} 10:00:00` });
-      }
-    }
-    const received: Array<[number, number, number]> = [
-      [office.id, 1, 2],
-      [office.id, 5, 1],
-      [backup.id, 3, 3],
-      [backup.id, 12, 1],
-    ];
-    for (const [id_phone, daysAgo, times] of received) {
-      for (let i = 0; i < times; i++) {
-        await makeReceived(ds, user.id, { id_phone, at: `${dayBefore(daysAgo)} 11:00:00` });
+    // A working month on both phones, quieter at weekends, with some failures and receipts
+    // still unknown, and 35 days back: the default period of 30 days leaves the first out.
+    for (let daysAgo = 0; daysAgo < 35; daysAgo++) {
+      const day = dayBefore(daysAgo);
+      const weekend = [0, 6].includes(new Date(`${day}T12:00:00Z`).getUTCDay());
+      for (const [p, phone] of [office, backup].entries()) {
+        const counts: Record<SendedStatus, number> = {
+          delivered: weekend ? 1 + (daysAgo % 2) : 3 + ((daysAgo * (p + 3)) % 5) - p,
+          failed: (daysAgo + p) % 4 === 0 ? 1 + p : 0,
+          unknown: daysAgo % 5 === p ? 2 : 0,
+        };
+        for (const [status, times] of Object.entries(counts) as Array<[SendedStatus, number]>) {
+          for (let i = 0; i < times; i++) {
+            await makeSended(ds, user.id, {
+              id_phone: phone.id,
+              status,
+              at: `${day} 10:${String(i).padStart(2, '0')}:00`,
+            });
+            seeded.push({ day, sent: 1, received: 0 });
+          }
+        }
+        const received = weekend ? 0 : (daysAgo * 7 + p) % 4;
+        for (let i = 0; i < received; i++) {
+          await makeReceived(ds, user.id, {
+            id_phone: phone.id,
+            at: `${day} 11:${String(i).padStart(2, '0')}:00`,
+          });
+          seeded.push({ day, sent: 0, received: 1 });
+        }
       }
     }
     const numbers = [{ number: '+33612345678' }];
     // The app runs without its worker: the due message waits, as it would behind a busy one.
     await makeScheduled(ds, user.id, { at: stamp(-60 * 60 * 1000), numbers });
     await makeScheduled(ds, user.id, { at: stamp(2 * DAY_MS), numbers });
-    await makeQuota(ds, user.id, { credit: 500, consumed: 37 });
+    await makeQuota(ds, user.id, { credit: 1000, consumed: 412 });
   });
   afterAll(async () => {
     await browser?.close();
@@ -171,6 +174,10 @@ describeInBrowser('the dashboard, in Chromium', () => {
       ]),
     );
     const sent = daily.days.reduce((sum, day) => sum + day.delivered + day.failed + day.unknown, 0);
+    // The comparisons above mean something only if the API counted the messages written.
+    const inPeriod = seeded.filter(({ day }) => day >= period.start && day <= period.end);
+    expect(sent).toBe(inPeriod.reduce((sum, message) => sum + message.sent, 0));
+    expect(sent).toBeGreaterThan(0);
     await expect(
       page
         .getByRole('img', { name: new RegExp(`messages sent per day .*: ${sent} in all`) })
