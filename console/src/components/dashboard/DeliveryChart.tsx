@@ -9,7 +9,7 @@ import { count, shortDay } from './period';
 const OPTIONS: ChartOptions<'bar'> = {
   scales: {
     x: { stacked: true, grid: { display: false }, ticks: { maxRotation: 0, autoSkipPadding: 12 } },
-    y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
+    y: { stacked: true, beginAtZero: true, grace: '5%', ticks: { precision: 0 } },
   },
   plugins: { legend: { position: 'top' }, tooltip: { mode: 'index', intersect: false } },
 };

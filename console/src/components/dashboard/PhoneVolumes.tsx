@@ -10,7 +10,7 @@ import { count } from './period';
 const OPTIONS: ChartOptions<'bar'> = {
   indexAxis: 'y',
   scales: {
-    x: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
+    x: { stacked: true, beginAtZero: true, grace: '5%', ticks: { precision: 0 } },
     y: { stacked: true, grid: { display: false } },
   },
   plugins: { legend: { position: 'top' }, tooltip: { mode: 'index', intersect: false } },

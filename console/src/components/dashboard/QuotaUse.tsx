@@ -9,16 +9,23 @@ function moment(datetime: string): string {
 }
 
 /** The quota's period and how it goes on, in a sentence. */
-function periodOf(quota: Quota): string {
-  const parts = ['SMS segments'];
-  if (quota.start_date && quota.expiration_date) {
-    parts.push(` from ${moment(quota.start_date)} to ${moment(quota.expiration_date)}`);
-  }
-  if (quota.additional) {
-    parts.push(`, ${count(quota.additional)} of them on top of the credit`);
-  }
-  parts.push(quota.auto_renew ? '; renewed when it ends.' : '.');
-  return parts.join('');
+function QuotaPeriod({ quota }: { quota: Quota }) {
+  const { start_date: start, expiration_date: end } = quota;
+  return (
+    <p className="hint">
+      SMS segments
+      {start && end && (
+        <>
+          {' from '}
+          <span className="nowrap">{moment(start)}</span>
+          {' to '}
+          <span className="nowrap">{moment(end)}</span>
+        </>
+      )}
+      {quota.additional ? `, ${count(quota.additional)} of them on top of the credit` : ''}
+      {quota.auto_renew ? '; renewed when it ends.' : '.'}
+    </p>
+  );
 }
 
 /** The quota of the current period: segments used and left, and when the period ends. */
@@ -63,7 +70,7 @@ export function QuotaUse() {
           <dd className="figure">{count(allowed)}</dd>
         </div>
       </dl>
-      <p className="hint">{periodOf(quota)}</p>
+      <QuotaPeriod quota={quota} />
     </>
   );
 }

@@ -9,7 +9,7 @@ import { count, shortDay } from './period';
 const OPTIONS: ChartOptions<'bar'> = {
   scales: {
     x: { grid: { display: false }, ticks: { maxRotation: 0, autoSkipPadding: 12 } },
-    y: { beginAtZero: true, ticks: { precision: 0 } },
+    y: { beginAtZero: true, grace: '5%', ticks: { precision: 0 } },
   },
   plugins: { legend: { display: false } },
 };
