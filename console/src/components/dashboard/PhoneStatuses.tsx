@@ -12,11 +12,18 @@ const STATUS_NAMES: Record<PhoneStatus, string> = {
 
 const PERCENT = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 
-/** One alert in words: which messages, how many of how many, and when the check raised it. */
+/**
+ * One alert in words: when the check raised it, and how many of how many messages it judged
+ * (alerts older than those figures have none).
+ */
 function alertText(alert: ReliabilityAlert): string {
   const what = alert.type === 'failed' ? 'failed' : 'without a receipt';
+  const when = alert.at.slice(0, 16);
+  if (alert.total === null || alert.unreliable === null || alert.rate === null) {
+    return `${when}: too many ${what}`;
+  }
   return (
-    `${alert.at.slice(0, 16)}: ${count(alert.unreliable)} of ${count(alert.total)} ${what} ` +
+    `${when}: ${count(alert.unreliable)} of ${count(alert.total)} ${what} ` +
     `(${PERCENT.format(alert.rate)})`
   );
 }
