@@ -21,6 +21,9 @@ export const CURSOR_NAMES = ['page', 'after_id', 'before_id'] as const;
 /** The highest id the API reads: `before_id` at it asks for the newest page. */
 export const NEWEST: Cursor = { before_id: 2_147_483_647 };
 
+/** The API's page: 25 entries (docs/api.md, get_entries). */
+export const PAGE_SIZE = 25;
+
 export interface EntriesPage {
   entries: Entry[];
   next: Cursor | null;
@@ -130,4 +133,11 @@ export const PHONES_KEY = ['phone', 'list'] as const;
 
 export async function listPhones(): Promise<Phone[]> {
   return (await listAllEntries('phone')).map(readPhone);
+}
+
+export const PHONE_GROUPS_KEY = ['phone_group', 'list'] as const;
+
+/** The caller's phone groups, by id and name (read as phones are). */
+export async function listPhoneGroups(): Promise<Phone[]> {
+  return (await listAllEntries('phone_group')).map(readPhone);
 }

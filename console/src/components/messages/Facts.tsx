@@ -1,11 +1,13 @@
 import type { ReactNode } from 'react';
 
-/** A message's facts as a list of terms and their values; a fact without a value is left out. */
+/** A message's facts as a list of terms and their values; a fact without a value (empty, null, false) is left out. */
 export function Facts({ facts }: { facts: Array<[string, ReactNode]> }) {
   return (
     <dl className="facts">
       {facts
-        .filter(([, value]) => value !== null && value !== undefined && value !== '')
+        .filter(
+          ([, value]) => value !== null && value !== undefined && value !== '' && value !== false,
+        )
         .map(([term, value]) => (
           <div key={term}>
             <dt>{term}</dt>

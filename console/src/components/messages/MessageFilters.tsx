@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useLocation, useNavigate } from 'react-router';
 import { listPhones, PHONES_KEY } from '../../api/entries';
@@ -20,7 +20,7 @@ const LABELS: Record<FilterName, string> = {
   destination: 'To number',
   origin: 'From number',
   tag: 'Tag',
-  originating_scheduled: 'Scheduled message id',
+  originating_scheduled: 'Scheduled message',
   at_from: 'From day',
   at_to: 'To day',
 };
@@ -53,6 +53,11 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
   const navigate = useNavigate();
   const { pathname, search } = useLocation();
   const phones = useQuery({ queryKey: PHONES_KEY, queryFn: listPhones });
+  const active = Object.keys(current).length;
+  // Open where there is room, and wherever filters are on; folded on a phone, above its list.
+  const [open, setOpen] = useState(
+    () => active > 0 || window.matchMedia('(min-width: 40rem)').matches,
+  );
   const defaults = Object.fromEntries(
     names.map((name) => [name, toForm(name, current[name])]),
   ) as Values;
@@ -71,6 +76,7 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
 
   useEffect(() => {
     if (error) {
+      setOpen(true);
       showApiError<Values>(error, names, setError);
     }
   }, [error, names, setError]);
@@ -89,65 +95,68 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
 
   const statuses = STATUSES[kind];
   return (
-    <form
+    <details
       className="message-filters"
-      onSubmit={(event) => void handleSubmit(apply)(event)}
-      aria-label="Filters"
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
     >
-      <div className="filter-fields">
-        {names.map((name) => (
-          <Field
-            key={name}
-            label={LABELS[name]}
-            error={errors[name]?.message}
-            render={(props) =>
-              name === 'status' && statuses ? (
-                <select {...props} {...register(name)}>
-                  <option value="">Any</option>
-                  {statuses.map((status) => (
-                    <option key={status} value={status}>
-                      {status}
-                    </option>
-                  ))}
-                </select>
-              ) : name === 'id_phone' ? (
-                <select {...props} {...register(name)}>
-                  <option value="">Any</option>
-                  {phones.data?.map((phone) => (
-                    <option key={phone.id} value={phone.id}>
-                      {phone.name}
-                    </option>
-                  ))}
-                  {current.id_phone &&
-                    !phones.data?.some((p) => String(p.id) === current.id_phone) && (
-                      <option value={current.id_phone}>Phone {current.id_phone}</option>
-                    )}
-                </select>
-              ) : (
-                <input
-                  {...props}
-                  {...register(name)}
-                  type={DAY_BOUNDS[name] ? 'date' : 'text'}
-                  inputMode={
-                    name === 'originating_scheduled'
-                      ? 'numeric'
-                      : name === 'destination' || name === 'origin'
-                        ? 'tel'
-                        : undefined
-                  }
-                />
-              )
-            }
-          />
-        ))}
-      </div>
-      <FormError errors={errors} />
-      <div className="filter-actions">
-        <button type="submit">Apply filters</button>
-        <button type="button" className="secondary" onClick={() => void navigate(pathname)}>
-          Clear
-        </button>
-      </div>
-    </form>
+      <summary>Filters{active > 0 && ` (${active} on)`}</summary>
+      <form onSubmit={(event) => void handleSubmit(apply)(event)} aria-label="Filters">
+        <div className="filter-fields">
+          {names.map((name) => (
+            <Field
+              key={name}
+              label={LABELS[name]}
+              error={errors[name]?.message}
+              render={(props) =>
+                name === 'status' && statuses ? (
+                  <select {...props} {...register(name)}>
+                    <option value="">Any</option>
+                    {statuses.map((status) => (
+                      <option key={status} value={status}>
+                        {status}
+                      </option>
+                    ))}
+                  </select>
+                ) : name === 'id_phone' ? (
+                  <select {...props} {...register(name)}>
+                    <option value="">Any</option>
+                    {phones.data?.map((phone) => (
+                      <option key={phone.id} value={phone.id}>
+                        {phone.name}
+                      </option>
+                    ))}
+                    {current.id_phone &&
+                      !phones.data?.some((p) => String(p.id) === current.id_phone) && (
+                        <option value={current.id_phone}>Phone {current.id_phone}</option>
+                      )}
+                  </select>
+                ) : (
+                  <input
+                    {...props}
+                    {...register(name)}
+                    type={DAY_BOUNDS[name] ? 'date' : 'text'}
+                    inputMode={
+                      name === 'originating_scheduled'
+                        ? 'numeric'
+                        : name === 'destination' || name === 'origin'
+                          ? 'tel'
+                          : undefined
+                    }
+                  />
+                )
+              }
+            />
+          ))}
+        </div>
+        <FormError errors={errors} />
+        <div className="filter-actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" className="secondary" onClick={() => void navigate(pathname)}>
+            Clear
+          </button>
+        </div>
+      </form>
+    </details>
   );
 }

@@ -44,7 +44,9 @@ export function MessageListFrame<T>({
       ) : (
         children([...query.data.messages].reverse())
       )}
-      {query.data && <Pager older={query.data.prev} newer={query.data.next} />}
+      {query.data && (
+        <Pager older={query.data.prev} newer={query.data.next} count={query.data.messages.length} />
+      )}
     </section>
   );
 }

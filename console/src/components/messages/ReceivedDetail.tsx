@@ -42,6 +42,7 @@ export function ReceivedDetail() {
     <section aria-labelledby="message-title" className="message-detail">
       <BackToList kind="received" />
       <h2 id="message-title">Received message from {received.origin}</h2>
+      <MessageText text={received.text} />
       <Facts
         facts={[
           ['Status', <StatusBadge key="status" status={received.status} />],
@@ -52,8 +53,6 @@ export function ReceivedDetail() {
           ['MMS', received.mms ? 'yes' : 'no'],
         ]}
       />
-      <h3>Text</h3>
-      <MessageText text={received.text} />
       <MediaLinks medias={received.medias} />
       <div className="detail-actions">
         <button type="button" onClick={() => mark.mutate(other)} disabled={mark.isPending}>

@@ -25,16 +25,18 @@ export function ReceivedTable({ messages }: { messages: ReceivedMessage[] }) {
           {messages.map((message) => (
             <tr key={message.id} className={message.status === 'unread' ? 'unread' : undefined}>
               <td className="nowrap">{message.at}</td>
-              <td className="nowrap">{message.origin}</td>
+              <td className="nowrap" data-label="From">
+                {message.origin}
+              </td>
               <td className="message-text">
                 <Link to={String(message.id)} state={{ listSearch: search }}>
                   {preview(message.text)}
                 </Link>
               </td>
-              <td>
+              <td className="status-cell">
                 <StatusBadge status={message.status} />
               </td>
-              <td>{phoneName(message.phoneId)}</td>
+              <td data-label="Phone">{phoneName(message.phoneId)}</td>
             </tr>
           ))}
         </tbody>

@@ -8,7 +8,7 @@ import { ConfirmDelete } from './ConfirmDelete';
 import { Facts, MediaLinks } from './Facts';
 import { ScheduledEditForm } from './ScheduledEditForm';
 import { useListPath, useMessageId } from './detail-route';
-import { usePhoneName } from './phones';
+import { usePhoneGroupName, usePhoneName } from './phones';
 
 /**
  * One message waiting for the dispatch: whom it goes to and through what, its form to change
@@ -21,6 +21,7 @@ export function ScheduledDetail() {
   const listPath = useListPath('scheduled');
   const queryClient = useQueryClient();
   const phoneName = usePhoneName();
+  const phoneGroupName = usePhoneGroupName();
   const message = useQuery({ queryKey: [...SCHEDULED_KEY, id], queryFn: () => getScheduled(id) });
 
   if (message.isPending) {
@@ -52,12 +53,14 @@ export function ScheduledDetail() {
         facts={[
           ['Send at', scheduled.at],
           [
-            'Through',
-            scheduled.phoneGroupId !== null
-              ? `Phone group ${scheduled.phoneGroupId}`
-              : scheduled.phoneId !== null
-                ? phoneName(scheduled.phoneId)
-                : 'The phone the dispatch chooses',
+            'Phone',
+            scheduled.phoneId !== null
+              ? phoneName(scheduled.phoneId)
+              : scheduled.phoneGroupId === null && 'Chosen by the dispatch when it sends',
+          ],
+          [
+            'Phone group',
+            scheduled.phoneGroupId !== null && phoneGroupName(scheduled.phoneGroupId),
           ],
           ['Contacts', named('Contact', scheduled.contacts)],
           ['Groups', named('Group', scheduled.groups)],
@@ -68,7 +71,7 @@ export function ScheduledDetail() {
         ]}
       />
       <MediaLinks medias={scheduled.medias} />
-      <h3>Change it</h3>
+      <h3>Change this message</h3>
       <ScheduledEditForm
         message={scheduled}
         onSaved={async (saved) => {

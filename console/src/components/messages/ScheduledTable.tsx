@@ -21,13 +21,13 @@ export function ScheduledTable({ messages }: { messages: ScheduledMessage[] }) {
           {messages.map((message) => (
             <tr key={message.id}>
               <td className="nowrap">{message.at}</td>
-              <td>{recipients(message)}</td>
+              <td data-label="To">{recipients(message)}</td>
               <td className="message-text">
                 <Link to={String(message.id)} state={{ listSearch: search }}>
                   {preview(message.text)}
                 </Link>
               </td>
-              <td>{message.tag ?? ''}</td>
+              <td data-label="Tag">{message.tag ?? ''}</td>
             </tr>
           ))}
         </tbody>

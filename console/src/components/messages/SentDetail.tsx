@@ -35,6 +35,7 @@ export function SentDetail() {
     <section aria-labelledby="message-title" className="message-detail">
       <BackToList kind="sent" />
       <h2 id="message-title">Sent message to {sent.destination}</h2>
+      <MessageText text={sent.text} />
       <Facts
         facts={[
           ['Status', <StatusBadge key="status" status={sent.status} />],
@@ -64,8 +65,6 @@ export function SentDetail() {
           ],
         ]}
       />
-      <h3>Text</h3>
-      <MessageText text={sent.text} />
       <MediaLinks medias={sent.medias} />
       <div className="detail-actions">
         <ConfirmDelete

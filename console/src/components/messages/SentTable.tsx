@@ -25,17 +25,19 @@ export function SentTable({ messages }: { messages: SentMessage[] }) {
           {messages.map((message) => (
             <tr key={message.id}>
               <td className="nowrap">{message.at}</td>
-              <td className="nowrap">{message.destination}</td>
+              <td className="nowrap" data-label="To">
+                {message.destination}
+              </td>
               <td className="message-text">
                 <Link to={String(message.id)} state={{ listSearch: search }}>
                   {preview(message.text)}
                 </Link>
               </td>
-              <td>
+              <td className="status-cell">
                 <StatusBadge status={message.status} />
               </td>
-              <td>{phoneName(message.phoneId)}</td>
-              <td>{message.tag ?? ''}</td>
+              <td data-label="Phone">{phoneName(message.phoneId)}</td>
+              <td data-label="Tag">{message.tag ?? ''}</td>
             </tr>
           ))}
         </tbody>
