@@ -208,6 +208,72 @@ describeInBrowser('the Messages page, in Chromium', () => {
     }
   });
 
+  it('pages through the API’s cursors, newest first, with the page in the address', async () => {
+    const reader = await makeConsoleUser(t.dataSource);
+    for (let index = 1; index <= 30; index++) {
+      await makeSended(t.dataSource, reader.id, { text: `Message ${index}` });
+    }
+    const page = await signedInPage(browser, t.url, reader, '/messages/sent');
+    try {
+      await page.getByRole('link', { name: 'Message 30', exact: true }).waitFor();
+      const newest = await listedTexts(page);
+      expect(newest).toHaveLength(25);
+      expect(newest[0]).toBe('Message 30');
+      expect(newest[24]).toBe('Message 6');
+      await expect(page.getByRole('link', { name: 'Newer' }).count()).resolves.toBe(0);
+
+      await page.getByRole('link', { name: 'Older' }).click();
+      await page.waitForURL((url) => url.searchParams.has('before_id'));
+      const before = new URL(page.url()).searchParams.get('before_id');
+      const api = await request(t.url)
+        .get(`/api/list/sended/before/${before}/`)
+        .set('X-Api-Key', reader.apiKey)
+        .expect(200);
+      const expected = (api.body.response as Array<{ text: string }>)
+        .map((row) => row.text)
+        .reverse();
+      expect(expected).toEqual(['Message 5', 'Message 4', 'Message 3', 'Message 2', 'Message 1']);
+      await page.getByRole('link', { name: 'Message 1', exact: true }).waitFor();
+      await expect(listedTexts(page)).resolves.toEqual(expected);
+      await expect(page.getByRole('link', { name: 'Older' }).count()).resolves.toBe(0);
+
+      await page.getByRole('link', { name: 'Newer' }).click();
+      await page.waitForURL((url) => url.searchParams.has('after_id'));
+      await page.getByRole('link', { name: 'Message 6', exact: true }).waitFor();
+      await expect(listedTexts(page)).resolves.toHaveLength(25);
+      await page.goBack();
+      await page.getByRole('link', { name: 'Message 1', exact: true }).waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows the API’s refusal of a change once the message has left the schedule', async () => {
+    const leaving = await makeScheduled(t.dataSource, user.id, {
+      at: '2099-08-01 08:00:00',
+      text: 'About to be taken',
+      numbers: [{ number: '+33612345678' }],
+    });
+    const page = await signedInPage(browser, t.url, user, `/messages/scheduled/${leaving.id}`);
+    try {
+      await page.getByLabel('Text').fill('Too late for this');
+      // What the dispatch does when it takes the message: it is no longer scheduled.
+      await request(t.url)
+        .delete(`/api/scheduled/${leaving.id}/`)
+        .set('X-Api-Key', user.apiKey)
+        .expect(200);
+      const refusal = await request(t.url)
+        .post(`/api/scheduled/${leaving.id}/`)
+        .set('X-Api-Key', user.apiKey)
+        .send({ text: 'Too late for this' })
+        .expect(404);
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('alert').filter({ hasText: refusal.body.message }).waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(VIEWPORTS)('shows every view at $width × $height', async (viewport) => {
     const page = await signedInPage(browser, t.url, user, '/messages/sent', viewport);
     try {
