@@ -84,6 +84,13 @@ describeInBrowser('the Messages page, in Chromium', () => {
       text: 'STOP',
       status: 'read',
     });
+    await makeReceived(t.dataSource, user.id, {
+      id_phone: phone.id,
+      at: '2026-11-26 09:45:00',
+      origin: '+33655556666',
+      text: 'Could we make it 11 instead? The morning train is always late on Thursdays.',
+      status: 'unread',
+    });
   });
   afterAll(async () => {
     await browser?.close();
