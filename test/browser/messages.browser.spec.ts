@@ -186,6 +186,25 @@ describeInBrowser('the Messages page, in Chromium', () => {
       // The numbers were not changed: their template data stays.
       expect(changed.numbers[0].data).toBe('{"name":"Ada"}');
 
+      // A number kept keeps its template data; one the API cannot read is dropped, and said so.
+      await page.getByLabel('Numbers').fill('+33612345678\n+33611223344\nnot a number');
+      await page.getByLabel('Send at').fill('2099-06-02T10:15:00');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'not a number' }).waitFor();
+      const renumbered = (await withKey(`/api/scheduled/${scheduledId}/`).expect(200)).body
+        .response;
+      expect(renumbered.at).toBe('2099-06-02 10:15:00');
+      expect(renumbered.text).toBe('Meeting moved to Friday');
+      expect(
+        (renumbered.numbers as Array<{ number: string; data: string }>).map((row) => [
+          row.number,
+          row.data,
+        ]),
+      ).toEqual([
+        ['+33612345678', '{"name":"Ada"}'],
+        ['+33611223344', '[]'],
+      ]);
+
       const tooLong = 'x'.repeat(1001);
       const refusal = await request(t.url)
         .post(`/api/scheduled/${scheduledId}/`)

@@ -26,7 +26,7 @@ export function MessageListFrame<T>({
   const filtered = Object.keys(useFilterValues(kind)).length > 0;
   const refusedFilter = query.error instanceof ApiError && query.error.status === 400;
   return (
-    <section aria-labelledby={`${kind}-title`}>
+    <section aria-labelledby={`${kind}-title`} aria-busy={query.isFetching}>
       <h2 id={`${kind}-title`}>{title}</h2>
       <MessageFilters kind={kind} error={refusedFilter ? query.error : null} />
       {query.isPending ? (
