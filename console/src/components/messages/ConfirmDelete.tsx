@@ -36,9 +36,11 @@ export function ConfirmDelete({
         >
           {deletion.isPending ? 'Deleting…' : 'Yes, delete it'}
         </button>
+        {/* The Delete button is gone: focus goes to the choice that deletes nothing. */}
         <button
           type="button"
           className="secondary"
+          autoFocus
           onClick={() => {
             deletion.reset();
             setAsking(false);

@@ -96,7 +96,11 @@ export function ScheduledEditForm({
       <Field
         label="Text"
         error={errors.text?.message}
-        hint={`${length} of ${TEXT_LIMIT} characters`}
+        hint={
+          <span className={length > TEXT_LIMIT ? 'over-limit' : undefined}>
+            {length} of {TEXT_LIMIT} characters
+          </span>
+        }
         render={(props) => <textarea {...props} {...register('text')} rows={5} />}
       />
       <Field
