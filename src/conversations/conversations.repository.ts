@@ -115,9 +115,12 @@ export class ConversationsRepository {
       return rows.map((row) => row.number);
     }
     const last = rows[rows.length - 1].at;
+    // A range with its order rather than `at = ?`: SQLite would read that one on the
+    // `(id_user, destination, at)` index it covers, the whole of the user's entries.
     const sameSecond = await this.dataSource.query<Array<{ number: string }>>(
-      `SELECT ${column} AS number FROM ${table} WHERE id_user = ? AND at = ?`,
-      [userId, last],
+      `SELECT ${column} AS number FROM ${table} WHERE id_user = ? AND at <= ? AND at >= ? ` +
+        'ORDER BY at DESC',
+      [userId, last, last],
     );
     walk.below = last;
     return [...rows.filter((row) => row.at > last), ...sameSecond].map((row) => row.number);
