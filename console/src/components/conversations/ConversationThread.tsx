@@ -1,0 +1,127 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { Link } from 'react-router';
+import {
+  CONVERSATION_LIST_KEY,
+  contactNameOf,
+  type ConversationMessage,
+  getThread,
+  markConversationRead,
+  threadKey,
+} from '../../api/conversations';
+import { LoadError } from '../common/LoadError';
+import { canReplyTo, correspondentName, shortTime } from './format';
+import { ReplyBox } from './ReplyBox';
+
+/** How often the open thread is read again: a message received meanwhile shows within it. */
+const REFRESH_MS = 2000;
+
+const STATUS_WORDS: Record<string, string> = {
+  unknown: 'sent',
+  delivered: 'delivered',
+  failed: 'failed',
+};
+
+/**
+ * The messages with one number in time order, the newest at the bottom, older ones on request;
+ * messages that were unread are marked, and marked read as the thread is shown.
+ */
+export function ConversationThread({ number }: { number: string }) {
+  const queryClient = useQueryClient();
+  const thread = useInfiniteQuery({
+    queryKey: threadKey(number),
+    queryFn: ({ pageParam }) => getThread(number, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.before,
+    refetchInterval: REFRESH_MS,
+  });
+  const contact = useQuery({
+    queryKey: ['contacts', 'by-number', number],
+    queryFn: () => contactNameOf(number),
+    enabled: canReplyTo(number),
+  });
+  const markRead = useMutation({
+    mutationFn: () => markConversationRead(number),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: CONVERSATION_LIST_KEY }),
+  });
+
+  const messages = thread.data
+    ? [...thread.data.pages].reverse().flatMap((page) => page.items)
+    : [];
+  const hasUnread = messages.some(
+    (message) => message.direction === 'received' && message.status === 'unread',
+  );
+  const { mutate, isPending } = markRead;
+  useEffect(() => {
+    if (hasUnread && !isPending) {
+      mutate();
+    }
+  }, [hasUnread, isPending, mutate]);
+
+  // The newest message in view when it arrives, as in any messaging application.
+  const end = useRef<HTMLLIElement>(null);
+  const newest = messages.at(-1);
+  const newestKey = newest ? `${newest.direction}-${newest.id}` : '';
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'nearest' });
+  }, [newestKey]);
+
+  const name = correspondentName(number, contact.data);
+  return (
+    <section className="conversation-thread" aria-labelledby="thread-title">
+      <header className="thread-header">
+        <Link to="/conversations" className="thread-back">
+          Back to conversations
+        </Link>
+        <h2 id="thread-title">{name}</h2>
+        {name !== number && <p className="conversation-number">{number}</p>}
+      </header>
+      {thread.isPending && <p>Loading messages…</p>}
+      {thread.isError && <LoadError error={thread.error} retry={thread.refetch} />}
+      {thread.data && (
+        <>
+          {thread.hasNextPage && (
+            <button
+              type="button"
+              className="load-more"
+              onClick={() => void thread.fetchNextPage()}
+              disabled={thread.isFetchingNextPage}
+            >
+              {thread.isFetchingNextPage ? 'Loading…' : 'Older messages'}
+            </button>
+          )}
+          {messages.length === 0 ? (
+            <p>No messages with {name} yet.</p>
+          ) : (
+            <ol className="thread" role="log" aria-label={`Messages with ${name}`}>
+              {messages.map((message) => (
+                <MessageItem key={`${message.direction}-${message.id}`} message={message} />
+              ))}
+              <li ref={end} className="thread-end" aria-hidden="true" />
+            </ol>
+          )}
+        </>
+      )}
+      {canReplyTo(number) ? (
+        <ReplyBox number={number} />
+      ) : (
+        <p className="no-reply">{number} is a sender name: it cannot be answered.</p>
+      )}
+    </section>
+  );
+}
+
+function MessageItem({ message }: { message: ConversationMessage }) {
+  const sent = message.direction === 'sent';
+  const unread = !sent && message.status === 'unread';
+  return (
+    <li className={`message ${sent ? 'sent' : 'received'}${unread ? ' unread' : ''}`}>
+      <p className="message-text">{message.text}</p>
+      <p className="message-meta">
+        {sent ? `You · ${STATUS_WORDS[message.status] ?? message.status}` : 'Received'} ·{' '}
+        <time dateTime={message.at}>{shortTime(message.at)}</time>
+        {unread && <span className="unread-mark"> · New</span>}
+      </p>
+    </li>
+  );
+}
