@@ -59,7 +59,7 @@ export function ConversationThread({ number }: { number: string }) {
   }, [hasUnread, isPending, mutate]);
 
   // The newest message in view when it arrives, as in any messaging application.
-  const end = useRef<HTMLLIElement>(null);
+  const end = useRef<HTMLDivElement>(null);
   const newest = messages.at(-1);
   const newestKey = newest ? `${newest.direction}-${newest.id}` : '';
   useEffect(() => {
@@ -93,12 +93,15 @@ export function ConversationThread({ number }: { number: string }) {
           {messages.length === 0 ? (
             <p>No messages with {name} yet.</p>
           ) : (
-            <ol className="thread" role="log" aria-label={`Messages with ${name}`}>
-              {messages.map((message) => (
-                <MessageItem key={`${message.direction}-${message.id}`} message={message} />
-              ))}
-              <li ref={end} className="thread-end" aria-hidden="true" />
-            </ol>
+            // Focusable: on a laptop the thread scrolls inside its box, also by keyboard.
+            <div className="thread" role="log" aria-label={`Messages with ${name}`} tabIndex={0}>
+              <ol>
+                {messages.map((message) => (
+                  <MessageItem key={`${message.direction}-${message.id}`} message={message} />
+                ))}
+              </ol>
+              <div ref={end} />
+            </div>
           )}
         </>
       )}
