@@ -124,6 +124,9 @@ describeInBrowser('the Conversations page, in Chromium', () => {
           (await listed(user, 'received', { origin: ADA, status: 'unread' })).length === 0,
       );
       await page.getByText('1 unread').waitFor({ state: 'detached' });
+      // While the thread stays open, the message that was unread keeps its mark.
+      const answer = thread.getByRole('listitem').filter({ hasText: 'Nearly' });
+      await expect(answer.textContent()).resolves.toMatch(/· New$/);
 
       // A reply, sent by the phone, joins the thread.
       await page.getByLabel('Reply').fill('Splendid, run it tonight.');

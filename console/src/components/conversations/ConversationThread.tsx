@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import {
-  CONVERSATION_LIST_KEY,
+  CONVERSATIONS_KEY,
   contactNameOf,
   type ConversationMessage,
   getThread,
@@ -24,7 +24,7 @@ const STATUS_WORDS: Record<string, string> = {
 
 /**
  * The messages with one number in time order, the newest at the bottom, older ones on request;
- * messages that were unread are marked, and marked read as the thread is shown.
+ * messages that were unread are marked New, and marked read as the thread is shown.
  */
 export function ConversationThread({ number }: { number: string }) {
   const queryClient = useQueryClient();
@@ -42,21 +42,27 @@ export function ConversationThread({ number }: { number: string }) {
   });
   const markRead = useMutation({
     mutationFn: () => markConversationRead(number),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: CONVERSATION_LIST_KEY }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: CONVERSATIONS_KEY }),
   });
 
   const messages = thread.data
     ? [...thread.data.pages].reverse().flatMap((page) => page.items)
     : [];
-  const hasUnread = messages.some(
-    (message) => message.direction === 'received' && message.status === 'unread',
-  );
-  const { mutate, isPending } = markRead;
+  // Messages that were unread when shown keep their mark while the thread is open; each new
+  // one is marked read once, not again until the thread has been read anew.
+  const [shownUnread, setShownUnread] = useState<ReadonlySet<number>>(new Set());
+  const unreadKey = messages
+    .filter((message) => message.direction === 'received' && message.status === 'unread')
+    .map((message) => message.id)
+    .join(',');
+  const { mutate } = markRead;
   useEffect(() => {
-    if (hasUnread && !isPending) {
+    if (unreadKey !== '') {
+      const ids = unreadKey.split(',').map(Number);
+      setShownUnread((known) => new Set([...known, ...ids]));
       mutate();
     }
-  }, [hasUnread, isPending, mutate]);
+  }, [unreadKey, mutate]);
 
   // The newest message in view when it arrives, as in any messaging application.
   const end = useRef<HTMLDivElement>(null);
@@ -97,7 +103,11 @@ export function ConversationThread({ number }: { number: string }) {
             <div className="thread" role="log" aria-label={`Messages with ${name}`} tabIndex={0}>
               <ol>
                 {messages.map((message) => (
-                  <MessageItem key={`${message.direction}-${message.id}`} message={message} />
+                  <MessageItem
+                    key={`${message.direction}-${message.id}`}
+                    message={message}
+                    isNew={message.direction === 'received' && shownUnread.has(message.id)}
+                  />
                 ))}
               </ol>
               <div ref={end} />
@@ -114,9 +124,9 @@ export function ConversationThread({ number }: { number: string }) {
   );
 }
 
-function MessageItem({ message }: { message: ConversationMessage }) {
+function MessageItem({ message, isNew }: { message: ConversationMessage; isNew: boolean }) {
   const sent = message.direction === 'sent';
-  const unread = !sent && message.status === 'unread';
+  const unread = isNew || message.status === 'unread';
   return (
     <li className={`message ${sent ? 'sent' : 'received'}${unread ? ' unread' : ''}`}>
       <p className="message-text">{message.text}</p>
