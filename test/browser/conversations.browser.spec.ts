@@ -97,6 +97,11 @@ describeInBrowser('the Conversations page, in Chromium', () => {
 
   it('replies from the thread, shows a message received while open, and marks it read', async () => {
     const { user, phoneId } = await aUserWithConversations();
+    // A phone the dispatch would rather choose: the reply goes through the conversation's own.
+    await makePhone(t.dataSource, user.id, {
+      priority: 10,
+      adapter_data: '{"delivery":"delivered"}',
+    });
     const page = await signedInPage(browser, t.url, user, '/conversations');
     const errors = pageErrors(page);
     try {

@@ -61,7 +61,13 @@ export async function contactNameOf(number: string): Promise<string | null> {
   return typeof first?.name === 'string' ? first.name : null;
 }
 
-/** Schedules `text` to `number` now; the id of the scheduled message. */
-export function sendReply(number: string, text: string): Promise<number> {
-  return answerOf(api.POST('/api/scheduled', { body: { text, numbers: [number] } }));
+/**
+ * Schedules `text` to `number` now, through `phoneId` when given; the id of the scheduled
+ * message.
+ */
+export function sendReply(number: string, text: string, phoneId: number | null): Promise<number> {
+  const body = { text, numbers: [number] };
+  return answerOf(
+    api.POST('/api/scheduled', { body: phoneId === null ? body : { ...body, id_phone: phoneId } }),
+  );
 }

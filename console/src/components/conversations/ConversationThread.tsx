@@ -116,7 +116,10 @@ export function ConversationThread({ number }: { number: string }) {
         </>
       )}
       {canReplyTo(number) ? (
-        <ReplyBox number={number} />
+        <ReplyBox
+          number={number}
+          phoneId={messages.findLast((message) => message.id_phone !== null)?.id_phone ?? null}
+        />
       ) : (
         <p className="no-reply">{number} is a sender name: it cannot be answered.</p>
       )}

@@ -10,13 +10,14 @@ interface ReplyForm {
 
 /**
  * Writes to the conversation's number: the message is scheduled now and joins the thread once
- * a phone has sent it.
+ * a phone has sent it. `phoneId`: the phone the conversation last went through, so that the
+ * correspondent gets the answer from the number they wrote to; null lets the dispatch choose.
  */
-export function ReplyBox({ number }: { number: string }) {
+export function ReplyBox({ number, phoneId }: { number: string; phoneId: number | null }) {
   const queryClient = useQueryClient();
   const form = useForm<ReplyForm>({ defaultValues: { text: '' } });
   const send = useMutation({
-    mutationFn: ({ text }: ReplyForm) => sendReply(number, text),
+    mutationFn: ({ text }: ReplyForm) => sendReply(number, text, phoneId),
     onSuccess: async () => {
       form.reset();
       await queryClient.invalidateQueries({ queryKey: CONVERSATIONS_KEY });
@@ -33,6 +34,11 @@ export function ReplyBox({ number }: { number: string }) {
       <Field
         label="Reply"
         error={errors.text?.message}
+        hint={
+          phoneId === null
+            ? undefined
+            : "Goes out through the phone of the conversation's last message."
+        }
         render={(props) => (
           <textarea
             {...props}
