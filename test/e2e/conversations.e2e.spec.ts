@@ -12,7 +12,7 @@ import {
   MISSING,
   MISSING_PARAMETER,
 } from '../support/envelope';
-import { makeContact, makeReceived, makeSended, makeUser } from '../support/factories';
+import { insertRows, makeContact, makeReceived, makeSended, makeUser } from '../support/factories';
 
 /*
  * get_conversations, get_conversation and post_conversation_read (docs/api.md#conversations),
@@ -156,6 +156,59 @@ describeEachDatabase('conversations', (database) => {
         (a, b) => Math.floor(b / 3) - Math.floor(a / 3) || b - a,
       );
       expect(numbers).toEqual(expected.map(numberOf));
+    });
+
+    it('walks past a conversation of many messages in one second, across pages', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const busy = numberOf(999);
+      // More messages of one second than a walk reads at once.
+      await insertRows(
+        ds,
+        'sended',
+        [
+          'id_user',
+          'at',
+          'text',
+          'destination',
+          'flash',
+          'mms',
+          'status',
+          'adapter',
+          'segments',
+          'encoding',
+          'created_at',
+        ],
+        Array.from({ length: 150 }, () => [
+          user.id,
+          at(100),
+          'Campaign',
+          busy,
+          0,
+          0,
+          'unknown',
+          'test',
+          1,
+          'GSM-7',
+          at(100),
+        ]),
+      );
+      for (let index = 0; index < 40; index += 1) {
+        await makeSended(ds, user.id, { destination: numberOf(index), at: at(index) });
+        if (index < 10) {
+          await makeReceived(ds, user.id, { origin: numberOf(index), at: at(50 + index) });
+        }
+      }
+
+      const numbers: string[] = [];
+      let response = await list(apiKey);
+      numbers.push(...(response.body.response as Conversation[]).map((item) => item.number));
+      while (response.body.next !== null) {
+        response = await list(apiKey, { before: beforeOf(response.body.next as string) });
+        numbers.push(...(response.body.response as Conversation[]).map((item) => item.number));
+      }
+      const replied = Array.from({ length: 10 }, (_, index) => 9 - index);
+      const others = Array.from({ length: 30 }, (_, index) => 39 - index);
+      expect(numbers).toEqual([busy, ...[...replied, ...others].map(numberOf)]);
     });
 
     it('refuses a before that is not a cursor it gave', async () => {
