@@ -229,6 +229,10 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       path: { id: received.id },
       body: { status: 'read' },
     });
+    await call('get_conversations', key);
+    await call('get_conversations', session);
+    await call('get_conversation', key, { path: { number: '+33612345678' } });
+    await call('post_conversation_read', session, { path: { number: '+33612345678' } });
     const entryTypes = operations
       .get('get_entries')!
       .operation.parameters!.find((parameter) => parameter.name === 'entry_type')!.schema!.enum!;
@@ -291,10 +295,13 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       await call('post_scheduled', other.key, { body: {} }),
       await call('get_entries', other.key, { path: { entry_type: 'sended' }, query: { page: -1 } }),
       await call('get_contact', other.key, { path: { id: 999_999 } }),
+      await call('get_conversation', other.key, {
+        path: { number: 'not a number at all, too long' },
+      }),
       await call('post_update_phone', other.key, { path: { id: 999_999 }, body: {} }),
     ];
     expect(failed.map((response) => response.status)).toEqual([
-      401, 401, 401, 401, 401, 400, 400, 400, 404, 404,
+      401, 401, 401, 401, 401, 400, 400, 400, 404, 400, 404,
     ]);
     expect(failures).toEqual([]);
   });
