@@ -58,6 +58,7 @@ const CONTACT_FIELDS: Record<string, SchemaObject> = {
 /** A contact as get_entries lists it. */
 const CONTACT_ENTRY: SchemaObject = {
   type: 'object',
+  required: ['id', 'id_user', 'name', 'number', 'data', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },
