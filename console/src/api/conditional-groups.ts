@@ -1,0 +1,18 @@
+import type { paths } from './client';
+import { listEntries, type ListedEntry } from './entries';
+
+/**
+ * A conditional group as get_conditional_group answers it, which is also how get_entries lists
+ * them.
+ */
+export type ConditionalGroup = NonNullable<
+  paths['/api/conditional_group/{id}']['get']['responses'][200]['content']['application/json']['response']
+>;
+
+export const CONDITIONAL_GROUPS_KEY = ['conditional-groups'] as const;
+
+/** A page of the caller's conditional groups, by id, after `afterId`. */
+export async function listConditionalGroups(afterId?: number): Promise<ConditionalGroup[]> {
+  const entries = await listEntries('conditional_group', { after_id: afterId });
+  return entries as ListedEntry[] as ConditionalGroup[];
+}

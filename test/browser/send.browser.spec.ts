@@ -1,0 +1,267 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import request from 'supertest';
+import { measureSms } from '../../src/common/text/gsm';
+import { startApp, TestApp } from '../support/app';
+import {
+  browserAvailable,
+  checkPage,
+  type ConsoleUser,
+  launchChromium,
+  makeConsoleUser,
+  pageErrors,
+  screenshotsFolder,
+  signedInPage,
+  VIEWPORTS,
+} from '../support/browser';
+import { createTestDatabase, TestDatabase } from '../support/databases';
+import { makeContact, makePhone } from '../support/factories';
+import { waitFor } from '../support/instruments';
+
+/*
+ * The built console's Send page in Debian's Chromium, against the real server on SQLite with
+ * its dispatch worker inline and a phone of the `test` adapter: what the page counts, previews
+ * and sends is held against measureSms and what the API then lists.
+ */
+const describeInBrowser = browserAvailable() ? describe : describe.skip;
+
+interface SentEntry {
+  destination: string;
+  status: string;
+  segments: number;
+  encoding: string;
+  text: string;
+}
+
+/** What the page shows under the text for `text`, from the dispatch's own count. */
+function countOf(text: string): string {
+  const { segments, encoding } = measureSms(text);
+  return `${[...text].length} / 1000 characters · ${segments} SMS ${
+    segments === 1 ? 'segment' : 'segments'
+  } · ${encoding}`;
+}
+
+describeInBrowser('the Send page, in Chromium', () => {
+  let database: TestDatabase;
+  let t: TestApp;
+  let browser: Browser;
+  let user: ConsoleUser;
+  let phoneName: string;
+  const contact = { name: 'Ada Lovelace', number: '+33612345679', firstname: 'Ada' };
+
+  beforeAll(async () => {
+    screenshotsFolder();
+    database = await createTestDatabase('sqlite');
+    t = await startApp(database, { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
+    browser = await launchChromium();
+    user = await makeConsoleUser(t.dataSource);
+    phoneName = (
+      await makePhone(t.dataSource, user.id, {
+        name: 'Test phone',
+        adapter_data: '{"delivery":"delivered"}',
+      })
+    ).name;
+    await makeContact(t.dataSource, user.id, {
+      name: contact.name,
+      number: contact.number,
+      data: JSON.stringify({ firstname: contact.firstname }),
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await database?.drop();
+  });
+
+  /** The text area, found by its label. */
+  const textField = (page: Page) => page.getByLabel('Text', { exact: true });
+
+  /** What the field's description says: its hint (the live count) and its error, if any. */
+  async function described(field: Locator, part: 'hint' | 'error'): Promise<string> {
+    const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
+    const id = ids.find((candidate) => candidate.endsWith(`-${part}`));
+    if (!id) {
+      return '';
+    }
+    return (await field.page().locator(`[id="${id}"]`).textContent()) ?? '';
+  }
+
+  async function sentFor(scheduledId: number): Promise<SentEntry[]> {
+    const answer = await request(t.url)
+      .get('/api/list/sended/')
+      .query({ originating_scheduled: scheduledId })
+      .set('X-Api-Key', user.apiKey);
+    return (answer.body as { response: SentEntry[] }).response;
+  }
+
+  /** The id the page shows for the message it created. */
+  async function createdId(page: Page): Promise<number> {
+    const heading = page.getByRole('heading', { name: /^Scheduled message \d+$/ });
+    await heading.waitFor();
+    return Number(((await heading.textContent()) ?? '').replace(/\D/g, ''));
+  }
+
+  it('counts characters, segments and encoding as the dispatch does, live as the text changes', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    const errors = pageErrors(page);
+    try {
+      const texts = [
+        'Hello, see you at 5pm!',
+        'Price: 10€ ~ [promo]',
+        '€'.repeat(81),
+        'a'.repeat(161),
+        'Bon anniversaire 🎉',
+        'Hello 😀 '.repeat(10),
+      ];
+      for (const text of texts) {
+        await textField(page).fill(text);
+        await expect(described(textField(page), 'hint')).resolves.toBe(countOf(text));
+      }
+      // Typed key by key, the count follows each character.
+      await textField(page).fill('');
+      await textField(page).pressSequentially('Hé😀');
+      await expect(described(textField(page), 'hint')).resolves.toBe(countOf('Hé😀'));
+      expect(measureSms('€'.repeat(81))).toEqual({ segments: 2, encoding: 'GSM-7' });
+      expect(measureSms('Hello 😀 '.repeat(10))).toEqual({ segments: 2, encoding: 'UCS-2' });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('previews the template rendered for a chosen contact', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await textField(page).fill('Hello {{ contact.firstname }} ({{ contact_metas.name }}) 🎉');
+      const preview = page.getByRole('region', { name: 'Preview for a contact' });
+      await preview.getByLabel('Search contacts by name').fill('lovelace');
+      await preview
+        .getByRole('button', { name: `Choose ${contact.name} (${contact.number})` })
+        .click();
+      const rendered = preview.getByLabel(`Text for ${contact.name}`);
+      await rendered.waitFor();
+      const expected = 'Hello Ada (Ada Lovelace) 🎉';
+      await expect(rendered.textContent()).resolves.toBe(expected);
+      const { segments, encoding } = measureSms(expected);
+      await expect(preview.getByRole('figure').textContent()).resolves.toContain(
+        `(${segments} SMS segment, ${encoding})`,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('sends to a number and a contact through the chosen phone, which the test adapter sends with the segments and encoding shown', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await page.getByLabel('Numbers', { exact: true }).fill('+33612345678');
+      await page.getByText('Contacts (0)').click();
+      const contacts = page.getByRole('group', { name: 'Contacts', exact: true });
+      await contacts.getByLabel('Search contacts by name').fill('Ada');
+      await contacts
+        .getByRole('button', { name: `Add ${contact.name} (${contact.number})` })
+        .click();
+      const text =
+        'Meeting moved to 10:00 in room B — please bring the Q3 slides and the budget 🎉';
+      await textField(page).fill(text);
+      const shown = await described(textField(page), 'hint');
+      expect(shown).toBe(countOf(text));
+      await page.getByLabel('Phone', { exact: true }).selectOption({ label: phoneName });
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+
+      const id = await createdId(page);
+      let sent: SentEntry[] = [];
+      await waitFor(async () => {
+        sent = await sentFor(id);
+        return sent.length === 2 && sent.every((entry) => entry.status === 'delivered');
+      }, 'the two messages delivered by the test adapter');
+      const { segments, encoding } = measureSms(text);
+      expect(shown).toContain(`${segments} SMS segments · ${encoding}`);
+      expect(
+        sent.map((entry) => [entry.destination, entry.text, entry.segments, entry.encoding]),
+      ).toEqual([
+        ['+33612345678', text, segments, encoding],
+        [contact.number, text, segments, encoding],
+      ]);
+      // The page shows them too, once the dispatch has sent them.
+      const table = page.getByRole('table', { name: 'Sent messages' });
+      await page.getByRole('cell', { name: contact.number }).waitFor();
+      await expect(table.getByRole('row').count()).resolves.toBe(3);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('schedules a message for later, shown as get_scheduled answers it', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await page.getByLabel('Numbers', { exact: true }).fill('+33612345670');
+      await textField(page).fill('See you next year');
+      await page.getByLabel('Later').check();
+      await page.getByLabel('Date and time').fill('2099-01-31T08:30:00');
+      await page.getByLabel('Tag').fill('reminders');
+      await page.getByRole('button', { name: 'Schedule' }).click();
+
+      const id = await createdId(page);
+      const answer = await request(t.url)
+        .get(`/api/scheduled/${id}/`)
+        .set('X-Api-Key', user.apiKey)
+        .expect(200);
+      expect(answer.body.response).toMatchObject({
+        at: '2099-01-31 08:30:00',
+        text: 'See you next year',
+        tag: 'reminders',
+        numbers: [{ number: '+33612345670' }],
+      });
+      const details = page.getByRole('region', { name: `Scheduled message ${id}` });
+      await expect(details.textContent()).resolves.toContain('2099-01-31 08:30:00');
+      await expect(details.textContent()).resolves.toContain('+33612345670');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([
+    ['a text over 1000 characters', 'a'.repeat(1001)],
+    ['a template that does not compile', 'Hello {{ contact.firstname'],
+  ])('shows the API’s refusal of %s at the text field', async (_, text) => {
+    const refused = await request(t.url)
+      .post('/api/scheduled/')
+      .set('X-Api-Key', user.apiKey)
+      .send({ text, numbers: ['+33612345678'] })
+      .expect(400);
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await page.getByLabel('Numbers', { exact: true }).fill('+33612345678');
+      await textField(page).fill(text);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('alert').first().waitFor();
+      await expect(described(textField(page), 'error')).resolves.toBe(refused.body.message);
+      await expect(textField(page).getAttribute('aria-invalid')).resolves.toBe('true');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each(VIEWPORTS)('works at $width × $height', async (viewport) => {
+    const page = await signedInPage(browser, t.url, user, '/send', viewport);
+    const errors = pageErrors(page);
+    try {
+      await page.getByLabel('Numbers', { exact: true }).fill('+33612345678');
+      await page.getByText('Contacts (0)').click();
+      const contacts = page.getByRole('group', { name: 'Contacts', exact: true });
+      await contacts
+        .getByRole('button', { name: `Add ${contact.name} (${contact.number})` })
+        .click();
+      await textField(page).fill('Hello {{ contact.firstname }}, your order has shipped 📦');
+      const preview = page.getByRole('region', { name: 'Preview for a contact' });
+      await preview
+        .getByRole('button', { name: `Choose ${contact.name} (${contact.number})` })
+        .click();
+      await preview.getByLabel(`Text for ${contact.name}`).waitFor();
+      await checkPage(page, 'send');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
