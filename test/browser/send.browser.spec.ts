@@ -186,6 +186,33 @@ describeInBrowser('the Send page, in Chromium', () => {
       const table = page.getByRole('table', { name: 'Sent messages' });
       await page.getByRole('cell', { name: contact.number }).waitFor();
       await expect(table.getByRole('row').count()).resolves.toBe(3);
+      await checkPage(page, 'send-sent');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('sends to the numbers of a CSV file, each with its own template data', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await page.getByLabel('Numbers from a CSV file').setInputFiles({
+        name: 'numbers.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('number,firstname\n+33612345671,Grace\n+33612345672,Alan\n'),
+      });
+      await textField(page).fill('Hi {{ contact.firstname }}, the results are out.');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+
+      const id = await createdId(page);
+      let sent: SentEntry[] = [];
+      await waitFor(async () => {
+        sent = await sentFor(id);
+        return sent.length === 2;
+      }, 'the two messages of the CSV');
+      expect(sent.map((entry) => [entry.destination, entry.text])).toEqual([
+        ['+33612345671', 'Hi Grace, the results are out.'],
+        ['+33612345672', 'Hi Alan, the results are out.'],
+      ]);
     } finally {
       await page.close();
     }
@@ -221,9 +248,9 @@ describeInBrowser('the Send page, in Chromium', () => {
   });
 
   it.each([
-    ['a text over 1000 characters', 'a'.repeat(1001)],
-    ['a template that does not compile', 'Hello {{ contact.firstname'],
-  ])('shows the API’s refusal of %s at the text field', async (_, text) => {
+    ['a text over 1000 characters', 'a'.repeat(1001), 'send-too-long'],
+    ['a template that does not compile', 'Hello {{ contact.firstname', 'send-bad-template'],
+  ])('shows the API’s refusal of %s at the text field', async (_, text, screenshot) => {
     const refused = await request(t.url)
       .post('/api/scheduled/')
       .set('X-Api-Key', user.apiKey)
@@ -237,6 +264,7 @@ describeInBrowser('the Send page, in Chromium', () => {
       await page.getByRole('alert').first().waitFor();
       await expect(described(textField(page), 'error')).resolves.toBe(refused.body.message);
       await expect(textField(page).getAttribute('aria-invalid')).resolves.toBe('true');
+      await checkPage(page, screenshot);
     } finally {
       await page.close();
     }

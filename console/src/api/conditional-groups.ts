@@ -1,5 +1,5 @@
 import type { paths } from './client';
-import { listEntries, type ListedEntry } from './entries';
+import { listEntries } from './entries';
 
 /**
  * A conditional group as get_conditional_group answers it, which is also how get_entries lists
@@ -14,5 +14,5 @@ export const CONDITIONAL_GROUPS_KEY = ['conditional-groups'] as const;
 /** A page of the caller's conditional groups, by id, after `afterId`. */
 export async function listConditionalGroups(afterId?: number): Promise<ConditionalGroup[]> {
   const entries = await listEntries('conditional_group', { after_id: afterId });
-  return entries as ListedEntry[] as ConditionalGroup[];
+  return entries as ConditionalGroup[];
 }

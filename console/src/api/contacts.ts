@@ -1,5 +1,5 @@
 import { answerOf, api, type paths } from './client';
-import { listEntries, type ListedEntry } from './entries';
+import { listEntries } from './entries';
 
 /** A contact as get_contact answers it, which is also how get_entries lists contacts. */
 export type Contact = NonNullable<
@@ -14,7 +14,7 @@ export const CONTACTS_KEY = ['contacts'] as const;
  */
 export async function searchContacts(name: string, afterId?: number): Promise<Contact[]> {
   const entries = await listEntries('contact', { name: name || undefined, after_id: afterId });
-  return entries as ListedEntry[] as Contact[];
+  return entries as Contact[];
 }
 
 export function getContact(id: number): Promise<Contact> {

@@ -1,5 +1,5 @@
 import type { paths } from './client';
-import { listEntries, type ListedEntry } from './entries';
+import { listEntries } from './entries';
 
 /** A group as get_group answers it, which is also how get_entries lists groups. */
 export type Group = NonNullable<
@@ -10,5 +10,5 @@ export const GROUPS_KEY = ['groups'] as const;
 
 /** A page of the caller's groups, by id, after `afterId`. */
 export async function listGroups(afterId?: number): Promise<Group[]> {
-  return (await listEntries('group', { after_id: afterId })) as ListedEntry[] as Group[];
+  return (await listEntries('group', { after_id: afterId })) as Group[];
 }

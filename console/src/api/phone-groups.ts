@@ -1,5 +1,5 @@
 import type { paths } from './client';
-import { listEntries, type ListedEntry } from './entries';
+import { listEntries } from './entries';
 
 /** A phone group as get_phone_group answers it, which is also how get_entries lists them. */
 export type PhoneGroup = NonNullable<
@@ -10,5 +10,5 @@ export const PHONE_GROUPS_KEY = ['phone-groups'] as const;
 
 /** A page of the caller's phone groups, by id, after `afterId`. */
 export async function listPhoneGroups(afterId?: number): Promise<PhoneGroup[]> {
-  return (await listEntries('phone_group', { after_id: afterId })) as ListedEntry[] as PhoneGroup[];
+  return (await listEntries('phone_group', { after_id: afterId })) as PhoneGroup[];
 }

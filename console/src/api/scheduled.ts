@@ -1,5 +1,5 @@
 import { answerOf, api, type paths } from './client';
-import { listEntries, type ListedEntry } from './entries';
+import { listEntries } from './entries';
 
 /** A scheduled message as get_scheduled answers it, with what it is sent to. */
 export type Scheduled = NonNullable<
@@ -33,7 +33,7 @@ export const SENDED_KEY = ['sended'] as const;
 
 /**
  * post_scheduled, always as multipart/form-data: the one body that carries a CSV of numbers and
- * medias beside the fields. Lists go as PHP-style `name[]` parts, flags as `1`/`0`.
+ * medias beside the fields. Lists go as PHP-style `name[i]` parts, flags as `1`/`0`.
  */
 export function createScheduled(message: NewScheduled, files: ScheduledFiles): Promise<number> {
   return answerOf(
@@ -48,9 +48,16 @@ function formOf(message: NewScheduled, { numbersCsv, medias = [] }: ScheduledFil
   const form = new FormData();
   for (const [name, value] of Object.entries(message)) {
     if (Array.isArray(value)) {
-      for (const item of value) {
-        form.append(`${name}[]`, String(item));
-      }
+      value.forEach((item: string | number | { number: string; data?: string }, index) => {
+        if (typeof item === 'object') {
+          form.append(`${name}[${index}][number]`, item.number);
+          if (item.data !== undefined) {
+            form.append(`${name}[${index}][data]`, item.data);
+          }
+        } else {
+          form.append(`${name}[${index}]`, String(item));
+        }
+      });
     } else if (typeof value === 'boolean') {
       form.append(name, value ? '1' : '0');
     } else if (value !== undefined) {
@@ -74,7 +81,7 @@ export function getScheduled(id: number): Promise<Scheduled> {
 /** The first page of the messages the dispatch has sent for a scheduled message. */
 export async function sentFor(scheduledId: number): Promise<Sended[]> {
   const entries = await listEntries('sended', { originating_scheduled: scheduledId });
-  return entries as ListedEntry[] as Sended[];
+  return entries as Sended[];
 }
 
 /** The text as the dispatch would send it to one contact (post_scheduled_preview). */

@@ -261,64 +261,69 @@ export default function Send() {
 
         <fieldset className="sending">
           <legend>Sending</legend>
-          <div className="when" role="radiogroup" aria-label="When">
-            <label>
-              <input type="radio" value="now" {...register('when')} /> Now
-            </label>
-            <label>
-              <input type="radio" value="later" {...register('when')} /> Later
-            </label>
+          <div className="when-block">
+            <fieldset className="when">
+              <legend>When</legend>
+              <label>
+                <input type="radio" value="now" {...register('when')} /> Now
+              </label>
+              <label>
+                <input type="radio" value="later" {...register('when')} /> Later
+              </label>
+            </fieldset>
+            {when === 'later' && (
+              <Field
+                label="Date and time"
+                error={errors.at?.message}
+                hint="In smsgw’s time zone, as the API shows dates."
+                render={(props) => (
+                  <input
+                    {...props}
+                    type="datetime-local"
+                    step={1}
+                    {...register('at', {
+                      validate: (value, fields) =>
+                        fields.when === 'now' || value !== '' || 'Choose when to send it.',
+                    })}
+                  />
+                )}
+              />
+            )}
           </div>
-          {when === 'later' && (
-            <Field
-              label="Date and time"
-              error={errors.at?.message}
-              hint="In smsgw’s time zone, as the API shows dates."
-              render={(props) => (
-                <input
-                  {...props}
-                  type="datetime-local"
-                  step={1}
-                  {...register('at', {
-                    validate: (value, fields) =>
-                      fields.when === 'now' || value !== '' || 'Choose when to send it.',
-                  })}
-                />
-              )}
-            />
-          )}
           <Field
             label="Phone"
             error={errors.id_phone?.message ?? errors.id_phone_group?.message}
             render={(props) => <PhoneSelect {...props} {...register('id_phone')} />}
           />
-          <label className="check">
-            <input type="checkbox" {...register('flash')} /> Flash SMS (shown at once, not stored)
-          </label>
-          {errors.flash && <p className="error">{errors.flash.message}</p>}
-          {mmsAllowed && (
-            <>
-              <label className="check">
-                <input type="checkbox" {...register('mms')} /> MMS, with media files
-              </label>
-              {errors.mms && <p className="error">{errors.mms.message}</p>}
-              {mms && (
-                <Field
-                  label="Media files"
-                  error={errors.medias?.message}
-                  render={(props) => (
-                    <input {...props} type="file" multiple {...register('medias')} />
-                  )}
-                />
-              )}
-            </>
-          )}
           <Field
             label="Tag"
             error={errors.tag?.message}
             hint="Optional: marks every SMS of the message, to find them later."
             render={(props) => <input {...props} type="text" {...register('tag')} />}
           />
+          <div className="flags">
+            <label className="check">
+              <input type="checkbox" {...register('flash')} /> Flash SMS (shown at once, not stored)
+            </label>
+            {errors.flash && <p className="error">{errors.flash.message}</p>}
+            {mmsAllowed && (
+              <>
+                <label className="check">
+                  <input type="checkbox" {...register('mms')} /> MMS, with media files
+                </label>
+                {errors.mms && <p className="error">{errors.mms.message}</p>}
+                {mms && (
+                  <Field
+                    label="Media files"
+                    error={errors.medias?.message}
+                    render={(props) => (
+                      <input {...props} type="file" multiple {...register('medias')} />
+                    )}
+                  />
+                )}
+              </>
+            )}
+          </div>
         </fieldset>
 
         <FormError errors={errors} />

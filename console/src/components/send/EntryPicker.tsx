@@ -107,9 +107,16 @@ export function EntryPicker<T extends Choosable>({
                 type="button"
                 onClick={() => add(entry)}
                 disabled={chosenIds.has(entry.id)}
-                aria-label={`${single ? 'Choose' : 'Add'} ${describe(entry)}`}
+                aria-label={
+                  chosenIds.has(entry.id)
+                    ? undefined
+                    : `${single ? 'Choose' : 'Add'} ${describe(entry)}`
+                }
               >
                 {describe(entry)}
+                {chosenIds.has(entry.id) && (
+                  <span className="picked"> ✓ {single ? 'chosen' : 'added'}</span>
+                )}
               </button>
             </li>
           ))}

@@ -48,7 +48,7 @@ export function PhoneSelect(props: SelectHTMLAttributes<HTMLSelectElement>) {
   return (
     <>
       <select {...props}>
-        <option value={AUTOMATIC}>Automatic: smsgw chooses the phone</option>
+        <option value={AUTOMATIC}>Automatic (smsgw chooses)</option>
         {phones.data && phones.data.length > 0 && (
           <optgroup label="Phones">
             {phones.data.map((phone) => (

@@ -125,6 +125,7 @@ function SentEntries({ entries }: { entries: Sended[] | undefined }) {
         <thead>
           <tr>
             <th scope="col">To</th>
+            <th scope="col">Text</th>
             <th scope="col">Status</th>
             <th scope="col">Segments</th>
             <th scope="col">Encoding</th>
@@ -134,6 +135,7 @@ function SentEntries({ entries }: { entries: Sended[] | undefined }) {
           {entries.map((entry) => (
             <tr key={entry.id}>
               <td>{entry.destination}</td>
+              <td className="text">{entry.text}</td>
               <td>{entry.error ? `${entry.status}: ${entry.error}` : entry.status}</td>
               <td>{entry.segments}</td>
               <td>{entry.encoding}</td>
