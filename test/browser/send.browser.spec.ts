@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { measureSms } from '../../src/common/text/gsm';
+import { measureSms, toGsmAlphabet } from '../../src/common/text/gsm';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
@@ -16,6 +16,7 @@ import {
 import { createTestDatabase, TestDatabase } from '../support/databases';
 import { makeContact, makePhone } from '../support/factories';
 import { waitFor } from '../support/instruments';
+import { PNG } from '../support/scheduled.factories';
 
 /*
  * The built console's Send page in Debian's Chromium, against the real server on SQLite with
@@ -26,6 +27,8 @@ const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
 interface SentEntry {
   destination: string;
+  mms: number;
+  medias: unknown[];
   status: string;
   segments: number;
   encoding: string;
@@ -128,6 +131,25 @@ describeInBrowser('the Send page, in Chromium', () => {
     }
   });
 
+  it('counts the text as transliterated when the setting force_gsm_alphabet is on', async () => {
+    const gsmUser = await makeConsoleUser(t.dataSource, { settings: { force_gsm_alphabet: '1' } });
+    const page = await signedInPage(browser, t.url, gsmUser, '/send');
+    try {
+      const text = 'Ça coûte 5€ – à bientôt 😀';
+      const sent = toGsmAlphabet(text);
+      expect(sent).toBe('Ça coute 5€ - à bientot ?');
+      const { segments, encoding } = measureSms(sent);
+      await textField(page).fill(text);
+      await expect(described(textField(page), 'hint')).resolves.toBe(
+        `${[...text].length} / 1000 characters · ${segments} SMS segment · ${encoding}` +
+          ' (counted as transliterated to the GSM alphabet)',
+      );
+      expect(encoding).toBe('GSM-7');
+    } finally {
+      await page.close();
+    }
+  });
+
   it('previews the template rendered for a chosen contact', async () => {
     const page = await signedInPage(browser, t.url, user, '/send');
     try {
@@ -215,6 +237,39 @@ describeInBrowser('the Send page, in Chromium', () => {
       ]);
     } finally {
       await page.close();
+    }
+  });
+
+  it('sends an MMS with a media file, and offers none when the setting mms is off', async () => {
+    const page = await signedInPage(browser, t.url, user, '/send');
+    try {
+      await page.getByLabel('Numbers', { exact: true }).fill('+33612345673');
+      await textField(page).fill('The plan');
+      await page.getByLabel('MMS, with media files').check();
+      await page.getByLabel('Media files', { exact: true }).setInputFiles({
+        name: 'plan.png',
+        mimeType: 'image/png',
+        buffer: PNG,
+      });
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const id = await createdId(page);
+      let sent: SentEntry[] = [];
+      await waitFor(async () => {
+        sent = await sentFor(id);
+        return sent.length === 1;
+      }, 'the MMS sent');
+      expect(sent[0]).toMatchObject({ destination: '+33612345673', text: 'The plan', mms: 1 });
+      expect(sent[0].medias).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
+    const smsOnly = await makeConsoleUser(t.dataSource, { settings: { mms: '0' } });
+    const other = await signedInPage(browser, t.url, smsOnly, '/send');
+    try {
+      await textField(other).waitFor();
+      await expect(other.getByLabel('MMS, with media files').count()).resolves.toBe(0);
+    } finally {
+      await other.close();
     }
   });
 
