@@ -14,7 +14,7 @@ import {
   VIEWPORTS,
 } from '../support/browser';
 import { createTestDatabase, TestDatabase } from '../support/databases';
-import { makeContact, makePhone } from '../support/factories';
+import { makeConditionalGroup, makeContact, makeGroup, makePhone } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { PNG } from '../support/scheduled.factories';
 
@@ -63,10 +63,16 @@ describeInBrowser('the Send page, in Chromium', () => {
         adapter_data: '{"delivery":"delivered"}',
       })
     ).name;
-    await makeContact(t.dataSource, user.id, {
+    const ada = await makeContact(t.dataSource, user.id, {
       name: contact.name,
       number: contact.number,
       data: JSON.stringify({ firstname: contact.firstname }),
+    });
+    await makeGroup(t.dataSource, user.id, [ada.id], { name: 'Mathematicians' });
+    await makeGroup(t.dataSource, user.id, [], { name: 'Poets' });
+    await makeConditionalGroup(t.dataSource, user.id, {
+      name: 'Named Ada',
+      condition: "contact.firstname == 'Ada'",
     });
   });
   afterAll(async () => {
@@ -281,6 +287,21 @@ describeInBrowser('the Send page, in Chromium', () => {
       await page.getByLabel('Later').check();
       await page.getByLabel('Date and time').fill('2099-01-31T08:30:00');
       await page.getByLabel('Tag').fill('reminders');
+      await page.getByText('Groups (0)', { exact: true }).click();
+      const groups = page.getByRole('group', { name: 'Groups', exact: true });
+      await groups.getByRole('button', { name: 'Add Poets (0)' }).waitFor();
+      await groups.getByLabel('Search groups by name').fill('MATH');
+      // The API's search, once the typing pauses, leaves Poets out.
+      await groups.getByRole('button', { name: 'Add Poets (0)' }).waitFor({ state: 'detached' });
+      await expect(groups.getByRole('list', { name: 'Groups found' }).textContent()).resolves.toBe(
+        'Mathematicians (1)',
+      );
+      await groups.getByRole('button', { name: 'Add Mathematicians (1)' }).click();
+      await page.getByText('Conditional groups (0)').click();
+      await page
+        .getByRole('group', { name: 'Conditional groups', exact: true })
+        .getByRole('button', { name: 'Add Named Ada' })
+        .click();
       await page.getByRole('button', { name: 'Schedule' }).click();
 
       const id = await createdId(page);
@@ -293,6 +314,8 @@ describeInBrowser('the Send page, in Chromium', () => {
         text: 'See you next year',
         tag: 'reminders',
         numbers: [{ number: '+33612345670' }],
+        groups: [{ name: 'Mathematicians' }],
+        conditional_groups: [{ name: 'Named Ada' }],
       });
       const details = page.getByRole('region', { name: `Scheduled message ${id}` });
       await expect(details.textContent()).resolves.toContain('2099-01-31 08:30:00');

@@ -11,8 +11,17 @@ export type ConditionalGroup = NonNullable<
 
 export const CONDITIONAL_GROUPS_KEY = ['conditional-groups'] as const;
 
-/** A page of the caller's conditional groups, by id, after `afterId`. */
-export async function listConditionalGroups(afterId?: number): Promise<ConditionalGroup[]> {
-  const entries = await listEntries('conditional_group', { after_id: afterId });
+/**
+ * A page of the caller's conditional groups whose name holds `name` (all when empty), after
+ * `afterId`.
+ */
+export async function searchConditionalGroups(
+  name: string,
+  afterId?: number,
+): Promise<ConditionalGroup[]> {
+  const entries = await listEntries('conditional_group', {
+    name: name || undefined,
+    after_id: afterId,
+  });
   return entries as ConditionalGroup[];
 }

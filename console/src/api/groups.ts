@@ -8,7 +8,7 @@ export type Group = NonNullable<
 
 export const GROUPS_KEY = ['groups'] as const;
 
-/** A page of the caller's groups, by id, after `afterId`. */
-export async function listGroups(afterId?: number): Promise<Group[]> {
-  return (await listEntries('group', { after_id: afterId })) as Group[];
+/** A page of the caller's groups whose name holds `name` (all when empty), after `afterId`. */
+export async function searchGroups(name: string, afterId?: number): Promise<Group[]> {
+  return (await listEntries('group', { name: name || undefined, after_id: afterId })) as Group[];
 }

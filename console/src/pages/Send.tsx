@@ -4,10 +4,10 @@ import { Controller, useForm } from 'react-hook-form';
 import {
   type ConditionalGroup,
   CONDITIONAL_GROUPS_KEY,
-  listConditionalGroups,
+  searchConditionalGroups,
 } from '../api/conditional-groups';
 import { type Contact, CONTACTS_KEY, searchContacts } from '../api/contacts';
-import { type Group, GROUPS_KEY, listGroups } from '../api/groups';
+import { type Group, GROUPS_KEY, searchGroups } from '../api/groups';
 import { createScheduled, type NewScheduled, SCHEDULED_KEY, SENDED_KEY } from '../api/scheduled';
 import { getSettings, isOn, SETTINGS_KEY } from '../api/settings';
 import { LoadError } from '../components/common/LoadError';
@@ -196,8 +196,9 @@ export default function Send() {
               render={({ field }) => (
                 <EntryPicker<Group>
                   label="Groups"
+                  searchLabel="Search groups by name"
                   queryKey={GROUPS_KEY}
-                  load={(_, afterId) => listGroups(afterId)}
+                  load={searchGroups}
                   chosen={field.value}
                   onChange={field.onChange}
                   describe={(group) => `${group.name} (${group.nb_contact})`}
@@ -214,8 +215,9 @@ export default function Send() {
               render={({ field }) => (
                 <EntryPicker<ConditionalGroup>
                   label="Conditional groups"
+                  searchLabel="Search conditional groups by name"
                   queryKey={CONDITIONAL_GROUPS_KEY}
-                  load={(_, afterId) => listConditionalGroups(afterId)}
+                  load={searchConditionalGroups}
                   chosen={field.value}
                   onChange={field.onChange}
                   error={errors.conditional_groups?.message}
