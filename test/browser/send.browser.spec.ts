@@ -287,6 +287,7 @@ describeInBrowser('the Send page, in Chromium', () => {
       await page.getByLabel('Later').check();
       await page.getByLabel('Date and time').fill('2099-01-31T08:30:00');
       await page.getByLabel('Tag').fill('reminders');
+      await page.getByLabel('Phone', { exact: true }).selectOption({ label: phoneName });
       await page.getByText('Groups (0)', { exact: true }).click();
       const groups = page.getByRole('group', { name: 'Groups', exact: true });
       await groups.getByRole('button', { name: 'Add Poets (0)' }).waitFor();
@@ -320,6 +321,7 @@ describeInBrowser('the Send page, in Chromium', () => {
       const details = page.getByRole('region', { name: `Scheduled message ${id}` });
       await expect(details.textContent()).resolves.toContain('2099-01-31 08:30:00');
       await expect(details.textContent()).resolves.toContain('+33612345670');
+      await expect(details.textContent()).resolves.toContain(`the phone ${phoneName}`);
     } finally {
       await page.close();
     }

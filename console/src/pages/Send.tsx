@@ -88,6 +88,7 @@ function numbersOf(typed: string): string[] {
 function messageOf(fields: SendFields): NewScheduled {
   return {
     text: fields.text,
+    // The date input gives `YYYY-MM-DDTHH:MM`, with `:SS` when the seconds are not zero.
     at: fields.when === 'later' ? `${fields.at.replace('T', ' ')}:00`.slice(0, 19) : undefined,
     numbers: numbersOf(fields.numbers),
     contacts: fields.contacts.map((contact) => contact.id),

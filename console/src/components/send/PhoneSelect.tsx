@@ -34,8 +34,8 @@ export function phoneChoice(value: string): { id_phone?: number; id_phone_group?
   return {};
 }
 
-/** Automatic, one of the caller's phones, or one of their phone groups. */
-export function PhoneSelect(props: SelectHTMLAttributes<HTMLSelectElement>) {
+/** Every phone and phone group of the caller, read once for the page. */
+export function usePhoneChoices() {
   const phones = useQuery({
     queryKey: [...PHONES_KEY, 'all'],
     queryFn: () => allPages(listPhones),
@@ -44,6 +44,12 @@ export function PhoneSelect(props: SelectHTMLAttributes<HTMLSelectElement>) {
     queryKey: [...PHONE_GROUPS_KEY, 'all'],
     queryFn: () => allPages(listPhoneGroups),
   });
+  return { phones, groups };
+}
+
+/** Automatic, one of the caller's phones, or one of their phone groups. */
+export function PhoneSelect(props: SelectHTMLAttributes<HTMLSelectElement>) {
+  const { phones, groups } = usePhoneChoices();
   const failed = phones.error ?? groups.error;
   return (
     <>

@@ -10,6 +10,7 @@ import {
   sentFor,
 } from '../../api/scheduled';
 import { LoadError } from '../common/LoadError';
+import { usePhoneChoices } from './PhoneSelect';
 
 /**
  * How often, and how many times at most, the sent entries are read again while the dispatch is
@@ -77,6 +78,9 @@ export function ScheduledResult({ id }: { id: number }) {
 }
 
 function ScheduledDetails({ message }: { message: Scheduled }) {
+  const { phones, groups } = usePhoneChoices();
+  const phone = phones.data?.find((candidate) => candidate.id === message.id_phone);
+  const group = groups.data?.find((candidate) => candidate.id === message.id_phone_group);
   const recipients = [
     ...message.numbers.map((number) => number.number),
     ...message.contacts.map((contact) => `${contact.name} (${contact.number})`),
@@ -94,9 +98,9 @@ function ScheduledDetails({ message }: { message: Scheduled }) {
       <dt>Through</dt>
       <dd>
         {message.id_phone !== null
-          ? `phone ${message.id_phone}`
+          ? `the phone ${phone?.name ?? message.id_phone}`
           : message.id_phone_group !== null
-            ? `phone group ${message.id_phone_group}`
+            ? `the phone group ${group?.name ?? message.id_phone_group}`
             : 'the phone smsgw chooses'}
       </dd>
       <dt>Kind</dt>
