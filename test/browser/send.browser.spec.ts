@@ -322,6 +322,7 @@ describeInBrowser('the Send page, in Chromium', () => {
       await expect(details.textContent()).resolves.toContain('2099-01-31 08:30:00');
       await expect(details.textContent()).resolves.toContain('+33612345670');
       await expect(details.textContent()).resolves.toContain(`the phone ${phoneName}`);
+      await checkPage(page, 'send-scheduled');
     } finally {
       await page.close();
     }

@@ -157,7 +157,9 @@ export default function Send() {
     <section className="send-page">
       <h1>Send a message</h1>
       {created !== null && <ScheduledResult key={created} id={created} />}
+      {/* A new form after each send: the pickers' searches go with the message sent. */}
       <form
+        key={created ?? 'first'}
         className="send-form"
         noValidate
         onSubmit={(event) => void handleSubmit((fields) => send.mutate(fields))(event)}
