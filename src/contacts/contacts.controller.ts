@@ -64,7 +64,12 @@ const CONTACT_ENTRY: SchemaObject = {
     id_user: { type: 'integer' },
     name: { type: 'string' },
     number: { type: 'string', example: '+33612345678' },
-    data: { type: 'string', example: '{"firstname":"John"}' },
+    data: {
+      type: 'string',
+      nullable: true,
+      example: '{"firstname":"John"}',
+      description: 'A JSON object, as stored',
+    },
     created_at: { type: 'string', example: '2030-01-31 08:30:00' },
     updated_at: { type: 'string', nullable: true },
   },
