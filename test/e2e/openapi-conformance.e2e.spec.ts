@@ -204,8 +204,19 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       body: { name: 'renamed condition' },
     });
 
+    await call('post_scheduled_preview', key, {
+      body: { text: 'Hello {{ contact.firstname }}', id_contact: contactId },
+    });
     const scheduled = await call('post_scheduled', key, {
-      body: { text: 'Hello', numbers: ['+33612345678'], at: '2099-01-01 10:00:00' },
+      body: {
+        text: 'Hello',
+        numbers: ['+33612345678'],
+        contacts: [contactId],
+        groups: [groupId],
+        conditional_groups: [conditionalId],
+        tag: 'conformance',
+        at: '2099-01-01 10:00:00',
+      },
     });
     const scheduledId = idOf(scheduled);
     await call('get_scheduled', key, { path: { id: scheduledId } });
@@ -293,6 +304,7 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       await call('post_logout', other.session),
       await call('post_contact', other.key, { body: { name: 'No number' } }),
       await call('post_scheduled', other.key, { body: {} }),
+      await call('post_scheduled_preview', other.key, { body: { text: 'Hi', id_contact: 0 } }),
       await call('get_entries', other.key, { path: { entry_type: 'sended' }, query: { page: -1 } }),
       await call('get_contact', other.key, { path: { id: 999_999 } }),
       await call('get_conversation', other.key, {
@@ -301,7 +313,7 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       await call('post_update_phone', other.key, { path: { id: 999_999 }, body: {} }),
     ];
     expect(failed.map((response) => response.status)).toEqual([
-      401, 401, 401, 401, 401, 400, 400, 400, 404, 400, 404,
+      401, 401, 401, 401, 401, 400, 400, 400, 400, 404, 400, 404,
     ]);
     expect(failures).toEqual([]);
   });

@@ -141,3 +141,8 @@ export const PHONE_GROUPS_KEY = ['phone_group', 'list'] as const;
 export async function listPhoneGroups(): Promise<Phone[]> {
   return (await listAllEntries('phone_group')).map(readPhone);
 }
+
+/** One page of the caller's entries of a type, without its cursors: for pickers that search. */
+export async function listEntryRows(type: EntryType, query: ListQuery = {}): Promise<Entry[]> {
+  return (await listEntries(type, query)).entries;
+}
