@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error';
+import { nowUtc, utcToZone } from '../common/time/datetime';
+import { AppConfig } from '../config/configuration';
+import { roundedRate } from '../reliability/reliability-rules';
+import { DailyCounts, planDays, sumDays } from './daily-counts';
+import { DashboardRepository, QueueCounts } from './dashboard.repository';
+import { StatsInput } from './stats.params';
+import { Period, StatsRepository } from './stats.repository';
+
+/** An alert as get_reliability_stats answers it. */
+export interface ReliabilityAlert {
+  id_phone: number;
+  type: string;
+  /** In the service time zone. */
+  at: string;
+  total: number | null;
+  unreliable: number | null;
+  rate: number | null;
+}
+
+/** get_daily_stats, get_queue_stats and get_reliability_stats (docs/api.md#dashboard-statistics). */
+@Injectable()
+export class DashboardService {
+  constructor(
+    private readonly dashboard: DashboardRepository,
+    private readonly stats: StatsRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async daily(userId: number, { start, end, phoneId }: StatsInput): Promise<DailyCounts> {
+    // Another user's phone is refused exactly as one that does not exist (get_sms_status_stats).
+    if (phoneId !== undefined && !(await this.stats.isPhoneOfUser(userId, phoneId))) {
+      throw ApiError.invalid(`id_phone must be the id of one of your phones, got ${phoneId}.`);
+    }
+    const plan = planDays(start, end, this.config.timeZone);
+    return sumDays(plan, await this.dashboard.counters(userId, [...plan.buckets.keys()], phoneId));
+  }
+
+  queue(userId: number): Promise<QueueCounts> {
+    return this.dashboard.queue(userId, nowUtc());
+  }
+
+  async reliability(userId: number, period: Period): Promise<ReliabilityAlert[]> {
+    const rows = await this.dashboard.alerts(userId, period);
+    return rows.map((row) => ({
+      id_phone: row.id_phone,
+      type: row.type,
+      at: utcToZone(row.created_at, this.config.timeZone) ?? row.created_at,
+      total: row.total,
+      unreliable: row.unreliable,
+      rate:
+        row.total === null || row.unreliable === null
+          ? null
+          : roundedRate(row.unreliable, row.total),
+    }));
+  }
+}
