@@ -26,14 +26,17 @@ export function bucketsSql(mysql: boolean): string[] {
 }
 
 /** Counts the `sended` and `received` rows already there (bench/seed.ts counts its own). */
-export async function countExisting(queryRunner: Pick<QueryRunner, 'query'>, mysql: boolean) {
+export async function countExisting(
+  database: { query(sql: string): Promise<unknown> },
+  mysql: boolean,
+): Promise<void> {
   for (const bucket of bucketsSql(mysql)) {
-    await queryRunner.query(
+    await database.query(
       'INSERT INTO message_count (id_user, id_phone, bucket, kind, nb) ' +
         `SELECT id_user, id_phone, ${bucket} AS b, status, COUNT(*) FROM sended ` +
         'WHERE id_phone IS NOT NULL GROUP BY id_user, id_phone, b, status',
     );
-    await queryRunner.query(
+    await database.query(
       'INSERT INTO message_count (id_user, id_phone, bucket, kind, nb) ' +
         `SELECT id_user, id_phone, ${bucket} AS b, 'received', COUNT(*) FROM received ` +
         'WHERE id_phone IS NOT NULL GROUP BY id_user, id_phone, b',
