@@ -80,7 +80,7 @@ describe('planDays and sumDays', () => {
       expectedPhones.set(phone, perPhone);
     });
 
-    const plan = planDays(start, end, zone);
+    const plan = planDays(start, end, zone)!;
     const { days, phones } = sumDays(plan, counters);
 
     expect(days[0].day).toBe(firstDay);
@@ -98,7 +98,7 @@ describe('planDays and sumDays', () => {
 
   it('lists every day once, in order, zeros included, and no phone without messages', () => {
     const { days, phones } = sumDays(
-      planDays('2030-01-30 10:00:00', '2030-02-02 00:00:00', 'UTC'),
+      planDays('2030-01-30 10:00:00', '2030-02-02 00:00:00', 'UTC')!,
       [],
     );
 
@@ -114,11 +114,18 @@ describe('planDays and sumDays', () => {
     expect(phones).toEqual([]);
   });
 
+  it('plans at most maxDays days', () => {
+    expect(planDays('2024-01-01 00:00:00', '2024-12-31 23:59:59', 'UTC', 366)?.days).toHaveLength(
+      366,
+    );
+    expect(planDays('2024-01-01 00:00:00', '2025-01-01 00:00:00', 'UTC', 366)).toBeNull();
+  });
+
   it('reads a few buckets per day: the UTC day and the quarter-hours around its midnights', () => {
-    expect(planDays('2024-01-01 00:00:00', '2024-01-31 23:59:59', 'UTC').buckets.size).toBe(31);
+    expect(planDays('2024-01-01 00:00:00', '2024-01-31 23:59:59', 'UTC')!.buckets.size).toBe(31);
     // Paris in winter: 4 quarter-hours at each of the 32 midnights.
     expect(
-      planDays('2023-12-31 23:00:00', '2024-01-31 22:59:59', 'Europe/Paris').buckets.size,
+      planDays('2023-12-31 23:00:00', '2024-01-31 22:59:59', 'Europe/Paris')!.buckets.size,
     ).toBe(31 + 32 * 4);
   });
 });

@@ -44,8 +44,16 @@ const HALF_DAY_MS = 12 * 3_600_000;
 const DAY_MS = 24 * 3_600_000;
 const KINDS: readonly CountKind[] = ['delivered', 'failed', 'unknown', 'received'];
 
-/** The days of `zone` from the one holding `startUtc` to the one holding `endUtc` (UTC strings). */
-export function planDays(startUtc: string, endUtc: string, zone: string): DayPlan {
+/**
+ * The days of `zone` from the one holding `startUtc` to the one holding `endUtc` (UTC strings);
+ * null when they are more than `maxDays`.
+ */
+export function planDays(
+  startUtc: string,
+  endUtc: string,
+  zone: string,
+  maxDays = Infinity,
+): DayPlan | null {
   const plan: DayPlan = { days: [], buckets: new Map() };
   const add = (bucket: string, share: BucketShare) => {
     const shares = plan.buckets.get(bucket);
@@ -56,6 +64,9 @@ export function planDays(startUtc: string, endUtc: string, zone: string): DayPla
     }
   };
   const last = localDayOf(endUtc, zone);
+  if (last.diff(localDayOf(startUtc, zone), 'days').days >= maxDays) {
+    return null;
+  }
   for (let day = localDayOf(startUtc, zone); day <= last; day = day.plus({ days: 1 })) {
     const index = plan.days.push(day.toFormat('yyyy-MM-dd')) - 1;
     // Midnights not on a quarter-hour (local mean times of the 19th century) are rounded down.

@@ -8,6 +8,9 @@ import { DashboardRepository, QueueCounts } from './dashboard.repository';
 import { StatsInput } from './stats.params';
 import { Period, StatsRepository } from './stats.repository';
 
+/** The most days get_daily_stats counts: a leap year. */
+export const MAX_DAYS = 366;
+
 /** An alert as get_reliability_stats answers it. */
 export interface ReliabilityAlert {
   id_phone: number;
@@ -29,11 +32,17 @@ export class DashboardService {
   ) {}
 
   async daily(userId: number, { start, end, phoneId }: StatsInput): Promise<DailyCounts> {
-    // Another user's phone is refused exactly as one that does not exist (get_sms_status_stats).
+    // Rules 1 and 2 were checked at the edge (stats.params.ts).
+    // Rule 3. Another user's phone is refused exactly as one that does not exist.
     if (phoneId !== undefined && !(await this.stats.isPhoneOfUser(userId, phoneId))) {
       throw ApiError.invalid(`id_phone must be the id of one of your phones, got ${phoneId}.`);
     }
-    const plan = planDays(start, end, this.config.timeZone);
+    // Rule 4: each day costs a few index lookups (daily-counts.ts), up to ~50 in some zones.
+    const plan = planDays(start, end, this.config.timeZone, MAX_DAYS);
+    if (plan === null) {
+      throw ApiError.invalid(`the period must hold at most ${MAX_DAYS} days, from start to end.`);
+    }
+    // Rule 5.
     return sumDays(plan, await this.dashboard.counters(userId, [...plan.buckets.keys()], phoneId));
   }
 

@@ -181,10 +181,9 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
       }
 
       expect(await counters(user.id)).toEqual(await recount(user.id));
-      const before = await ok<{ days: Row[]; phones: Row[] }>('/api/stats/daily/', apiKey, {
-        start: '2026-11-19',
-        end: '2999-12-31',
-      });
+      const today = DateTime.now().setZone(ZONE).toISODate()!;
+      const period = { start: '2026-11-19', end: today };
+      const before = await ok<{ days: Row[]; phones: Row[] }>('/api/stats/daily/', apiKey, period);
       expect(before.phones.map((phone) => phone.id_phone)).toEqual([
         unknown.id,
         failing.id,
@@ -197,8 +196,6 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
       ).toBe(200);
       expect(await counters(user.id)).toEqual(await recount(user.id));
 
-      const today = DateTime.now().setZone(ZONE).toISODate()!;
-      const period = { start: '2026-11-19', end: today };
       const daily = await ok<{ days: Array<{ day: string } & Counts>; phones: Row[] }>(
         '/api/stats/daily/',
         apiKey,
@@ -321,13 +318,13 @@ describeEachDatabase('dashboard statistics without a worker', (database) => {
           await get(path, apiKey, {}),
           400,
           MISSING_PARAMETER,
-          `${MISSING_PREFIX}start, end`,
+          `${MISSING_PREFIX}start and end are required.`,
         );
         expectError(
           await get(path, apiKey, { start: '2026-01-01' }),
           400,
           MISSING_PARAMETER,
-          `${MISSING_PREFIX}end`,
+          `${MISSING_PREFIX}end is required.`,
         );
       },
     );
@@ -351,6 +348,21 @@ describeEachDatabase('dashboard statistics without a worker', (database) => {
         );
       },
     );
+
+    it('get_daily_stats refuses a period of more than 366 days', async () => {
+      const { apiKey } = await makeUser(ds);
+
+      expectError(
+        await get('/api/stats/daily/', apiKey, { start: '2024-01-01', end: '2025-01-01' }),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID_PREFIX}the period must hold at most 366 days, from start to end.`,
+      );
+      expect(
+        (await get('/api/stats/daily/', apiKey, { start: '2024-01-01', end: '2024-12-31' })).body
+          .response.days,
+      ).toHaveLength(366);
+    });
 
     it("get_daily_stats refuses an id_phone that is not one of the caller's phones", async () => {
       const { apiKey } = await makeUser(ds);
@@ -383,17 +395,17 @@ describeEachDatabase('dashboard statistics without a worker', (database) => {
       await ds.query("UPDATE scheduled SET expansion_phase = 'numbers' WHERE id = ?", [
         expanding.id,
       ]);
-      const outbox = (scheduledId: number, state: string) =>
+      const outbox = (scheduledId: number, destination: string, state: string) =>
         ds.query(
           'INSERT INTO outbox (id_user, originating_scheduled, destination, text, flash, mms, ' +
-            "state, attempts, next_attempt_at, created_at) VALUES (?, ?, '+33612345678', 'Hi', 0, " +
-            "0, ?, 0, '2020-01-01 00:00:00', '2020-01-01 00:00:00')",
-          [user.id, scheduledId, state],
+            "state, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'Hi', 0, 0, ?, 0, " +
+            "'2020-01-01 00:00:00', '2020-01-01 00:00:00')",
+          [user.id, scheduledId, destination, state],
         );
       // The expanding message's first recipients, and a message wholly expanded (deleted).
-      await outbox(expanding.id, 'queued');
-      await outbox(expanding.id + 1000, 'sending');
-      await outbox(expanding.id + 1000, 'queued');
+      await outbox(expanding.id, '+33612345678', 'queued');
+      await outbox(expanding.id + 1000, '+33612345678', 'sending');
+      await outbox(expanding.id + 1000, '+33612345679', 'queued');
       const other = await makeUser(ds);
       await makeScheduled(ds, other.user.id, { at: future });
 
@@ -427,7 +439,8 @@ describeEachDatabase('dashboard statistics without a worker', (database) => {
       // UTC; 2026-01-10 02:00:00 UTC is 2026-01-09 22:30:00 in St. John's.
       await alert(user.id, phone.id, 'failed', '2026-01-10 02:00:00', [40, 9]);
       await alert(user.id, phone.id, 'unknown', '2026-01-12 15:00:00', null);
-      await alert(user.id, phone.id, 'failed', '2026-02-01 00:00:00', [3, 3]);
+      // 2026-02-01 00:30:00 in St. John's: after the period.
+      await alert(user.id, phone.id, 'failed', '2026-02-01 04:00:00', [3, 3]);
       await alert(other.user.id, theirs.id, 'failed', '2026-01-11 00:00:00', [30, 30]);
 
       expectSuccess(
