@@ -3,7 +3,8 @@ import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
-import { makePhone, makeScheduled, makeUser } from '../support/factories';
+import { countExisting } from '../../src/database/migrations/1765100000000-DashboardStatistics';
+import { makePhone, makeReceived, makeScheduled, makeSended, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
 
 /*
@@ -49,6 +50,37 @@ function bucketsOf(at: string): string[] {
   return [at.slice(0, 10), `${at.slice(0, 14)}${quarter < 10 ? '0' : ''}${quarter}`];
 }
 
+/** The user's non-zero counters, sorted. */
+async function counters(ds: DataSource, userId: number): Promise<string[]> {
+  const rows = await ds.query<Row[]>(
+    'SELECT bucket, id_phone, kind, nb FROM message_count WHERE id_user = ? AND nb <> 0',
+    [userId],
+  );
+  return rows
+    .map((row) => [row.bucket, row.id_phone, row.kind, row.nb].map(String).join('|'))
+    .sort();
+}
+
+/** The same counters recounted from the user's rows that have a phone. */
+async function recount(ds: DataSource, userId: number): Promise<string[]> {
+  const sended = await ds.query<Row[]>(
+    'SELECT id_phone, at, status AS kind FROM sended WHERE id_user = ? AND id_phone IS NOT NULL',
+    [userId],
+  );
+  const received = await ds.query<Row[]>(
+    "SELECT id_phone, at, 'received' AS kind FROM received WHERE id_user = ? AND id_phone IS NOT NULL",
+    [userId],
+  );
+  const counts = new Map<string, number>();
+  for (const row of [...sended, ...received]) {
+    for (const bucket of bucketsOf(String(row.at))) {
+      const key = [bucket, String(row.id_phone), String(row.kind)].join('|');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return [...counts].map(([key, nb]) => `${key}|${nb}`).sort();
+}
+
 describeEachDatabase('dashboard statistics kept by the dispatch and the callbacks', (database) => {
   let t: TestApp;
   let ds: DataSource;
@@ -71,37 +103,6 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
     expect(response.status).toBe(200);
     return (response.body as { response: T }).response;
   };
-
-  /** The user's non-zero counters, sorted. */
-  async function counters(userId: number): Promise<string[]> {
-    const rows = await ds.query<Row[]>(
-      'SELECT bucket, id_phone, kind, nb FROM message_count WHERE id_user = ? AND nb <> 0',
-      [userId],
-    );
-    return rows
-      .map((row) => [row.bucket, row.id_phone, row.kind, row.nb].map(String).join('|'))
-      .sort();
-  }
-
-  /** The same counters recounted from the user's rows that have a phone. */
-  async function recount(userId: number): Promise<string[]> {
-    const sended = await ds.query<Row[]>(
-      'SELECT id_phone, at, status AS kind FROM sended WHERE id_user = ? AND id_phone IS NOT NULL',
-      [userId],
-    );
-    const received = await ds.query<Row[]>(
-      "SELECT id_phone, at, 'received' AS kind FROM received WHERE id_user = ? AND id_phone IS NOT NULL",
-      [userId],
-    );
-    const counts = new Map<string, number>();
-    for (const row of [...sended, ...received]) {
-      for (const bucket of bucketsOf(String(row.at))) {
-        const key = [bucket, String(row.id_phone), String(row.kind)].join('|');
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
-    }
-    return [...counts].map(([key, nb]) => `${key}|${nb}`).sort();
-  }
 
   describe('get_daily_stats: counters kept exact by every write', () => {
     it('equal a recount after sends, receipts, receptions and deletions, and agree with get_sms_status_stats', async () => {
@@ -180,7 +181,7 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
         expect((await request(t.url).delete(path).query({ api_key: apiKey })).status).toBe(200);
       }
 
-      expect(await counters(user.id)).toEqual(await recount(user.id));
+      expect(await counters(ds, user.id)).toEqual(await recount(ds, user.id));
       const today = DateTime.now().setZone(ZONE).toISODate()!;
       const period = { start: '2026-11-19', end: today };
       const before = await ok<{ days: Row[]; phones: Row[] }>('/api/stats/daily/', apiKey, period);
@@ -194,7 +195,7 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
       expect(
         (await request(t.url).delete(`/api/phone/${doomed.id}/`).query({ api_key: apiKey })).status,
       ).toBe(200);
-      expect(await counters(user.id)).toEqual(await recount(user.id));
+      expect(await counters(ds, user.id)).toEqual(await recount(ds, user.id));
 
       const daily = await ok<{ days: Array<{ day: string } & Counts>; phones: Row[] }>(
         '/api/stats/daily/',
@@ -379,6 +380,37 @@ describeEachDatabase('dashboard statistics without a worker', (database) => {
       expect(
         (await get('/api/stats/daily/', apiKey, { ...period, id_phone: 'x' })).body.error,
       ).toBe(INVALID_PARAMETER);
+    });
+  });
+
+  describe('the migration', () => {
+    it('counts the rows already there', async () => {
+      const { user } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id);
+      const other = await makePhone(ds, user.id);
+      for (const [at, status, id_phone] of [
+        ['2026-01-01 00:14:59', 'delivered', phone.id],
+        ['2026-01-01 00:15:00', 'delivered', phone.id],
+        ['2026-01-01 00:15:00', 'failed', phone.id],
+        ['2026-01-01 23:59:59', 'unknown', other.id],
+        ['2026-01-02 10:45:00', 'unknown', null],
+      ] as const) {
+        await makeSended(ds, user.id, { at, status, id_phone });
+      }
+      for (const [at, id_phone] of [
+        ['2026-01-01 00:30:00', phone.id],
+        ['2026-01-01 00:44:59', phone.id],
+        ['2026-01-03 12:00:00', null],
+      ] as const) {
+        await makeReceived(ds, user.id, { at, id_phone });
+      }
+      // As if the rows had been written before the migration.
+      await ds.query('DELETE FROM message_count');
+
+      await countExisting(ds, ds.options.type === 'mysql');
+
+      expect(await counters(ds, user.id)).toEqual(await recount(ds, user.id));
+      expect(await counters(ds, user.id)).toHaveLength(9);
     });
   });
 
