@@ -5,7 +5,7 @@ import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/
 import { QuotaRow, QuotaState, quotaState } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';
 import { utcString } from '../common/time/datetime';
-import { countAll, CountKind } from '../stats/message-counts';
+import { countAll, CountKind } from '../messages/message-counts';
 
 /** A scheduled message being dispatched. */
 export interface DueScheduled {

@@ -9,7 +9,7 @@ import { Sended, SendedStatus } from '../messages/entities/sended.entity';
 import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
-import { countAll, CountKind, countMessages } from '../stats/message-counts';
+import { countAll, CountKind, countMessages } from '../messages/message-counts';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 
@@ -223,7 +223,7 @@ function* insertReceived(
   );
 }
 
-/** updateStatus's transaction, with the counters of the old and new statuses (message-counts.ts). */
+/** updateStatus's transaction, with the counters of the old and new statuses. */
 function* changeStatus(
   userId: number,
   adapter: string,
@@ -240,7 +240,8 @@ function* changeStatus(
     at: string;
   }>(
     'SELECT id, status, destination, id_phone, at FROM sended WHERE id_user = ? AND adapter = ? ' +
-      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id${mysql ? ' FOR UPDATE' : ''}`,
+      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id` +
+      (mysql ? ' FOR UPDATE' : ''),
     [userId, adapter, uid, ...from],
   );
   if (rows.length === 0) {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { runOn } from '../common/database/driver-runner';
-import { countAll } from '../stats/message-counts';
+import { countAll } from '../messages/message-counts';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { ReceivedStatus } from '../messages/entities/received.entity';
 
@@ -22,10 +22,10 @@ export class ReceivedRepository {
   }
 
   /**
-   * Deletes one of the user's received entries, its counter (message-counts.ts) and its media links (foreign keys), and the
-   * rows of its medias that nothing else links (the outbox carries only the medias of sent
-   * messages). Returns those medias, for their files to be removed, or null when the user has no
-   * such entry. READ COMMITTED on MySQL: no gap locks on the link tables.
+   * Deletes one of the user's received entries, its counter (message-counts.ts) and its media links
+   * (foreign keys), and the rows of its medias that nothing else links (the outbox carries only the
+   * medias of sent messages). Returns those medias, for their files to be removed, or null when the
+   * user has no such entry. READ COMMITTED on MySQL: no gap locks on the link tables.
    */
   async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
     const mysql = this.dataSource.options.type === 'mysql';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { runOn } from '../common/database/driver-runner';
-import { countAll, CountKind } from '../stats/message-counts';
+import { countAll, CountKind } from '../messages/message-counts';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 
 @Injectable()
@@ -12,10 +12,10 @@ export class SendedRepository {
   ) {}
 
   /**
-   * Deletes one of the user's sent entries, its counter (message-counts.ts) and its media links (foreign keys), and the rows of
-   * its medias that nothing else uses any more. Returns those medias, for their files to be
-   * removed, or null when the user has no such entry. READ COMMITTED on MySQL: no gap locks on
-   * the link tables.
+   * Deletes one of the user's sent entries, its counter (message-counts.ts) and its media links
+   * (foreign keys), and the rows of its medias that nothing else uses any more. Returns those
+   * medias, for their files to be removed, or null when the user has no such entry. READ COMMITTED
+   * on MySQL: no gap locks on the link tables.
    */
   async deleteOwn(userId: number, id: number): Promise<StoredMedia[] | null> {
     const mysql = this.dataSource.options.type === 'mysql';

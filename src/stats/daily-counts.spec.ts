@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { Counter, planDays, sumDays } from './daily-counts';
-import { CountKind, quarterHourOf } from './message-counts';
+import { CountKind, quarterHourOf } from '../messages/message-counts';
 
 /*
  * The days of get_daily_stats, summed from day and quarter-hour counters, equal a count of the

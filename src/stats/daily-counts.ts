@@ -1,14 +1,14 @@
 import { DateTime } from 'luxon';
 import { API_DATETIME_FORMAT } from '../common/time/datetime';
-import { CountKind } from './message-counts';
+import { CountKind } from '../messages/message-counts';
 
 /*
- * get_daily_stats reads its days from `message_count` (message-counts.ts), whose buckets are UTC
- * days and UTC quarter-hours. A local day of the service zone is the UTC day it overlaps most,
- * plus the quarter-hours of its own that lie outside that UTC day, minus those of the UTC day
- * that lie outside it: around each midnight, as many quarter-hours as the zone's offset holds
- * (none in UTC, 4 in Europe/Paris in winter, at most 48). Each bucket is one index lookup, so a
- * month costs the same few hundred lookups however many messages it holds.
+ * get_daily_stats reads its days from `message_count` (src/messages/message-counts.ts), whose
+ * buckets are UTC days and UTC quarter-hours. A local day of the service zone is the UTC day it
+ * overlaps most, plus the quarter-hours of its own that lie outside that UTC day, minus those of
+ * the UTC day that lie outside it: around each midnight, as many quarter-hours as the zone's offset
+ * holds (none in UTC, 4 in Europe/Paris in winter, at most 48). Each bucket is one index lookup, so
+ * a month costs the same few hundred lookups however many messages it holds.
  */
 
 /** One bucket's share in the days of the period: +1 or -1 for each day it counts in. */

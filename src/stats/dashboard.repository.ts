@@ -60,10 +60,10 @@ export class DashboardRepository {
   }
 
   /**
-   * The user's scheduled messages by where the dispatch has them at `now` (docs/api.md#get_queue_stats):
-   * not taken yet (`expansion_phase` null) and due or not, on the `(id_user, expansion_phase,
-   * at)` index; taken, as a message being expanded or with recipients still in the outbox, on
-   * that index and `(id_user, originating_scheduled)`.
+   * The user's scheduled messages by where the dispatch has them at `now`
+   * (docs/api.md#get_queue_stats): not taken yet (`expansion_phase` null) and due or not, on the
+   * `(id_user, expansion_phase, at)` index; taken, as a message being expanded or with recipients
+   * still in the outbox, on that index and `(id_user, originating_scheduled)`.
    */
   async queue(userId: number, now: string): Promise<QueueCounts> {
     const [waiting] = await this.dataSource.query<Array<Record<string, unknown>>>(

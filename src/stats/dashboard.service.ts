@@ -22,7 +22,7 @@ export interface ReliabilityAlert {
   rate: number | null;
 }
 
-/** get_daily_stats, get_queue_stats and get_reliability_stats (docs/api.md#dashboard-statistics). */
+/** The dashboard's get_daily_stats, get_queue_stats and get_reliability_stats (docs/api.md). */
 @Injectable()
 export class DashboardService {
   constructor(

@@ -6,13 +6,13 @@ import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 
  *
  * - `message_count`: the user's messages per phone, kind (a sent message's current status, or
  *   `received`) and bucket: each message is counted in its UTC day (`YYYY-MM-DD`) and in its UTC
- *   quarter-hour (`YYYY-MM-DD HH:MM`), see src/stats/message-counts.ts, which keeps them on every
- *   write; filled here from the rows already there. Only messages with a phone are counted: a
+ *   quarter-hour (`YYYY-MM-DD HH:MM`), see src/messages/message-counts.ts, which keeps them on
+ *   every write; filled here from the rows already there. Only messages with a phone are counted: a
  *   deleted phone's messages lose it, and its counts go with it (foreign key).
  * - `(id_user, expansion_phase, at)` on `scheduled` and `(id_user, originating_scheduled)` on
  *   `outbox`: the queue's three counts.
- * - `total` and `unreliable` on `phone_reliability_history`, the figures of the alert (null for
- *   the alerts recorded before), and `(id_user, created_at)`: a user's latest alerts.
+ * - `total` and `unreliable` on `phone_reliability_history`, the figures of the alert (null for the
+ *   alerts recorded before), and `(id_user, created_at)`: a user's latest alerts.
  */
 
 /** The buckets of `at` (`YYYY-MM-DD HH:MM:SS`) in SQL: its UTC day, its UTC quarter-hour. */

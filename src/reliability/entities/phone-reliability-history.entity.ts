@@ -20,7 +20,7 @@ export class PhoneReliabilityHistory extends Timestamped {
   @Column({ type: 'varchar', length: 16 })
   type!: ReliabilityType;
 
-  /** The window's sent entries and those of the type; null for the alerts recorded before they were kept. */
+  /** The window's sent entries, and those of the type; null in alerts older than these columns. */
   @Column({ type: 'integer', nullable: true })
   total!: number | null;
 

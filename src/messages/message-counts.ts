@@ -2,15 +2,14 @@ import { Sql, write } from '../common/database/driver-runner';
 
 /*
  * The `message_count` table (migration DashboardStatistics): the user's messages per phone, kind
- * and bucket, so that the dashboard's daily counts read a few hundred counters instead of
- * grouping every message of the period. Each message is counted twice, in its UTC day
- * (`YYYY-MM-DD`) and in its UTC quarter-hour (`YYYY-MM-DD HH:MM`): a local day is its nearest UTC
- * day corrected by the quarter-hours between the two midnights (daily-counts.ts), as every time
- * zone's offset is a multiple of 15 minutes. Every write of `sended` or `received` changes the
- * counters in its own transaction, with one statement for all its rows: the dispatch records
- * hundreds of entries per transaction. A message without a phone is not counted (nor by
- * get_sms_status_stats), and a phone's counters go with it when it is deleted, as its messages
- * then lose it.
+ * and bucket, so that the dashboard's daily counts read a few hundred counters instead of grouping
+ * every message of the period. Each message is counted twice, in its UTC day (`YYYY-MM-DD`) and in
+ * its UTC quarter-hour (`YYYY-MM-DD HH:MM`): a local day is its nearest UTC day corrected by the
+ * quarter-hours between the two midnights (src/stats/daily-counts.ts), as every time zone's offset
+ * is a multiple of 15 minutes. Every write of `sended` or `received` changes the counters in its
+ * own transaction, with one statement for all its rows: the dispatch records hundreds of entries
+ * per transaction. A message without a phone is not counted (nor by get_sms_status_stats), and a
+ * phone's counters go with it when it is deleted, as its messages then lose it.
  */
 
 /** What a counter counts: sent messages by their current status, or received messages. */
