@@ -126,12 +126,18 @@ export class DashboardStatistics1765100000000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     if (queryRunner.connection.options.type === 'mysql') {
       // InnoDB dropped the index it had made for each `id_user` foreign key once up's index
-      // could serve it, and refuses to drop up's index without another in its place.
+      // could serve it, and refuses to drop up's index without another in its place (made by an
+      // earlier down when up runs again).
       for (const table of ['phone_reliability_history', 'outbox']) {
-        await queryRunner.createIndex(
-          table,
-          new TableIndex({ name: `ix_${table}_id_user`, columnNames: ['id_user'] }),
-        );
+        const name = `ix_${table}_id_user`;
+        const [found] = (await queryRunner.query(
+          'SELECT COUNT(*) AS n FROM information_schema.STATISTICS ' +
+            'WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ?',
+          [table, name],
+        )) as Array<{ n: number | string }>;
+        if (Number(found.n) === 0) {
+          await queryRunner.createIndex(table, new TableIndex({ name, columnNames: ['id_user'] }));
+        }
       }
     }
     await queryRunner.dropIndex(
