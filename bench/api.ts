@@ -200,6 +200,12 @@ async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[s
       await measure(`${base}/api/stats/sms-status/?${month}&${key}`),
     ],
     ...(await conversationLatencies(base, key)),
+    ['get_daily_stats (month)', await measure(`${base}/api/stats/daily/?${month}&${key}`)],
+    ['get_queue_stats', await measure(`${base}/api/stats/queue/?${key}`)],
+    [
+      'get_reliability_stats (month)',
+      await measure(`${base}/api/stats/reliability/?${month}&${key}`),
+    ],
     [
       'get_invalid_numbers',
       await measure(

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
 import { generateApiKey, hashApiKey } from '../src/common/auth/api-key';
 import { API_DATETIME_FORMAT } from '../src/common/time/datetime';
+import { countExisting } from '../src/database/migrations/1765200000000-DashboardStatistics';
 
 const USERS = 10;
 const PHONES_PER_USER = 5;
@@ -106,6 +107,8 @@ export async function seed(dataSource: DataSource, rows: number): Promise<SeedRe
   };
   await insertAll(dataSource, 'received', receivedColumns, received, receivedAt);
 
+  // The counters the app keeps on every write, as the migration counts rows already there.
+  await countExisting(dataSource, dataSource.options.type === 'mysql');
   const middle = await dataSource.query<Array<{ id: number }>>(
     `SELECT id FROM sended WHERE id_user = 1 ORDER BY id LIMIT 1 OFFSET ${Math.floor(userRows / 2)}`,
   );

@@ -19,6 +19,7 @@ import { PhoneCallbackTokens1764800000000 } from './migrations/1764800000000-Pho
 import { PhonePacing1764900000000 } from './migrations/1764900000000-PhonePacing';
 import { Sessions1765000000000 } from './migrations/1765000000000-Sessions';
 import { Conversations1765100000000 } from './migrations/1765100000000-Conversations';
+import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   PhonePacing1764900000000,
   Sessions1765000000000,
   Conversations1765100000000,
+  DashboardStatistics1765200000000,
 ];
 
 export function dataSourceOptions(

@@ -724,6 +724,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'PhonePacing1764900000000',
           'Sessions1765000000000',
           'Conversations1765100000000',
+          'DashboardStatistics1765200000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

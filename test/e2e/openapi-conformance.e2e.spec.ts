@@ -166,6 +166,17 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       path: { id: phone.id },
       body: { status: 'available' },
     });
+    await ds.query(
+      'INSERT INTO phone_reliability_history (id_user, id_phone, type, total, unreliable, ' +
+        "created_at) VALUES (?, ?, 'failed', 40, 9, '2026-03-01 10:00:00'), " +
+        "(?, ?, 'unknown', NULL, NULL, '2026-02-01 10:00:00')",
+      [id, phone.id, id, phone.id],
+    );
+    await call('get_reliability_stats', key, { query: { start: '2026-01-01', end: '2026-12-31' } });
+    await call('get_reliability_stats', key, { query: { start: '2026-01-01' } });
+    await call('get_daily_stats', key, { query: { start: '2026-01-01', end: '2026-01-03' } });
+    await call('get_daily_stats', key, { query: { start: '2026-01-03', end: '2026-01-01' } });
+    await call('get_queue_stats', key);
     const phoneGroup = await call('post_phone_group', key, {
       body: { name: 'conformance phones', phones: [phone.id] },
     });
