@@ -65,14 +65,14 @@ interface Latency {
   p99: number;
 }
 
-async function measure(url: string, samples = SAMPLES): Promise<Latency> {
+async function measure(url: string, samples = SAMPLES, method = 'GET'): Promise<Latency> {
   for (let i = 0; i < 10; i += 1) {
-    await fetchOk(url);
+    await fetchOk(url, method);
   }
   const times: number[] = [];
   for (let i = 0; i < samples; i += 1) {
     const start = performance.now();
-    await fetchOk(url);
+    await fetchOk(url, method);
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
@@ -80,8 +80,8 @@ async function measure(url: string, samples = SAMPLES): Promise<Latency> {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-async function fetchOk(url: string): Promise<void> {
-  const response = await fetch(url);
+async function fetchOk(url: string, method = 'GET'): Promise<void> {
+  const response = await fetch(url, { method });
   const body = (await response.json()) as { error: number };
   if (!response.ok || body.error !== 0) {
     throw new Error(`${url} answered ${response.status} ${JSON.stringify(body)}`);
@@ -199,12 +199,37 @@ async function readLatencies(base: string, seeded: SeedResult): Promise<Array<[s
       'get_sms_status_stats (month)',
       await measure(`${base}/api/stats/sms-status/?${month}&${key}`),
     ],
+    ...(await conversationLatencies(base, key)),
+    ['get_daily_stats (month)', await measure(`${base}/api/stats/daily/?${month}&${key}`)],
+    ['get_queue_stats', await measure(`${base}/api/stats/queue/?${key}`)],
+    [
+      'get_reliability_stats (month)',
+      await measure(`${base}/api/stats/reliability/?${month}&${key}`),
+    ],
     [
       'get_invalid_numbers',
       await measure(
         `${base}/api/invalid_number/?volume=1&percent_failed=10&percent_unknown=0&${key}`,
       ),
     ],
+  ];
+}
+
+/**
+ * The conversations operations: the newest page and the one after it, the newest conversation's
+ * thread, and marking it read (nothing left unread after the first call).
+ */
+async function conversationLatencies(base: string, key: string): Promise<Array<[string, Latency]>> {
+  const first = (await (await fetch(`${base}/api/conversation/?${key}`)).json()) as {
+    response: Array<{ number: string }>;
+    next: string;
+  };
+  const thread = `${base}/api/conversation/${encodeURIComponent(first.response[0].number)}/`;
+  return [
+    ['get_conversations', await measure(`${base}/api/conversation/?${key}`)],
+    ['get_conversations next page', await measure(first.next)],
+    ['get_conversation', await measure(`${thread}?${key}`)],
+    ['post_conversation_read', await measure(`${thread}read/?${key}`, SAMPLES, 'POST')],
   ];
 }
 

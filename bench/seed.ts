@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
 import { generateApiKey, hashApiKey } from '../src/common/auth/api-key';
 import { API_DATETIME_FORMAT } from '../src/common/time/datetime';
+import { countExisting } from '../src/database/migrations/1765200000000-DashboardStatistics';
 
 const USERS = 10;
 const PHONES_PER_USER = 5;
@@ -36,7 +37,10 @@ type Sqlite = {
   transaction(fn: () => void): () => void;
 };
 
-/** Users with phones, and `rows` sent messages over the last 90 days, inserted in bulk. */
+/**
+ * Users with phones, `rows` sent messages over the last 90 days and a reply to one in ten,
+ * inserted in bulk.
+ */
 export async function seed(dataSource: DataSource, rows: number): Promise<SeedResult> {
   const apiKey = generateApiKey();
   const now = DateTime.utc().startOf('second');
@@ -88,38 +92,23 @@ export async function seed(dataSource: DataSource, rows: number): Promise<SeedRe
     ];
   };
 
-  if (dataSource.options.type === 'better-sqlite3') {
-    const sqlite = (dataSource.driver as unknown as { databaseConnection: Sqlite })
-      .databaseConnection;
-    const insert = sqlite.prepare(
-      `INSERT INTO sended (${columns}) VALUES (${columns
-        .split(',')
-        .map(() => '?')
-        .join(', ')})`,
-    );
-    sqlite.transaction(() => {
-      for (let index = 0; index < rows; index += 1) {
-        insert.run(...rowAt(index));
-      }
-    })();
-  } else {
-    const placeholders = `(${columns
-      .split(',')
-      .map(() => '?')
-      .join(', ')})`;
-    for (let start = 0; start < rows; start += BATCH) {
-      const count = Math.min(BATCH, rows - start);
-      const values: unknown[] = [];
-      for (let index = start; index < start + count; index += 1) {
-        values.push(...rowAt(index));
-      }
-      await dataSource.query(
-        `INSERT INTO sended (${columns}) VALUES ${Array(count).fill(placeholders).join(', ')}`,
-        values,
-      );
-    }
-  }
+  await insertAll(dataSource, 'sended', columns, rows, rowAt);
 
+  // Replies: one received message for every tenth sent one, from its destination a minute later,
+  // so that conversations have both sides (get_conversations, get_conversation).
+  const received = Math.floor(rows / 10);
+  const receivedColumns = 'id_user, id_phone, at, text, origin, command, status, mms, created_at';
+  const receivedAt = (reply: number): unknown[] => {
+    const [user, phone, sentAt, , destination] = rowAt(reply * 10);
+    const at = DateTime.fromFormat(sentAt as string, API_DATETIME_FORMAT, { zone: 'utc' })
+      .plus({ minutes: 1 })
+      .toFormat(API_DATETIME_FORMAT);
+    return [user, phone, at, 'Thanks', destination, 0, reply % 3 === 0 ? 'unread' : 'read', 0, at];
+  };
+  await insertAll(dataSource, 'received', receivedColumns, received, receivedAt);
+
+  // The counters the app keeps on every write, as the migration counts rows already there.
+  await countExisting(dataSource, dataSource.options.type === 'mysql');
   const middle = await dataSource.query<Array<{ id: number }>>(
     `SELECT id FROM sended WHERE id_user = 1 ORDER BY id LIMIT 1 OFFSET ${Math.floor(userRows / 2)}`,
   );
@@ -130,4 +119,40 @@ export async function seed(dataSource: DataSource, rows: number): Promise<SeedRe
     now: stamp,
     monthStart: now.minus({ days: 30 }).toFormat(API_DATETIME_FORMAT),
   };
+}
+
+/** `rows` rows of `table`, made by `rowAt`, inserted in bulk. */
+async function insertAll(
+  dataSource: DataSource,
+  table: string,
+  columns: string,
+  rows: number,
+  rowAt: (index: number) => unknown[],
+): Promise<void> {
+  const placeholders = `(${columns
+    .split(',')
+    .map(() => '?')
+    .join(', ')})`;
+  if (dataSource.options.type === 'better-sqlite3') {
+    const sqlite = (dataSource.driver as unknown as { databaseConnection: Sqlite })
+      .databaseConnection;
+    const insert = sqlite.prepare(`INSERT INTO ${table} (${columns}) VALUES ${placeholders}`);
+    sqlite.transaction(() => {
+      for (let index = 0; index < rows; index += 1) {
+        insert.run(...rowAt(index));
+      }
+    })();
+    return;
+  }
+  for (let start = 0; start < rows; start += BATCH) {
+    const count = Math.min(BATCH, rows - start);
+    const values: unknown[] = [];
+    for (let index = start; index < start + count; index += 1) {
+      values.push(...rowAt(index));
+    }
+    await dataSource.query(
+      `INSERT INTO ${table} (${columns}) VALUES ${Array(count).fill(placeholders).join(', ')}`,
+      values,
+    );
+  }
 }

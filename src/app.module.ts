@@ -13,6 +13,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { AppConfig } from './config/configuration';
 import { DatabaseModule } from './database/database.module';
 import { ContactsModule } from './contacts/contacts.module';
+import { ConversationsModule } from './conversations/conversations.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { EntriesModule } from './entries/entries.module';
 import { GroupsModule } from './groups/groups.module';
@@ -53,6 +54,7 @@ export class AppModule implements NestModule {
         SendedModule,
         ReceivedModule,
         ContactsModule,
+        ConversationsModule,
         GroupsModule,
         MediaModule,
         UsageModule,

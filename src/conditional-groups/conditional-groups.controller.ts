@@ -54,6 +54,7 @@ const FIELDS: Record<string, SchemaObject> = {
 };
 const GROUP: SchemaObject = {
   type: 'object',
+  required: ['id', 'id_user', 'name', 'condition', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },

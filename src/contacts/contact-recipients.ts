@@ -39,6 +39,14 @@ export function userContactsAfter(
   );
 }
 
+/** The user's contact `id`, read as the dispatch reads contacts; no row when it is not theirs. */
+export function userContact(userId: number, id: number): Sql<ContactRow[]> {
+  return select<ContactRow>(
+    `SELECT ${CONTACT_ROW_COLUMNS.join(', ')} FROM contact WHERE id_user = ? AND id = ?`,
+    [userId, id],
+  );
+}
+
 /** `contact` is the contact's data; `contact_metas` its id, name, number and timestamps. */
 export function contactRecipient(contact: ContactRow): ContactRecipient {
   return {

@@ -58,12 +58,18 @@ const CONTACT_FIELDS: Record<string, SchemaObject> = {
 /** A contact as get_entries lists it. */
 const CONTACT_ENTRY: SchemaObject = {
   type: 'object',
+  required: ['id', 'id_user', 'name', 'number', 'data', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },
     name: { type: 'string' },
     number: { type: 'string', example: '+33612345678' },
-    data: { type: 'string', example: '{"firstname":"John"}' },
+    data: {
+      type: 'string',
+      nullable: true,
+      example: '{"firstname":"John"}',
+      description: 'A JSON object, as stored',
+    },
     created_at: { type: 'string', example: '2030-01-31 08:30:00' },
     updated_at: { type: 'string', nullable: true },
   },

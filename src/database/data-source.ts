@@ -18,6 +18,8 @@ import { Quotas1764700000000 } from './migrations/1764700000000-Quotas';
 import { PhoneCallbackTokens1764800000000 } from './migrations/1764800000000-PhoneCallbackTokens';
 import { PhonePacing1764900000000 } from './migrations/1764900000000-PhonePacing';
 import { Sessions1765000000000 } from './migrations/1765000000000-Sessions';
+import { Conversations1765100000000 } from './migrations/1765100000000-Conversations';
+import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -34,6 +36,8 @@ export const MIGRATIONS = [
   PhoneCallbackTokens1764800000000,
   PhonePacing1764900000000,
   Sessions1765000000000,
+  Conversations1765100000000,
+  DashboardStatistics1765200000000,
 ];
 
 export function dataSourceOptions(

@@ -5,6 +5,7 @@ import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/
 import { QuotaRow, QuotaState, quotaState } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';
 import { utcString } from '../common/time/datetime';
+import { countAll, CountKind } from '../messages/message-counts';
 
 /** A scheduled message being dispatched. */
 export interface DueScheduled {
@@ -877,7 +878,7 @@ export class DispatchRepository {
     return new Set(rows.map((row) => Number(row.id)));
   }
 
-  /** Inserts `sended` rows; their ids, in order. */
+  /** Inserts `sended` rows, and counts them (message-counts.ts); their ids, in order. */
   *record(rows: readonly NewSended[], now: string): Sql<number[]> {
     const ids: number[] = [];
     const columns = [...SENDED_COLUMNS, 'created_at'];
@@ -893,6 +894,16 @@ export class DispatchRepository {
       );
       ids.push(...chunk.map((_, index) => firstId + index));
     }
+    yield* countAll(
+      this.mysql,
+      rows.map(({ id_user, id_phone, at, status }) => ({
+        id_user,
+        id_phone,
+        at,
+        kind: status as CountKind,
+      })),
+      1,
+    );
     return ids;
   }
 

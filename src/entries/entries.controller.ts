@@ -44,7 +44,10 @@ const QUERY_FILTERS = applyDecorators(
   filter('originating_scheduled', 'sended: sent for this scheduled message', 'integer'),
   filter('at_from', 'sended, received, scheduled: `at` at or after, YYYY-MM-DD HH:MM:SS'),
   filter('at_to', 'sended, received, scheduled: `at` at or before, YYYY-MM-DD HH:MM:SS'),
-  filter('name', 'contact: names containing this text, case-insensitively'),
+  filter(
+    'name',
+    'contact, group, conditional_group, phone_group: names containing this text, case-insensitively',
+  ),
   filter('number', 'contact: with this number (normalised as everywhere)'),
 );
 

@@ -51,6 +51,9 @@ const FILTERS: Partial<Record<EntryType, Record<string, FilterKind>>> = {
   },
   scheduled: { tag: 'tag', id_phone: 'id', at_from: 'from', at_to: 'to' },
   contact: { name: 'name', number: 'number' },
+  group: { name: 'name' },
+  conditional_group: { name: 'name' },
+  phone_group: { name: 'name' },
 };
 
 /** Every filter name of any type, the order in which refusals name them. */

@@ -38,6 +38,7 @@ const GROUP_FIELDS: Record<string, SchemaObject> = {
 /** A group as get_entries lists it. */
 const GROUP_ENTRY: SchemaObject = {
   type: 'object',
+  required: ['id', 'id_user', 'name', 'created_at', 'updated_at', 'nb_contact', 'contacts'],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },

@@ -9,6 +9,7 @@ import { Sended, SendedStatus } from '../messages/entities/sended.entity';
 import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';
+import { countAll, CountKind, countMessages } from '../messages/message-counts';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 
@@ -111,9 +112,9 @@ export class InboundRepository {
     status: SendedStatus,
     from: readonly SendedStatus[],
   ): Promise<number> {
-    const lock = this.dataSource.options.type === 'mysql' ? ' FOR UPDATE' : '';
+    const mysql = this.dataSource.options.type === 'mysql';
     return this.dataSource.transaction((manager) =>
-      runOn(manager, changeStatus(userId, adapter, uid, status, from, lock)),
+      runOn(manager, changeStatus(userId, adapter, uid, status, from, mysql)),
     );
   }
 
@@ -152,7 +153,15 @@ export class InboundRepository {
   async storeReceived(message: NewReceived): Promise<StoredReceived> {
     return this.dataSource.transaction(async (manager) => {
       const now = nowUtc();
-      await runOn(manager, insertReceived(message, now, this.config.timeZone));
+      await runOn(
+        manager,
+        insertReceived(
+          message,
+          now,
+          this.config.timeZone,
+          this.dataSource.options.type === 'mysql',
+        ),
+      );
       if (!message.stop) {
         return { stopAdded: false, replyId: null };
       }
@@ -166,8 +175,13 @@ export class InboundRepository {
   }
 }
 
-/** The `received` rows of a message, one per chunk, and their `receive_sms` events. */
-function* insertReceived(message: NewReceived, now: string, timeZone: string): Sql<void> {
+/** The `received` rows of a message, one per chunk, their counters and `receive_sms` events. */
+function* insertReceived(
+  message: NewReceived,
+  now: string,
+  timeZone: string,
+  mysql: boolean,
+): Sql<void> {
   const { firstId } = yield* write(
     'INSERT INTO received (id_user, id_phone, at, text, origin, command, status, mms, ' +
       `created_at) VALUES ${message.chunks.map(() => "(?, ?, ?, ?, ?, 0, 'unread', 0, ?)").join(', ')}`,
@@ -179,6 +193,16 @@ function* insertReceived(message: NewReceived, now: string, timeZone: string): S
       message.origin,
       now,
     ]),
+  );
+  yield* countAll(
+    mysql,
+    message.chunks.map(() => ({
+      id_user: message.userId,
+      id_phone: message.phoneId,
+      at: message.at,
+      kind: 'received' as const,
+    })),
+    1,
   );
   yield* queueEvents(
     message.chunks.map((text, index) => ({
@@ -199,23 +223,25 @@ function* insertReceived(message: NewReceived, now: string, timeZone: string): S
   );
 }
 
-/** updateStatus's transaction. */
+/** updateStatus's transaction, with the counters of the old and new statuses. */
 function* changeStatus(
   userId: number,
   adapter: string,
   uid: string,
   status: SendedStatus,
   from: readonly SendedStatus[],
-  lock: string,
+  mysql: boolean,
 ): Sql<number> {
   const rows = yield* select<{
     id: number;
     status: string;
     destination: string;
     id_phone: number | null;
+    at: string;
   }>(
-    'SELECT id, status, destination, id_phone FROM sended WHERE id_user = ? AND adapter = ? ' +
-      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id${lock}`,
+    'SELECT id, status, destination, id_phone, at FROM sended WHERE id_user = ? AND adapter = ? ' +
+      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id` +
+      (mysql ? ' FOR UPDATE' : ''),
     [userId, adapter, uid, ...from],
   );
   if (rows.length === 0) {
@@ -225,6 +251,16 @@ function* changeStatus(
   yield* write(
     `UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`,
     [status, now, ...rows.map((row) => row.id)],
+  );
+  yield* countMessages(
+    mysql,
+    rows.flatMap((row) => {
+      const message = { id_user: userId, id_phone: row.id_phone, at: row.at };
+      return [
+        { message: { ...message, kind: row.status as CountKind }, sign: -1 as const },
+        { message: { ...message, kind: status }, sign: 1 as const },
+      ];
+    }),
   );
   yield* queueEvents(
     rows.map((row) => ({

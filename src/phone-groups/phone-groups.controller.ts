@@ -45,6 +45,7 @@ const FIELDS: Record<string, SchemaObject> = {
 };
 const GROUP: SchemaObject = {
   type: 'object',
+  required: ['id', 'id_user', 'name', 'created_at', 'updated_at', 'nb_phone', 'phones'],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },

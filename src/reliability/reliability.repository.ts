@@ -127,12 +127,21 @@ export class ReliabilityRepository {
     const { userId, type, window, at } = alert;
     const stamp = utcString(at);
     const inserted = yield* write(
-      'INSERT INTO phone_reliability_history (id_user, id_phone, type, created_at) ' +
-        'SELECT p.id_user, p.id, ?, ? FROM phone p ' +
+      'INSERT INTO phone_reliability_history (id_user, id_phone, type, total, unreliable, ' +
+        'created_at) SELECT p.id_user, p.id, ?, ?, ?, ? FROM phone p ' +
         "WHERE p.id = ? AND p.id_user = ? AND p.status <> 'disabled' AND NOT EXISTS " +
         '(SELECT 1 FROM phone_reliability_history a WHERE a.id_phone = p.id AND a.type = ? ' +
         'AND a.created_at > ?)',
-      [type, stamp, window.id_phone, userId, type, window.last_alert ?? NO_ALERT],
+      [
+        type,
+        window.total,
+        window.unreliable,
+        stamp,
+        window.id_phone,
+        userId,
+        type,
+        window.last_alert ?? NO_ALERT,
+      ],
     );
     if (inserted.affected === 0) {
       return { recorded: false, deliveries: 0, disabled: false };

@@ -3,13 +3,14 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiQuery, ApiTags } from 
 import type { SchemaObject } from '@nestjs/swagger';
 import { ChangesState } from '../common/auth/session';
 import { CurrentUser } from '../common/auth/current-user.decorator';
-import { ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
+import { API_BODY_TYPES, ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { AppConfig } from '../config/configuration';
 import { Row } from '../entries/entries.repository';
 import {
+  parsePreviewParams,
   parseRemoveParams,
   parseScheduleParams,
   parseSendNowParams,
@@ -91,6 +92,94 @@ const {
 } = POST_SCHEDULED_BODY.properties ?? {};
 const UPDATE_SCHEDULED_BODY: SchemaObject = { type: 'object', properties: UPDATABLE_FIELDS };
 
+/** Every property of `properties` required: a conforming answer has all of them. */
+function complete(properties: Record<string, SchemaObject>): SchemaObject {
+  return { type: 'object', required: Object.keys(properties), properties };
+}
+
+const DATETIME: SchemaObject = {
+  type: 'string',
+  example: '2030-01-31 08:30:00',
+  description: 'In the service time zone',
+};
+const MAYBE_DATETIME: SchemaObject = { ...DATETIME, nullable: true };
+const MAYBE_ID: SchemaObject = { type: 'integer', nullable: true };
+const FLAG: SchemaObject = { type: 'integer', enum: [0, 1] };
+
+/** A scheduled message as get_entries lists it, with what it is sent to. */
+const SCHEDULED_ENTRY = complete({
+  id: { type: 'integer' },
+  id_user: { type: 'integer' },
+  at: DATETIME,
+  text: { type: 'string' },
+  flash: FLAG,
+  id_phone: MAYBE_ID,
+  id_phone_group: MAYBE_ID,
+  mms: FLAG,
+  tag: { type: 'string', nullable: true },
+  created_at: DATETIME,
+  updated_at: MAYBE_DATETIME,
+  numbers: {
+    type: 'array',
+    items: complete({
+      id: { type: 'integer' },
+      id_scheduled: { type: 'integer' },
+      number: { type: 'string', example: '+33612345678' },
+      data: { type: 'string', example: '{"firstname":"John"}', description: 'JSON, as stored' },
+      created_at: DATETIME,
+      updated_at: MAYBE_DATETIME,
+    }),
+  },
+  contacts: {
+    type: 'array',
+    items: complete({
+      id: { type: 'integer' },
+      id_user: { type: 'integer' },
+      name: { type: 'string' },
+      number: { type: 'string', example: '+33612345678' },
+      data: { type: 'string', nullable: true, description: 'A JSON object, as stored' },
+      created_at: DATETIME,
+      updated_at: MAYBE_DATETIME,
+    }),
+  },
+  groups: {
+    type: 'array',
+    items: complete({
+      id: { type: 'integer' },
+      id_user: { type: 'integer' },
+      name: { type: 'string' },
+      created_at: DATETIME,
+      updated_at: MAYBE_DATETIME,
+    }),
+  },
+  conditional_groups: {
+    type: 'array',
+    items: complete({
+      id: { type: 'integer' },
+      id_user: { type: 'integer' },
+      name: { type: 'string' },
+      condition: { type: 'string', nullable: true },
+      created_at: DATETIME,
+      updated_at: MAYBE_DATETIME,
+    }),
+  },
+  medias: {
+    type: 'array',
+    items: complete({
+      id: { type: 'integer' },
+      id_user: { type: 'integer' },
+      path: { type: 'string' },
+    }),
+  },
+});
+
+/** What post_scheduled_preview answers: the text one contact would get, and what it costs. */
+const PREVIEW = complete({
+  text: { type: 'string', description: 'Rendered, and transliterated with force_gsm_alphabet' },
+  segments: { type: 'integer', minimum: 1, description: 'SMS parts the text takes' },
+  encoding: { type: 'string', enum: ['GSM-7', 'UCS-2'] },
+});
+
 const SCHEDULED_ID = ApiParam({
   name: 'id',
   type: 'integer',
@@ -159,6 +248,35 @@ export class ScheduledController {
     return this.scheduled.sendNow(user, parseSendNowParams(params, countryOf(user)));
   }
 
+  // Before the `:id` routes, which would take `preview` for an id.
+  @Post('scheduled/preview')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'post_scheduled_preview',
+    summary:
+      'post_scheduled_preview: the text as the dispatch would send it to one of your contacts ' +
+      '(rendered as a template when the setting templating is on, transliterated when ' +
+      'force_gsm_alphabet is on), with its SMS segments and encoding. Creates nothing.',
+  })
+  @API_BODY_TYPES
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['text', 'id_contact'],
+      properties: {
+        text: POST_SCHEDULED_BODY.properties?.text ?? {},
+        id_contact: { type: 'integer', minimum: 0, description: "One of the caller's contacts" },
+      },
+    },
+  })
+  @ApiEnvelopeResponse(PREVIEW, 'The text the contact would receive')
+  preview(
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestParams() params: Params,
+  ): Promise<{ text: string; segments: number; encoding: string }> {
+    return this.scheduled.preview(user, parsePreviewParams(params));
+  }
+
   @Get('scheduled/:id')
   @ApiOperation({
     operationId: 'get_scheduled',
@@ -166,7 +284,7 @@ export class ScheduledController {
   })
   @SCHEDULED_ID
   @ApiEnvelopeResponse(
-    { type: 'object', additionalProperties: true },
+    SCHEDULED_ENTRY,
     'The message with numbers, contacts, groups, conditional_groups and medias',
   )
   @ApiErrorResponse(404, "No such pending scheduled message among the caller's (error 2)")
@@ -186,10 +304,7 @@ export class ScheduledController {
   @SCHEDULED_ID
   @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
   @ApiBody({ schema: UPDATE_SCHEDULED_BODY })
-  @ApiEnvelopeResponse(
-    { type: 'object', additionalProperties: true },
-    'The message as it now is, as listed',
-  )
+  @ApiEnvelopeResponse(SCHEDULED_ENTRY, 'The message as it now is, as listed')
   @ApiErrorResponse(
     404,
     "No such scheduled message among the caller's, or the dispatch has taken it (error 128)",

@@ -16,6 +16,7 @@ import {
 import { DispatchSignalModule } from '../common/dispatch-signal';
 import { EntriesModule } from '../entries/entries.module';
 import { MediaModule } from '../media/media.module';
+import { TextModule } from '../text/text.module';
 import { ScheduledController } from './scheduled.controller';
 import { ScheduledRepository } from './scheduled.repository';
 import { ScheduledService } from './scheduled.service';
@@ -39,6 +40,7 @@ import { ScheduledService } from './scheduled.service';
     MediaModule,
     DispatchSignalModule,
     EntriesModule,
+    TextModule,
   ],
   controllers: [ScheduledController],
   providers: [ScheduledRepository, ScheduledService],

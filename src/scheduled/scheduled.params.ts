@@ -11,6 +11,7 @@ import {
   parseId,
   parseIdList,
   parseOptionalString,
+  requiredMessage,
 } from '../common/params/parse';
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
@@ -52,6 +53,13 @@ export interface SendNowInput {
   to: string;
   text: string;
   phoneId?: number;
+}
+
+/** post_scheduled_preview's parameters (docs/api.md#post_scheduled_preview). */
+export interface PreviewInput {
+  text: string;
+  /** Not yet known to be the caller's. */
+  contactId: number;
 }
 
 /**
@@ -156,6 +164,21 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   const text = textParameter(params.text);
   checkTextLength(text);
   return { to, text, phoneId: parseId(params.id_phone, 'id_phone') };
+}
+
+/** post_scheduled_preview's rules 1 to 3; the template and the contact are the service's. */
+export function parsePreviewParams(params: Params): PreviewInput {
+  // Rule 1.
+  const missing = ['text', 'id_contact'].filter((name) => isAbsent(params[name]));
+  if (missing.length > 0) {
+    throw ApiError.missing(`${missing.join(', ')} : ${requiredMessage(missing)}`);
+  }
+  // Rule 2: post_scheduled's rules 2 and 3, as the text would be sent.
+  const text = textParameter(params.text);
+  checkTextLength(text);
+  // Rule 3 (present, as rule 1 checked).
+  const contactId = parseId(params.id_contact, 'id_contact') ?? 0;
+  return { text, contactId };
 }
 
 /**

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DriverRunner } from '../common/database/driver-runner';
 import { DriverSql, InsertTree, insertWith } from '../common/database/driver-sql';
 import { nowUtc } from '../common/time/datetime';
+import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group } from '../contacts/entities/group.entity';
@@ -93,6 +95,7 @@ const BYTES_PER_INSERT = 1024 * 1024;
 @Injectable()
 export class ScheduledRepository {
   private readonly sql: DriverSql;
+  private readonly runner: DriverRunner;
   private readonly scheduled: TableInsert;
   private readonly numbers: TableInsert;
   private readonly contacts: TableInsert;
@@ -108,6 +111,7 @@ export class ScheduledRepository {
     private readonly medias: MediaRepository,
   ) {
     this.sql = DriverSql.for(dataSource);
+    this.runner = DriverRunner.for(dataSource);
     const table = (entity: EntityTarget<ObjectLiteral>, ...columns: string[]) =>
       new TableInsert(dataSource, entity, [...columns, 'created_at', 'updated_at']);
     this.scheduled = table(
@@ -141,6 +145,12 @@ export class ScheduledRepository {
   // On the driver, as the insert: get_send_sms with an id_phone asks on every request, and
   // TypeORM's query builder cost more than the statement (bench/cpu-profile.ts). Within a
   // transaction (`manager`), on its connection.
+  /** The user's contact `id` as the dispatch reads it, for a preview of its text. */
+  async contactOf(userId: number, id: number): Promise<ContactRow | undefined> {
+    const [row] = await this.runner.run(userContact(userId, id));
+    return row;
+  }
+
   async isOwnPhone(userId: number, phoneId: number, manager?: EntityManager): Promise<boolean> {
     return this.owns(this.ownPhone, userId, phoneId, manager);
   }

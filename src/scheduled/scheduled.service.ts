@@ -8,14 +8,19 @@ import { Deferred } from '../common/params/deferred';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
-import { hasTemplateSyntax } from '../text/recipient-text';
+import { measureSms, SmsMeasure } from '../common/text/gsm';
+import { contactRecipient } from '../contacts/contact-recipients';
+import { hasTemplateSyntax, TextOutcome, transliterated } from '../text/recipient-text';
 import { compileTemplate } from '../text/template';
+import { TextPool } from '../text/text-pool';
+import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
 import { parseNumbersCsv } from './numbers-csv';
 import { Row } from '../entries/entries.repository';
 import { EntriesService } from '../entries/entries.service';
 import {
   parseMergedScheduleParams,
+  PreviewInput,
   ScheduleInput,
   SendNowInput,
   UpdateScheduledInput,
@@ -42,6 +47,7 @@ export class ScheduledService {
     private readonly config: AppConfig,
     private readonly dispatch: DispatchSignal,
     private readonly entries: EntriesService,
+    private readonly pool: TextPool,
   ) {}
 
   /** GET /api/scheduled/{id}/: one of the caller's pending messages, as listed. */
@@ -240,6 +246,44 @@ export class ScheduledService {
       },
       [],
     );
+  }
+
+  /**
+   * post_scheduled_preview: the text as the dispatch would send it to one of the caller's
+   * contacts, rendered by the same code (the text pool's threads, the contact read and turned
+   * into template variables as the expansion does), and what it costs.
+   */
+  async preview(
+    user: AuthenticatedUser,
+    { text, contactId }: PreviewInput,
+  ): Promise<{ text: string } & SmsMeasure> {
+    // Rules 1 to 3 were checked at the edge (scheduled.params.ts). Rule 4.
+    checkTemplate(user, text);
+    // Rule 5.
+    const contact = await this.scheduled.contactOf(user.id, contactId);
+    if (contact === undefined) {
+      throw ApiError.invalid(`id_contact : ${contactId} is not the id of one of your contacts.`);
+    }
+    // Rule 6.
+    const gsm = isSettingOn(user.settings, 'force_gsm_alphabet');
+    let outcome: TextOutcome;
+    if (isSettingOn(user.settings, 'templating') && hasTemplateSyntax(text)) {
+      const { data, metas } = contactRecipient(contact);
+      const input: RenderInput = { data, metas, gsm };
+      [outcome] = await this.pool.render(
+        [text],
+        [{ source: 0, input: JSON.stringify(input), withMedias: false }],
+      );
+    } else {
+      outcome = transliterated(text, gsm, 'The text');
+    }
+    if ('reason' in outcome) {
+      throw ApiError.invalid(
+        `text : sent to the contact ${contactId}, it would fail: ${outcome.reason}`,
+      );
+    }
+    // Rule 7.
+    return { text: outcome.text, ...measureSms(outcome.text) };
   }
 
   /** delete_scheduled: the message's medias go with it, files included. */

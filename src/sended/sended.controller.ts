@@ -1,5 +1,6 @@
 import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
 import { ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
@@ -16,6 +17,70 @@ const SENDED_ID = ApiParam({
   description: 'Id of one of your sent messages',
 });
 
+const DATETIME: SchemaObject = {
+  type: 'string',
+  example: '2030-01-31 08:30:00',
+  description: 'In the service time zone',
+};
+
+/** A sent message as get_entries lists it. */
+const SENDED_ENTRY: SchemaObject = {
+  type: 'object',
+  required: [
+    'id',
+    'id_user',
+    'id_phone',
+    'at',
+    'text',
+    'destination',
+    'flash',
+    'mms',
+    'status',
+    'error',
+    'uid',
+    'adapter',
+    'tag',
+    'originating_scheduled',
+    'segments',
+    'encoding',
+    'created_at',
+    'updated_at',
+    'medias',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    id_user: { type: 'integer' },
+    id_phone: { type: 'integer', nullable: true, description: 'Null when no phone took it' },
+    at: DATETIME,
+    text: { type: 'string' },
+    destination: { type: 'string', example: '+33612345678' },
+    flash: { type: 'integer', enum: [0, 1] },
+    mms: { type: 'integer', enum: [0, 1] },
+    status: { type: 'string', enum: ['unknown', 'delivered', 'failed'] },
+    error: { type: 'string', nullable: true, description: 'Why it failed' },
+    uid: { type: 'string', nullable: true, description: "The provider's id of the message" },
+    adapter: { type: 'string' },
+    tag: { type: 'string', nullable: true },
+    originating_scheduled: { type: 'integer', nullable: true },
+    segments: { type: 'integer', description: 'SMS parts the text took' },
+    encoding: { type: 'string', enum: ['GSM-7', 'UCS-2'] },
+    created_at: DATETIME,
+    updated_at: { ...DATETIME, nullable: true },
+    medias: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'id_user', 'path'],
+        properties: {
+          id: { type: 'integer' },
+          id_user: { type: 'integer' },
+          path: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
 /** get_sended and delete_sended (docs/api.md#get_sended). */
 @ApiTags('sended')
 @Controller('api/sended')
@@ -28,10 +93,7 @@ export class SendedController {
     summary: 'get_sended: one sent message of the caller, as get_entries lists it.',
   })
   @SENDED_ID
-  @ApiEnvelopeResponse(
-    { type: 'object', additionalProperties: true },
-    'The sent message, with its medias',
-  )
+  @ApiEnvelopeResponse(SENDED_ENTRY, 'The sent message, with its medias')
   @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'sent message')
   findOne(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
     return this.sended.findOne(user.id, parseSendedIdParams(params));

@@ -12,6 +12,16 @@ export interface StatsInput {
 }
 
 export function parseStatsParams(params: Params, timeZone: string): StatsInput {
+  const period = parsePeriodParams(params, timeZone);
+  // Rule 3's format; whose phone it is comes next, in the service.
+  return { ...period, phoneId: parseId(params.id_phone, 'id_phone') };
+}
+
+/** Rules 1 and 2 of get_sms_status_stats: `start` and `end`, also those of the dashboard's. */
+export function parsePeriodParams(
+  params: Params,
+  timeZone: string,
+): { start: string; end: string } {
   // Rule 1.
   const missing = ['start', 'end'].filter((name) => isAbsent(params[name]));
   if (missing.length > 0) {
@@ -24,8 +34,7 @@ export function parseStatsParams(params: Params, timeZone: string): StatsInput {
   if (end < start) {
     throw ApiError.invalid('end must not be before start.');
   }
-  // Rule 3's format; whose phone it is comes next, in the service.
-  return { start, end, phoneId: parseId(params.id_phone, 'id_phone') };
+  return { start, end };
 }
 
 function statsBound(value: unknown, name: 'start' | 'end', timeZone: string): string {

@@ -4,7 +4,9 @@ import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
   checkPage,
+  CONSOLE_PASSWORD,
   launchChromium,
+  makeConsoleUser,
   screenshotsFolder,
   VIEWPORTS,
 } from '../support/browser';
@@ -73,6 +75,55 @@ describeInBrowser('the sign-in page, in Chromium', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
 
       await expect(page.getByRole('alert').textContent()).resolves.toBe(answer.body.message);
+    } finally {
+      await page.close();
+    }
+  });
+
+  /** Signs in through the page and answers what the page then shows in its alert. */
+  async function refusal(email: string, password: string): Promise<string | null> {
+    const page = await open('/sign-in', VIEWPORTS[0]);
+    try {
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      return await page.getByRole('alert').textContent();
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('says when too many sign-ins failed, with the time to wait', async () => {
+    const user = await makeConsoleUser(t.dataSource);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await expect(refusal(user.email, 'wrong password')).resolves.toBe(
+        'Invalid email or password.',
+      );
+    }
+    await expect(refusal(user.email, CONSOLE_PASSWORD)).resolves.toMatch(
+      /^Too many failed sign-ins .*: try again in \d+ seconds\.$/,
+    );
+  });
+
+  it('says when the account is suspended', async () => {
+    const user = await makeConsoleUser(t.dataSource, { status: 'suspended' });
+    const answer = await request(t.url)
+      .post('/api/login/')
+      .send({ email: user.email, password: CONSOLE_PASSWORD });
+    expect(answer.status).toBe(403);
+    await expect(refusal(user.email, CONSOLE_PASSWORD)).resolves.toBe(answer.body.message);
+  });
+
+  it('signs in and goes to the dashboard, or to the page the person was sent from', async () => {
+    const user = await makeConsoleUser(t.dataSource);
+    const page = await open('/sign-in?next=%2Fmessages%3Fstatus%3Dfailed', VIEWPORTS[1]);
+    try {
+      await page.getByLabel('Email').fill(user.email);
+      await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/messages');
+      expect(new URL(page.url()).search).toBe('?status=failed');
+      await expect(page.getByRole('banner').textContent()).resolves.toContain(user.email);
     } finally {
       await page.close();
     }

@@ -723,6 +723,8 @@ describeEachDatabase('smsgw CLI', (database) => {
           'PhoneCallbackTokens1764800000000',
           'PhonePacing1764900000000',
           'Sessions1765000000000',
+          'Conversations1765100000000',
+          'DashboardStatistics1765200000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -5,8 +5,11 @@ import { describeEachDatabase } from '../support/databases';
 import { withQueries } from '../support/instruments';
 import {
   insertRows,
+  makeConditionalGroup,
   makeContact,
+  makeGroup,
   makePhone,
+  makePhoneGroup,
   makeReceived,
   makeScheduled,
   makeSended,
@@ -329,6 +332,24 @@ describeEachDatabase('get_entries filters', (database) => {
       expect(idsOf(await list('contact', apiKey, { number: '+33612345670' }))).toEqual([
         martine.id,
       ]);
+    });
+
+    it('finds groups, conditional groups and phone groups by a part of their name, whatever its case', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const other = await makeUser(ds);
+      const customers = await makeGroup(ds, user.id, [], { name: 'Customers Lyon' });
+      await makeGroup(ds, user.id, [], { name: 'Staff' });
+      await makeGroup(ds, other.user.id, [], { name: 'Customers Other' });
+      const vip = await makeConditionalGroup(ds, user.id, { name: 'VIP customers' });
+      await makeConditionalGroup(ds, user.id, { name: 'Birthdays' });
+      const night = await makePhoneGroup(ds, user.id, [], { name: 'Night shift' });
+      await makePhoneGroup(ds, user.id, [], { name: 'Day shift' });
+
+      expect(idsOf(await list('group', apiKey, { name: 'CUSTOMER' }))).toEqual([customers.id]);
+      expect(idsOf(await list('conditional_group', apiKey, { name: 'customer' }))).toEqual([
+        vip.id,
+      ]);
+      expect(idsOf(await list('phone_group', apiKey, { name: 'NIGHT' }))).toEqual([night.id]);
     });
 
     it('takes % and _ in a name as themselves', async () => {

@@ -166,6 +166,17 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       path: { id: phone.id },
       body: { status: 'available' },
     });
+    await ds.query(
+      'INSERT INTO phone_reliability_history (id_user, id_phone, type, total, unreliable, ' +
+        "created_at) VALUES (?, ?, 'failed', 40, 9, '2026-03-01 10:00:00'), " +
+        "(?, ?, 'unknown', NULL, NULL, '2026-02-01 10:00:00')",
+      [id, phone.id, id, phone.id],
+    );
+    await call('get_reliability_stats', key, { query: { start: '2026-01-01', end: '2026-12-31' } });
+    await call('get_reliability_stats', key, { query: { start: '2026-01-01' } });
+    await call('get_daily_stats', key, { query: { start: '2026-01-01', end: '2026-01-03' } });
+    await call('get_daily_stats', key, { query: { start: '2026-01-03', end: '2026-01-01' } });
+    await call('get_queue_stats', key);
     const phoneGroup = await call('post_phone_group', key, {
       body: { name: 'conformance phones', phones: [phone.id] },
     });
@@ -204,8 +215,19 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       body: { name: 'renamed condition' },
     });
 
+    await call('post_scheduled_preview', key, {
+      body: { text: 'Hello {{ contact.firstname }}', id_contact: contactId },
+    });
     const scheduled = await call('post_scheduled', key, {
-      body: { text: 'Hello', numbers: ['+33612345678'], at: '2099-01-01 10:00:00' },
+      body: {
+        text: 'Hello',
+        numbers: ['+33612345678'],
+        contacts: [contactId],
+        groups: [groupId],
+        conditional_groups: [conditionalId],
+        tag: 'conformance',
+        at: '2099-01-01 10:00:00',
+      },
     });
     const scheduledId = idOf(scheduled);
     await call('get_scheduled', key, { path: { id: scheduledId } });
@@ -229,6 +251,10 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       path: { id: received.id },
       body: { status: 'read' },
     });
+    await call('get_conversations', key);
+    await call('get_conversations', session);
+    await call('get_conversation', key, { path: { number: '+33612345678' } });
+    await call('post_conversation_read', session, { path: { number: '+33612345678' } });
     const entryTypes = operations
       .get('get_entries')!
       .operation.parameters!.find((parameter) => parameter.name === 'entry_type')!.schema!.enum!;
@@ -289,12 +315,16 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       await call('post_logout', other.session),
       await call('post_contact', other.key, { body: { name: 'No number' } }),
       await call('post_scheduled', other.key, { body: {} }),
+      await call('post_scheduled_preview', other.key, { body: { text: 'Hi', id_contact: 0 } }),
       await call('get_entries', other.key, { path: { entry_type: 'sended' }, query: { page: -1 } }),
       await call('get_contact', other.key, { path: { id: 999_999 } }),
+      await call('get_conversation', other.key, {
+        path: { number: 'not a number at all, too long' },
+      }),
       await call('post_update_phone', other.key, { path: { id: 999_999 }, body: {} }),
     ];
     expect(failed.map((response) => response.status)).toEqual([
-      401, 401, 401, 401, 401, 400, 400, 400, 404, 404,
+      401, 401, 401, 401, 401, 400, 400, 400, 400, 404, 400, 404,
     ]);
     expect(failures).toEqual([]);
   });

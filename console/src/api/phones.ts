@@ -1,21 +1,29 @@
-import { answerOf, api } from './client';
+import { type Entry, int, listAllEntries, listEntryRows, text } from './entries';
+
+/**
+ * What the console shows of a phone to choose it. The API's listing of phones has no schema
+ * of its own in the OpenAPI document, so these fields are read and checked one by one.
+ */
+export interface PhoneChoice {
+  id: number;
+  name: string;
+  status: string;
+}
+
+export const PHONES_KEY = ['phones'] as const;
+
+/** A page of the caller's phones, by id, after `afterId`. */
+export async function listPhones(afterId?: number): Promise<PhoneChoice[]> {
+  const entries = await listEntryRows('phone', { after_id: afterId });
+  return entries.flatMap(({ id, name, status }) =>
+    typeof id === 'number' && typeof name === 'string'
+      ? [{ id, name, status: typeof status === 'string' ? status : '' }]
+      : [],
+  );
+}
 
 /** A phone's status, as the API lists it. */
 export type PhoneStatus = 'available' | 'unavailable' | 'no_credit' | 'limit_reached' | 'disabled';
-
-/**
- * What the console shows of a phone. The OpenAPI document describes the listing's entries only
- * as objects (their fields depend on the entry type), so these fields are read and checked one
- * by one rather than trusted.
- */
-export interface PhoneSummary {
-  id: number;
-  name: string;
-  status: PhoneStatus;
-}
-
-/** TanStack Query's key of the caller's phones. */
-export const PHONES_KEY = ['phones'] as const;
 
 const STATUSES: readonly string[] = [
   'available',
@@ -25,33 +33,26 @@ const STATUSES: readonly string[] = [
   'disabled',
 ] satisfies PhoneStatus[];
 
-function summaryOf(entry: Record<string, unknown>): PhoneSummary {
-  const { id, name, status } = entry;
-  if (typeof id !== 'number' || typeof name !== 'string' || !STATUSES.includes(String(status))) {
-    throw new Error('smsgw listed a phone without its id, name or status.');
-  }
-  return { id, name, status: status as PhoneStatus };
+/** A phone with its status now, as the dashboard shows it. */
+export interface PhoneSummary {
+  id: number;
+  name: string;
+  status: PhoneStatus;
 }
 
-/** The listing's page size: a shorter page is the last. */
-const PAGE_SIZE = 25;
+/** TanStack Query's key of every phone with its status, below the phones' key. */
+export const PHONE_STATUSES_KEY = [...PHONES_KEY, 'all', 'status'] as const;
 
-/** Every phone of the caller, by id: the listing's pages one after another. */
-export async function listPhones(): Promise<PhoneSummary[]> {
-  const phones: PhoneSummary[] = [];
-  for (;;) {
-    const after_id = phones.at(-1)?.id;
-    const page = await answerOf(
-      api.GET('/api/list/{entry_type}', {
-        params: {
-          path: { entry_type: 'phone' },
-          query: after_id === undefined ? {} : { after_id },
-        },
-      }),
-    );
-    phones.push(...page.map(summaryOf));
-    if (page.length < PAGE_SIZE) {
-      return phones;
-    }
+/** A listed phone's id, name and status, the status checked against those the API has. */
+export function readPhoneStatus(row: Entry): PhoneSummary {
+  const status = text(row.status);
+  if (!STATUSES.includes(status)) {
+    throw new Error(`smsgw listed a phone with a status the console does not know: "${status}".`);
   }
+  return { id: int(row.id), name: text(row.name), status: status as PhoneStatus };
+}
+
+/** Every phone of the caller, by id, with its status. */
+export async function listPhoneStatuses(): Promise<PhoneSummary[]> {
+  return (await listAllEntries('phone')).map(readPhoneStatus);
 }

@@ -11,11 +11,41 @@ export function envelopeSchema(response: SchemaObject): SchemaObject {
     properties: {
       error: { type: 'integer', description: '0 on success, else an error code', example: 0 },
       message: { type: 'string', nullable: true, description: 'Why the request failed' },
-      response: { ...response, nullable: true },
+      response: { ...everyMemberRequired(response), nullable: true },
       next: { type: 'string', nullable: true, description: 'URL of the next page' },
       prev: { type: 'string', nullable: true, description: 'URL of the previous page' },
     },
   };
+}
+
+/**
+ * The schema with every object's listed members required, where it does not say otherwise: an
+ * answer always carries its members (null when they have no value), so the conformance test
+ * catches one that goes missing and the console's generated types do not make them optional.
+ */
+function everyMemberRequired(schema: SchemaObject): SchemaObject {
+  const result: SchemaObject = { ...schema };
+  if (schema.properties) {
+    result.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, member]) => [
+        name,
+        '$ref' in member ? member : everyMemberRequired(member),
+      ]),
+    );
+    result.required = schema.required ?? Object.keys(schema.properties);
+  }
+  if (schema.items && !('$ref' in schema.items)) {
+    result.items = everyMemberRequired(schema.items);
+  }
+  for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
+    const variants = schema[key];
+    if (variants) {
+      result[key] = variants.map((variant) =>
+        '$ref' in variant ? variant : everyMemberRequired(variant),
+      );
+    }
+  }
+  return result;
 }
 
 const ERROR_RESPONSES: Array<[number, string]> = [

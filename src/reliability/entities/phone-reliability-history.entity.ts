@@ -19,4 +19,11 @@ export class PhoneReliabilityHistory extends Timestamped {
 
   @Column({ type: 'varchar', length: 16 })
   type!: ReliabilityType;
+
+  /** The window's sent entries, and those of the type; null in alerts older than these columns. */
+  @Column({ type: 'integer', nullable: true })
+  total!: number | null;
+
+  @Column({ type: 'integer', nullable: true })
+  unreliable!: number | null;
 }

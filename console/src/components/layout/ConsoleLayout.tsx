@@ -12,7 +12,14 @@ export function ConsoleLayout() {
   const location = useLocation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const session = useQuery({ queryKey: SESSION_KEY, queryFn: getSession });
+  // Checked again when the person comes back to the tab and every minute, so that a session
+  // that expired (or was ended elsewhere) sends them to sign in before they type anything.
+  const session = useQuery({
+    queryKey: SESSION_KEY,
+    queryFn: getSession,
+    refetchOnWindowFocus: true,
+    refetchInterval: 60_000,
+  });
   const signOut = useMutation({
     mutationFn: logout,
     onSuccess: async () => {
@@ -24,15 +31,15 @@ export function ConsoleLayout() {
   if (session.isPending) {
     return <p className="status">Loading…</p>;
   }
-  if (session.isError) {
-    if (isSessionLost(session.error)) {
-      const next = `${location.pathname}${location.search}`;
-      return <Navigate to={`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`} replace />;
-    }
+  if (session.isError && isSessionLost(session.error)) {
+    const next = `${location.pathname}${location.search}`;
+    return <Navigate to={`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`} replace />;
+  }
+  if (session.data === undefined) {
     return (
       <main className="status">
         <h1>smsgw</h1>
-        <LoadError error={session.error} retry={session.refetch} />
+        {session.error && <LoadError error={session.error} retry={session.refetch} />}
       </main>
     );
   }
@@ -60,6 +67,7 @@ export function ConsoleLayout() {
         </ul>
       </nav>
       <main className="layout-main">
+        {session.error && <LoadError error={session.error} retry={session.refetch} />}
         {signOut.isError && (
           <p className="error" role="alert">
             {signOut.error.message}
