@@ -10,18 +10,10 @@ function moment(datetime: string): string {
 
 /** The quota's period and how it goes on, in a sentence. */
 function QuotaPeriod({ quota }: { quota: Quota }) {
-  const { start_date: start, expiration_date: end } = quota;
   return (
     <p className="hint">
-      SMS segments
-      {start && end && (
-        <>
-          {' from '}
-          <span className="nowrap">{moment(start)}</span>
-          {' to '}
-          <span className="nowrap">{moment(end)}</span>
-        </>
-      )}
+      SMS segments from <span className="nowrap">{moment(quota.start_date)}</span> to{' '}
+      <span className="nowrap">{moment(quota.expiration_date)}</span>
       {quota.additional ? `, ${count(quota.additional)} of them on top of the credit` : ''}
       {quota.auto_renew ? '; renewed when it ends.' : '.'}
     </p>
@@ -41,9 +33,9 @@ export function QuotaUse() {
   if (!quota) {
     return <p>No quota: this account sends without limit.</p>;
   }
-  const allowed = (quota.credit ?? 0) + (quota.additional ?? 0);
-  const used = quota.consumed ?? 0;
-  const left = quota.remaining ?? 0;
+  const allowed = quota.credit + quota.additional;
+  const used = quota.consumed;
+  const left = quota.remaining;
   return (
     <>
       <meter
