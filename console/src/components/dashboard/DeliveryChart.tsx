@@ -11,7 +11,17 @@ const OPTIONS: ChartOptions<'bar'> = {
     x: { stacked: true, grid: { display: false }, ticks: { maxRotation: 0, autoSkipPadding: 12 } },
     y: { stacked: true, beginAtZero: true, grace: '5%', ticks: { precision: 0 } },
   },
-  plugins: { legend: { position: 'top' }, tooltip: { mode: 'index', intersect: false } },
+  // A day's three counts together wherever the pointer is over its column, with their sum.
+  interaction: { mode: 'index', intersect: false },
+  plugins: {
+    legend: { position: 'top' },
+    tooltip: {
+      callbacks: {
+        footer: (items) =>
+          `Total: ${count(items.reduce((sum, item) => sum + (item.parsed.y ?? 0), 0))}`,
+      },
+    },
+  },
 };
 
 /** Messages sent per day of the period, each day's bar stacked by status. */

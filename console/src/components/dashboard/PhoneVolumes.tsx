@@ -13,15 +13,26 @@ const OPTIONS: ChartOptions<'bar'> = {
     x: { stacked: true, beginAtZero: true, grace: '5%', ticks: { precision: 0 } },
     y: { stacked: true, grid: { display: false } },
   },
-  plugins: { legend: { position: 'top' }, tooltip: { mode: 'index', intersect: false } },
+  // A phone's counts together wherever the pointer is along its row, with its sent messages' sum.
+  interaction: { mode: 'index', axis: 'y', intersect: false },
+  plugins: {
+    legend: { position: 'top' },
+    tooltip: {
+      callbacks: {
+        footer: (items) =>
+          `Sent: ${count(
+            items
+              .filter((item) => item.dataset.stack === 'sent')
+              .reduce((sum, item) => sum + (item.parsed.x ?? 0), 0),
+          )}`,
+      },
+    },
+  },
 };
 
-/** What a phone is called on the dashboard; messages of no phone (or a deleted one) together. */
-function phoneName(id: number | null, phones: PhoneSummary[]): string {
-  if (id === null) {
-    return 'No phone';
-  }
-  return phones.find((phone) => phone.id === id)?.name ?? `Phone ${id} (deleted)`;
+/** What a phone is called on the dashboard; its id if it was deleted since the counts were read. */
+function phoneName(id: number, phones: PhoneSummary[]): string {
+  return phones.find((phone) => phone.id === id)?.name ?? `Phone ${id}`;
 }
 
 /**
