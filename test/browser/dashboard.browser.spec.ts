@@ -12,7 +12,7 @@ import {
   signedInPage,
   VIEWPORTS,
 } from '../support/browser';
-import { countExisting } from '../../src/database/migrations/1765100000000-DashboardStatistics';
+import { countExisting } from '../../src/database/migrations/1765200000000-DashboardStatistics';
 import type { SendedStatus } from '../../src/messages/entities/sended.entity';
 import { PhoneReliabilityHistory } from '../../src/reliability/entities/phone-reliability-history.entity';
 import { createTestDatabase, TestDatabase } from '../support/databases';

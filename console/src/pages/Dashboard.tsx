@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { listPhones, PHONES_KEY } from '../api/phones';
+import { listPhoneStatuses, PHONE_STATUSES_KEY } from '../api/phones';
 import { getDailyStats, getReliabilityAlerts, STATS_KEYS } from '../api/stats';
 import { LoadError } from '../components/common/LoadError';
 import { DeliveryChart } from '../components/dashboard/DeliveryChart';
@@ -44,7 +44,7 @@ export default function Dashboard() {
     queryKey: STATS_KEYS.reliability(period),
     queryFn: () => getReliabilityAlerts(period),
   });
-  const phones = useQuery({ queryKey: PHONES_KEY, queryFn: listPhones });
+  const phones = useQuery({ queryKey: PHONE_STATUSES_KEY, queryFn: listPhoneStatuses });
 
   return (
     <div className="dashboard">
