@@ -195,6 +195,28 @@ describe('compileCondition', () => {
       expect(patient.matches(contact, METAS)).toBe(true);
       expect(hasty.matches(contact, METAS)).toBe(false);
     });
+
+    it('tries a pattern once more when it was stopped, as a busy machine can stop a cheap one', () => {
+      // The first read of the name holds the thread past the limit, as a process kept off the
+      // CPU would be; the second is immediate.
+      let reads = 0;
+      const contact = {
+        get lastname() {
+          reads += 1;
+          const until = Date.now() + (reads === 1 ? 100 : 0);
+          while (Date.now() < until) {
+            // Holding the thread.
+          }
+          return 'Doe';
+        },
+      };
+      const condition = compileCondition("contact.lastname matches '/^Doe$/'", {
+        patternTimeoutMs: 20,
+      });
+
+      expect(condition.matches(contact, METAS)).toBe(true);
+      expect(reads).toBe(2);
+    });
   });
 
   describe('errors exclude the contact', () => {
