@@ -62,8 +62,9 @@ export function ReceivedDetail() {
           what="this received message"
           remove={() => deleteReceived(id)}
           onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: [...RECEIVED_KEY, id] });
-            await queryClient.invalidateQueries({ queryKey: RECEIVED_KEY });
+            // Dropped rather than marked stale: a stale list would show the deleted message
+            // until it is read again.
+            queryClient.removeQueries({ queryKey: RECEIVED_KEY });
             await navigate(listPath);
           }}
         />

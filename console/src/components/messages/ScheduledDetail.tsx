@@ -84,8 +84,9 @@ export function ScheduledDetail() {
           what="this scheduled message"
           remove={() => deleteScheduled(id)}
           onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: [...SCHEDULED_KEY, id] });
-            await queryClient.invalidateQueries({ queryKey: SCHEDULED_KEY });
+            // Dropped rather than marked stale: a stale list would show the deleted message
+            // until it is read again.
+            queryClient.removeQueries({ queryKey: SCHEDULED_KEY });
             await navigate(listPath);
           }}
         />

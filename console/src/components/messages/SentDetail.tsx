@@ -71,8 +71,9 @@ export function SentDetail() {
           what="this sent message"
           remove={() => deleteSent(id)}
           onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: [...SENDED_KEY, id] });
-            await queryClient.invalidateQueries({ queryKey: SENDED_KEY });
+            // Dropped rather than marked stale: a stale list would show the deleted message
+            // until it is read again.
+            queryClient.removeQueries({ queryKey: SENDED_KEY });
             await navigate(listPath);
           }}
         />
