@@ -275,6 +275,25 @@ describeInBrowser('the Contacts and groups page, in Chromium', () => {
     ]);
   });
 
+  it('deletes a contact once asked to confirm, and the API no longer has it', async () => {
+    const alan = await contactNamed('Alan Ray');
+    const page = await signedInPage(browser, t.url, user, `/contacts/${alan!.id}`);
+    try {
+      await page.getByRole('button', { name: 'Delete' }).click();
+      const question = page.getByRole('group', { name: /Delete the contact Alan Ray\?/ });
+      await question.getByRole('button', { name: 'Cancel' }).click();
+      expect(await contactNamed('Alan Ray')).toBeDefined();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('button', { name: 'Yes, delete it' }).click();
+      await page.waitForURL((url) => url.pathname === '/contacts');
+      await page.getByRole('link', { name: 'Ada Lin' }).waitFor();
+      await expect(page.getByRole('link', { name: 'Alan Ray' }).count()).resolves.toBe(0);
+      expect((await api(`/api/contact/${alan!.id}/`)).status).toBe(404);
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(VIEWPORTS)(
     'passes the page checks at $width x $height',
     async (viewport) => {
