@@ -275,6 +275,46 @@ describeInBrowser('the Contacts and groups page, in Chromium', () => {
     ]);
   });
 
+  it('pages the contacts with the API’s cursors, kept in the address', async () => {
+    const many = await makeConsoleUser(t.dataSource);
+    const contacts = Array.from({ length: 30 }, (_, index) => ({
+      name: `Person ${String(index + 1).padStart(2, '0')}`,
+      number: `+336123450${String(index + 1).padStart(2, '0')}`,
+    }));
+    const imported = await request(t.url)
+      .post('/api/contact/import/')
+      .set('X-Api-Key', many.apiKey)
+      .send({ contacts });
+    expect(imported.body.response).toEqual({ created: 30, updated: 0 });
+    const page = await signedInPage(browser, t.url, many, '/contacts');
+    try {
+      const names = () => page.getByRole('table').getByRole('link').allTextContents();
+      await page.getByRole('link', { name: 'Person 30' }).waitFor();
+      const first = await names();
+      expect(first).toHaveLength(25);
+      expect(first[0]).toBe('Person 30');
+      expect(first[24]).toBe('Person 06');
+      await page.getByRole('link', { name: 'Older' }).click();
+      await page.getByRole('link', { name: 'Person 01' }).waitFor();
+      expect(new URL(page.url()).searchParams.has('before_id')).toBe(true);
+      await expect(names()).resolves.toEqual([
+        'Person 05',
+        'Person 04',
+        'Person 03',
+        'Person 02',
+        'Person 01',
+      ]);
+      // The address is the page: opened again, it shows the same contacts.
+      await page.reload();
+      await page.getByRole('link', { name: 'Person 01' }).waitFor();
+      await expect(names()).resolves.toHaveLength(5);
+      await page.getByRole('link', { name: 'Newest' }).click();
+      await page.getByRole('link', { name: 'Person 30' }).waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+
   it('deletes a contact once asked to confirm, and the API no longer has it', async () => {
     const alan = await contactNamed('Alan Ray');
     const page = await signedInPage(browser, t.url, user, `/contacts/${alan!.id}`);
@@ -355,6 +395,15 @@ describeInBrowser('the Contacts and groups page, in Chromium', () => {
         await page.getByRole('button', { name: 'Import' }).click();
         await page.getByRole('alert').filter({ hasText: 'The file was refused' }).waitFor();
         await checkPage(page, 'contacts-import-refused');
+        await page
+          .getByLabel('CSV file', { exact: true })
+          .setInputFiles(csv('one.csv', 'name,number,firstname\nDora Vale,+33612340031,Dora\n'));
+        await page.getByRole('button', { name: 'Import' }).click();
+        await page
+          .getByRole('status')
+          .filter({ hasText: /^Imported 1 contact: / })
+          .waitFor();
+        await checkPage(page, 'contacts-import-done');
         await page.goto(`${t.url}/contacts/conditional-groups/${conditionalGroupId}`);
         const condition = page.getByLabel('Condition', { exact: true });
         await condition.fill('contact.city ==');
