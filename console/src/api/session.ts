@@ -29,6 +29,14 @@ api.use({
   },
 });
 
+/**
+ * The header a request made outside `api` (an upload through XMLHttpRequest, for its progress)
+ * carries for the API to accept a change from the session.
+ */
+export function csrfHeader(): Record<string, string> {
+  return csrfToken === null ? {} : { 'X-CSRF-Token': csrfToken };
+}
+
 export function getSession(): Promise<Session> {
   return answerOf(api.GET('/api/session')).then(remember);
 }

@@ -13,7 +13,7 @@ import { getSettings, isOn, SETTINGS_KEY } from '../api/settings';
 import { LoadError } from '../components/common/LoadError';
 import { showApiError } from '../components/forms/api-errors';
 import { Field, FormError } from '../components/forms/Field';
-import { EntryPicker } from '../components/send/EntryPicker';
+import { EntryPicker } from '../components/common/EntryPicker';
 import { contactLabel } from '../components/send/labels';
 import { AUTOMATIC, phoneChoice, PhoneSelect } from '../components/send/PhoneSelect';
 import { ScheduledResult } from '../components/send/ScheduledResult';

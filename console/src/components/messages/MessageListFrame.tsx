@@ -4,8 +4,9 @@ import { ApiError } from '../../api/client';
 import type { Cursor } from '../../api/entries';
 import { LoadError } from '../common/LoadError';
 import { MessageFilters } from './MessageFilters';
-import { Pager } from './Pager';
-import { type MessageKind, useCursor, useFilterValues } from './list-query';
+import { Pager } from '../common/Pager';
+import { useCursor } from '../common/cursor';
+import { type MessageKind, useFilterValues } from './list-query';
 
 /**
  * A list of the Messages page around its table: the filters, the table or why there is none,

@@ -3,7 +3,7 @@ import { NavLink } from 'react-router';
 /** The three lists of the Messages page; a message's detail keeps its list's tab current. */
 export function MessageTabs() {
   return (
-    <nav className="message-tabs" aria-label="Message lists">
+    <nav className="section-tabs" aria-label="Message lists">
       <ul>
         <li>
           <NavLink to="/messages/sent">Sent</NavLink>

@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { deleteReceived, getReceived, markReceived, RECEIVED_KEY } from '../../api/received';
 import { LoadError } from '../common/LoadError';
 import { BackToList } from './BackToList';
-import { ConfirmDelete } from './ConfirmDelete';
+import { ConfirmDelete } from '../common/ConfirmDelete';
 import { Facts, MediaLinks, MessageText } from './Facts';
 import { StatusBadge } from './StatusBadge';
 import { useListPath, useMessageId } from './detail-route';

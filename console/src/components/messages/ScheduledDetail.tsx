@@ -4,7 +4,7 @@ import { ApiError } from '../../api/client';
 import { deleteScheduled, getScheduled, SCHEDULED_KEY } from '../../api/scheduled';
 import { LoadError } from '../common/LoadError';
 import { BackToList } from './BackToList';
-import { ConfirmDelete } from './ConfirmDelete';
+import { ConfirmDelete } from '../common/ConfirmDelete';
 import { Facts, MediaLinks } from './Facts';
 import { ScheduledEditForm } from './ScheduledEditForm';
 import { useListPath, useMessageId } from './detail-route';

@@ -4,7 +4,7 @@ import { isStillScheduled, SCHEDULED_KEY } from '../../api/scheduled';
 import { deleteSent, getSent, SENDED_KEY } from '../../api/sended';
 import { LoadError } from '../common/LoadError';
 import { BackToList } from './BackToList';
-import { ConfirmDelete } from './ConfirmDelete';
+import { ConfirmDelete } from '../common/ConfirmDelete';
 import { Facts, MediaLinks, MessageText } from './Facts';
 import { StatusBadge } from './StatusBadge';
 import { useListPath, useMessageId } from './detail-route';

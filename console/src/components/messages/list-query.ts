@@ -1,5 +1,6 @@
 import { useSearchParams } from 'react-router';
-import { CURSOR_NAMES, type Cursor, type ListQuery, NEWEST } from '../../api/entries';
+import { type ListQuery, NEWEST } from '../../api/entries';
+import { useCursor } from '../common/cursor';
 
 /** The three lists of the Messages page: their path and the API's entry type. */
 export type MessageKind = 'sent' | 'received' | 'scheduled';
@@ -31,18 +32,6 @@ export function useFilterValues(kind: MessageKind): Partial<Record<FilterName, s
   return values;
 }
 
-/** The page's cursor in its query string; none is the newest page. */
-export function useCursor(): Cursor | null {
-  const [search] = useSearchParams();
-  for (const name of CURSOR_NAMES) {
-    const value = search.get(name);
-    if (value !== null && /^\d+$/.test(value)) {
-      return { [name]: Number(value) };
-    }
-  }
-  return null;
-}
-
 /**
  * get_entries' query for the list the page shows: its filters and its cursor. Without a
  * cursor the list opens on its newest entries (the API lists in id order, oldest first).
@@ -55,17 +44,4 @@ export function useListQuery(kind: MessageKind): ListQuery {
     query[name] = NUMERIC.includes(name) ? Number(value) : value;
   }
   return { ...(query as ListQuery), ...(cursor ?? NEWEST) };
-}
-
-/** The page's query string with `cursor` in place of the current one. */
-export function searchWithCursor(search: URLSearchParams, cursor: Cursor | null): string {
-  const next = new URLSearchParams(search);
-  for (const name of CURSOR_NAMES) {
-    next.delete(name);
-  }
-  for (const [name, value] of Object.entries(cursor ?? {})) {
-    next.set(name, String(value));
-  }
-  const text = next.toString();
-  return text ? `?${text}` : '';
 }

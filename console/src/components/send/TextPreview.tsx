@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { type Contact, CONTACTS_KEY, searchContacts } from '../../api/contacts';
 import { previewText, SCHEDULED_KEY } from '../../api/scheduled';
-import { EntryPicker } from './EntryPicker';
+import { EntryPicker } from '../common/EntryPicker';
 import { contactLabel } from './labels';
-import { useDebounced } from './useDebounced';
+import { useDebounced } from '../common/useDebounced';
 
 /**
  * The text as one chosen contact will receive it, rendered by the API with the dispatch's

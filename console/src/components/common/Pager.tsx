@@ -1,6 +1,7 @@
+import './common.css';
 import { Link, useSearchParams } from 'react-router';
 import { type Cursor, PAGE_SIZE } from '../../api/entries';
-import { searchWithCursor, useCursor } from './list-query';
+import { searchWithCursor, useCursor } from './cursor';
 
 /**
  * Links to the older and newer pages, with the cursors of the API's `prev` and `next` links

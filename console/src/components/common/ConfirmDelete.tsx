@@ -1,3 +1,4 @@
+import './common.css';
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 

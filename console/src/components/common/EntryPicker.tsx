@@ -1,3 +1,4 @@
+import './common.css';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { PAGE_SIZE } from '../../api/entries';
@@ -25,6 +26,7 @@ export function EntryPicker<T extends Choosable>({
   onChange,
   describe = (entry) => entry.name,
   single = false,
+  listChosen = true,
   error,
 }: {
   /** What is chosen, plural: "Contacts". */
@@ -36,6 +38,8 @@ export function EntryPicker<T extends Choosable>({
   onChange: (chosen: T[]) => void;
   describe?: (entry: T) => string;
   single?: boolean;
+  /** Off where the caller lists what is chosen itself (a group's members, paged). */
+  listChosen?: boolean;
   error?: string;
 }) {
   const id = useId();
@@ -59,7 +63,7 @@ export function EntryPicker<T extends Choosable>({
       <p id={`${id}-label`} className="entry-picker-label">
         {label}
       </p>
-      {chosen.length > 0 && (
+      {listChosen && chosen.length > 0 && (
         <ul className="chosen" aria-label={`${label} chosen`}>
           {chosen.map((entry) => (
             <li key={entry.id}>
