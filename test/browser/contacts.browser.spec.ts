@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   type ConsoleUser,
   launchChromium,
@@ -12,14 +13,14 @@ import {
   signedInPage,
   VIEWPORTS,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import { waitFor } from '../support/instruments';
 
 /*
  * The built console's Contacts and groups page in Debian's Chromium, against the real server on
- * SQLite with its dispatch worker inline: what the page creates, imports and selects is checked
- * through the API with the user's key, and a contact imported from a CSV file receives a
- * templated message sent to the group the page made.
+ * SQLite (or MariaDB, BROWSER_DATABASE) with its dispatch worker inline: what the page creates,
+ * imports and selects is checked through the API with the user's key, and a contact imported from a
+ * CSV file receives a templated message sent to the group the page made.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -40,7 +41,7 @@ describeInBrowser('the Contacts and groups page, in Chromium', () => {
 
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database, { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
     browser = await launchChromium();
     user = await makeConsoleUser(t.dataSource);

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   ConsoleUser,
   launchChromium,
@@ -12,15 +13,15 @@ import {
   signedInPage,
   VIEWPORTS,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import { makeContact, makePhone, makeReceived, makeSended } from '../support/factories';
 
 /*
  * The Conversations page of the built console in Debian's Chromium, against the real server on
- * SQLite with the inline worker sending through a `test` phone: a reply from the page is
- * delivered and shown in its thread, a message received through the phone's reception callback
- * shows up in the open thread without a reload, and opening a thread marks it read, each seen
- * through the API too.
+ * SQLite (or MariaDB, BROWSER_DATABASE) with the inline worker sending through a `test` phone: a
+ * reply from the page is delivered and shown in its thread, a message received through the phone's
+ * reception callback shows up in the open thread without a reload, and opening a thread marks it
+ * read, each seen through the API too.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -35,7 +36,7 @@ describeInBrowser('the Conversations page, in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database, { WORKER: 'inline', DISPATCH_POLL_MS: '50' });
     browser = await launchChromium();
   });

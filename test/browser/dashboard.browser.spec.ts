@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   type ConsoleUser,
   launchChromium,
@@ -15,7 +16,7 @@ import {
 import { countExisting } from '../../src/database/migrations/1765200000000-DashboardStatistics';
 import type { SendedStatus } from '../../src/messages/entities/sended.entity';
 import { PhoneReliabilityHistory } from '../../src/reliability/entities/phone-reliability-history.entity';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import {
   makePhone,
   makeQuota,
@@ -25,10 +26,10 @@ import {
 } from '../support/factories';
 
 /*
- * The dashboard in Chromium against the real server on SQLite: a user with two phones, messages
- * sent and received on several days, scheduled messages due and to come, and a quota. Every
- * figure the page shows is compared with the API's answer for the same period, fetched with the
- * user's key, never written here.
+ * The dashboard in Chromium against the real server on SQLite (or MariaDB, BROWSER_DATABASE): a
+ * user with two phones, messages sent and received on several days, scheduled messages due and to
+ * come, and a quota. Every figure the page shows is compared with the API's answer for the same
+ * period, fetched with the user's key, never written here.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -76,7 +77,7 @@ describeInBrowser('the dashboard, in Chromium', () => {
 
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database);
     browser = await launchChromium();
     const ds = t.dataSource;
@@ -116,7 +117,7 @@ describeInBrowser('the dashboard, in Chromium', () => {
     }
     // The factories write rows as they are stored, without the app's counters: counted here as
     // the migration counts the rows already there.
-    await countExisting(ds, false);
+    await countExisting(ds, ds.options.type === 'mysql');
     // An alert of each kind: one with its figures, one recorded before they were kept.
     const alerts = ds.getRepository(PhoneReliabilityHistory);
     await alerts.save(

@@ -3,13 +3,14 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   type ConsoleUser,
   launchChromium,
   makeConsoleUser,
   pageErrors,
   signedInPage,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import { makePhone } from '../support/factories';
 import { waitFor } from '../support/instruments';
 
@@ -27,7 +28,7 @@ describeInBrowser('a message from Send to Messages, Conversations and the dashbo
   let user: ConsoleUser;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database, { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
     browser = await launchChromium();
     user = await makeConsoleUser(t.dataSource);

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   ConsoleUser,
   launchChromium,
@@ -12,13 +13,13 @@ import {
   signedInPage,
   VIEWPORTS,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import { makePhone, makeReceived, makeScheduled, makeSended } from '../support/factories';
 
 /*
- * The console's Messages page in Debian's Chromium, against the real server on SQLite: its
- * lists filtered as the API filters them, a message's detail, and a scheduled message changed
- * and deleted, each effect checked through the API with the user's key.
+ * The console's Messages page in Debian's Chromium, against the real server on SQLite (or MariaDB,
+ * BROWSER_DATABASE): its lists filtered as the API filters them, a message's detail, and a
+ * scheduled message changed and deleted, each effect checked through the API with the user's key.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -33,7 +34,7 @@ describeInBrowser('the Messages page, in Chromium', () => {
 
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database);
     browser = await launchChromium();
     user = await makeConsoleUser(t.dataSource);

@@ -4,6 +4,7 @@ import { measureSms, toGsmAlphabet } from '../../src/common/text/gsm';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   type ConsoleUser,
   launchChromium,
@@ -13,15 +14,15 @@ import {
   signedInPage,
   VIEWPORTS,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 import { makeConditionalGroup, makeContact, makeGroup, makePhone } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { PNG } from '../support/scheduled.factories';
 
 /*
- * The built console's Send page in Debian's Chromium, against the real server on SQLite with
- * its dispatch worker inline and a phone of the `test` adapter: what the page counts, previews
- * and sends is held against measureSms and what the API then lists.
+ * The built console's Send page in Debian's Chromium, against the real server on SQLite (or
+ * MariaDB, BROWSER_DATABASE) with its dispatch worker inline and a phone of the `test` adapter:
+ * what the page counts, previews and sends is held against measureSms and what the API then lists.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -53,7 +54,7 @@ describeInBrowser('the Send page, in Chromium', () => {
 
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database, { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
     browser = await launchChromium();
     user = await makeConsoleUser(t.dataSource);

@@ -5,18 +5,20 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   type ConsoleUser,
   launchChromium,
   makeConsoleUser,
   pageErrors,
   signedInPage,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 
 /*
- * What the console does around its pages, in Chromium against the real server on SQLite: the
- * return to the page after a lost session, the message when smsgw cannot be reached, signing out,
- * and a page of another origin that tries to act with the person's session.
+ * What the console does around its pages, in Chromium against the real server on SQLite (or
+ * MariaDB, BROWSER_DATABASE): the return to the page after a lost session, the message when smsgw
+ * cannot be reached, signing out, and a page of another origin that tries to act with the person's
+ * session.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -26,7 +28,7 @@ describeInBrowser('the console’s session, in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database);
     browser = await launchChromium();
   });

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import {
   browserAvailable,
+  createBrowserDatabase,
   checkPage,
   CONSOLE_PASSWORD,
   launchChromium,
@@ -10,11 +11,12 @@ import {
   screenshotsFolder,
   VIEWPORTS,
 } from '../support/browser';
-import { createTestDatabase, TestDatabase } from '../support/databases';
+import type { TestDatabase } from '../support/databases';
 
 /*
- * The built console's sign-in page in Debian's Chromium, against the real server on SQLite,
- * found by label and role as a person finds it. Screenshots go to a folder printed at the start.
+ * The built console's sign-in page in Debian's Chromium, against the real server on SQLite (or
+ * MariaDB, BROWSER_DATABASE), found by label and role as a person finds it. Screenshots go to a
+ * folder printed at the start.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -24,7 +26,7 @@ describeInBrowser('the sign-in page, in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
     screenshotsFolder();
-    database = await createTestDatabase('sqlite');
+    database = await createBrowserDatabase();
     t = await startApp(database);
     browser = await launchChromium();
   });

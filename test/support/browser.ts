@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { DataSource } from 'typeorm';
 import { User } from '../../src/users/entities/user.entity';
 import { hashPassword } from '../../src/users/password';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases';
 import { makeUser } from './factories';
 
 /** Debian's Chromium, which `.ci/run` installs where it is missing. */
@@ -17,10 +18,35 @@ export const VIEWPORTS = [
 ] as const;
 
 /**
+ * The engine of the server the browser suites drive: SQLite, which `npm start` gives a new user,
+ * or MariaDB for the one run of the whole console on it (`npm run test:browser:mariadb`, which
+ * `npm test` makes when TEST_MYSQL_URL is set).
+ */
+export const BROWSER_DATABASE: DatabaseKind = browserDatabaseKind();
+
+function browserDatabaseKind(): DatabaseKind {
+  const kind = process.env.BROWSER_DATABASE ?? 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'mariadb') {
+    throw new Error(`BROWSER_DATABASE must be sqlite or mariadb, not "${kind}".`);
+  }
+  return kind;
+}
+
+/** A new database of the browser suites' engine for one suite's server. */
+export function createBrowserDatabase(): Promise<TestDatabase> {
+  return createTestDatabase(BROWSER_DATABASE);
+}
+
+/**
  * Whether the browser tests can run here. Without Chromium they are skipped with a warning,
- * except in CI, where `.ci/run` has installed it and its absence is a failure.
+ * except in CI, where `.ci/run` has installed it and its absence is a failure. The MariaDB run
+ * is skipped, saying so, without TEST_MYSQL_URL.
  */
 export function browserAvailable(): boolean {
+  if (BROWSER_DATABASE === 'mariadb' && !process.env.TEST_MYSQL_URL) {
+    console.warn('Browser tests on MariaDB SKIPPED: TEST_MYSQL_URL is not set.');
+    return false;
+  }
   if (existsSync(CHROMIUM)) {
     return true;
   }
@@ -51,9 +77,14 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * The folder the browser tests write their screenshots to, one file per page and size, so that a
- * person can look at every page after a run; printed once by each suite that writes there.
+ * person can look at every page after a run; printed once by each suite that writes there. The
+ * MariaDB run writes beside them, in `mariadb/`.
  */
-export const SCREENSHOTS = join(tmpdir(), 'smsgw-screenshots');
+export const SCREENSHOTS = join(
+  tmpdir(),
+  'smsgw-screenshots',
+  ...(BROWSER_DATABASE === 'mariadb' ? ['mariadb'] : []),
+);
 
 export function screenshotsFolder(): string {
   mkdirSync(SCREENSHOTS, { recursive: true });
