@@ -82,6 +82,13 @@ const DELIVERY: SchemaObject = {
     last_error: { type: 'string', nullable: true },
     next_attempt_at: { type: 'string', nullable: true },
     created_at: { type: 'string' },
+    updated_at: {
+      type: 'string',
+      nullable: true,
+      description:
+        "When the delivery last changed: its latest attempt's start or outcome, a retry or the " +
+        'webhook disabled; null before its first attempt',
+    },
     delivered_at: { type: 'string', nullable: true },
   },
 };

@@ -47,6 +47,8 @@ export interface DeliveryView {
   last_error: string | null;
   next_attempt_at: string | null;
   created_at: string | null;
+  /** When the row last changed (its latest attempt, as a rule); null before the first one. */
+  updated_at: string | null;
   delivered_at: string | null;
 }
 
@@ -206,6 +208,7 @@ export class WebhooksService {
       last_error: row.last_error,
       next_attempt_at: zone(row.next_attempt_at),
       created_at: zone(row.created_at),
+      updated_at: zone(row.updated_at),
       delivered_at: zone(row.delivered_at),
     };
   }

@@ -532,6 +532,32 @@ describeEachDatabase('webhook deliveries', (database) => {
   });
 
   describe('the log', () => {
+    it("dates each delivery's latest attempt (updated_at), null before the first one", async () => {
+      const hook = await hookTo(`${receiver.server.url}/500`);
+      const id = await ping(hook.apiKey, hook.id);
+      const logged = async () => {
+        const answer = await request(t.url)
+          .get(`/api/webhook/${hook.id}/deliveries/`)
+          .set('X-Api-Key', hook.apiKey)
+          .expect(200);
+        return (answer.body.response as Array<Record<string, unknown>>)[0];
+      };
+      expect(await logged()).toMatchObject({ id, status: 'pending', updated_at: null });
+
+      // A minute on, to the second: distinct from the queueing, within the event's age limit.
+      const attemptedAt = new Date((Math.floor(Date.now() / 1000) + 60) * 1000);
+      await deliverer.deliverDue(attemptedAt);
+
+      expect(await logged()).toMatchObject({
+        id,
+        status: 'pending',
+        attempts: 1,
+        last_http_status: 500,
+        last_error: 'The endpoint answered HTTP 500: no: 500.',
+        updated_at: attemptedAt.toISOString().slice(0, 19).replace('T', ' '),
+      });
+    });
+
     it('removes delivered and failed deliveries older than WEBHOOK_LOG_DAYS, never pending ones', async () => {
       const hook = await hookTo(`${receiver.server.url}/200`);
       const old = await ping(hook.apiKey, hook.id);

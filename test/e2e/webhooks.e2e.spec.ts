@@ -365,6 +365,7 @@ describeEachDatabase('webhooks', (database) => {
         last_error: null,
         next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        updated_at: null,
         delivered_at: null,
       });
       expect(first.body.next).toMatch(
