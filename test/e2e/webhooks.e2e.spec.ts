@@ -363,6 +363,7 @@ describeEachDatabase('webhooks', (database) => {
         attempts: 0,
         last_http_status: null,
         last_error: null,
+        last_answer: null,
         next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
