@@ -171,7 +171,9 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
       await page.getByRole('button', { name: 'Send a test' }).click();
       await page
         .getByRole('status')
-        .filter({ hasText: /^Test delivery #\d+ delivered: the endpoint answered HTTP 200\.$/ })
+        .filter({
+          hasText: /^Test delivery #\d+ delivered: the endpoint answered HTTP 200: thanks\.$/,
+        })
         .waitFor();
       const [ping] = receiver.ofType('ping');
       expect(ping.path).toBe('/hooks/sms');
@@ -183,6 +185,9 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
       const [pingDelivery] = await deliveries(created.id);
       expect(pingDelivery).toMatchObject({ event_type: 'ping', status: 'delivered' });
       await expect(logRow(page, pingDelivery.id).textContent()).resolves.toContain('delivered');
+      await expect(
+        logRow(page, pingDelivery.id).getByRole('cell', { name: 'thanks', exact: true }).count(),
+      ).resolves.toBe(1);
 
       // An event: a message sent by a phone of the `test` adapter, made through the API.
       await postWithKey('/api/phone/', { name: 'Front desk', adapter: 'test' }).expect(201);
@@ -190,7 +195,10 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
         text: 'Your parcel is on its way.',
         numbers: ['+33611223344'],
       }).expect(201);
-      await waitFor(async () => receiver.ofType('send_sms').length === 1, 'the send_sms event');
+      await waitFor(
+        () => Promise.resolve(receiver.ofType('send_sms').length === 1),
+        'the send_sms event',
+      );
       const payload = JSON.parse(receiver.ofType('send_sms')[0].fields.get('body') ?? '{}');
       expect(payload).toMatchObject({
         text: 'Your parcel is on its way.',
@@ -223,6 +231,11 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
       const failingRow = logRow(page, failing.id);
       await failingRow.filter({ hasText: excerpt }).waitFor();
       await expect(failingRow.textContent()).resolves.toContain('500');
+      await expect(
+        failingRow
+          .getByRole('cell', { name: 'receiver is down for maintenance', exact: true })
+          .count(),
+      ).resolves.toBe(1);
       await checkPage(page, 'webhooks-detail-failing');
 
       // Disabled, its waiting delivery fails; the API refuses its retry, in the API's words.

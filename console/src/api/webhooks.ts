@@ -24,19 +24,16 @@ export type WebhookFormat = Webhook['format'];
 
 /** The event types a webhook receives, in the order of docs/api.md's table, with their meaning. */
 export const WEBHOOK_TYPES: ReadonlyArray<{ value: WebhookType; label: string }> = [
-  { value: 'send_sms', label: 'A message is sent (send_sms)' },
-  {
-    value: 'send_sms_status_change',
-    label: "A sent message's status changes (send_sms_status_change)",
-  },
-  { value: 'receive_sms', label: 'A message is received (receive_sms)' },
-  { value: 'phone_reliability', label: "A phone's reliability alert (phone_reliability)" },
-  { value: 'quota', label: 'The quota is nearly or fully spent (quota)' },
+  { value: 'send_sms', label: 'Message sent (send_sms)' },
+  { value: 'send_sms_status_change', label: 'Status change (send_sms_status_change)' },
+  { value: 'receive_sms', label: 'Message received (receive_sms)' },
+  { value: 'phone_reliability', label: 'Phone reliability (phone_reliability)' },
+  { value: 'quota', label: 'Quota (quota)' },
 ];
 
 export const WEBHOOK_FORMATS: ReadonlyArray<{ value: WebhookFormat; label: string }> = [
-  { value: 'raspisms', label: "RaspiSMS's form fields (raspisms)" },
-  { value: 'standard', label: 'Standard Webhooks, JSON (standard)' },
+  { value: 'raspisms', label: 'RaspiSMS form fields (raspisms)' },
+  { value: 'standard', label: 'Standard Webhooks JSON (standard)' },
 ];
 
 /** TanStack Query's keys of webhooks: every key starts with WEBHOOKS_KEY. */

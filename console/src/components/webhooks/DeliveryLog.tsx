@@ -25,7 +25,7 @@ function usePage(): number {
 
 /**
  * A webhook's delivery log, newest first, 25 rows a page as the API pages it: each event with
- * its latest attempt's time, its HTTP status and the excerpt of the answer or the failure. Read
+ * its latest attempt's time, its HTTP status, the excerpt of its answer and why it failed. Read
  * again every second while a delivery waits, so that an attempt shows as soon as it is made,
  * and the first page every 5 seconds otherwise, so that a new event's delivery shows too. A
  * failed delivery can be retried, once the webhook is enabled.
@@ -70,7 +70,8 @@ export function DeliveryLog({ webhookId, enabled }: { webhookId: number; enabled
                 <th scope="col">Last attempt</th>
                 <th scope="col">Attempts</th>
                 <th scope="col">HTTP status</th>
-                <th scope="col">Answer or failure</th>
+                <th scope="col">Answer</th>
+                <th scope="col">Failure</th>
                 <th scope="col">Next attempt</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
@@ -114,7 +115,6 @@ function DeliveryRow({
     mutationFn: () => retryDelivery(webhookId, delivery.id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: [...WEBHOOKS_KEY, webhookId] }),
   });
-  const failure = delivery.status !== 'delivered' && delivery.last_error;
   return (
     <tr>
       <td className="nowrap">
@@ -132,7 +132,10 @@ function DeliveryRow({
       <td data-label="Attempts">{delivery.attempts}</td>
       <td data-label="HTTP status">{delivery.last_http_status ?? ''}</td>
       <td className="answer" data-label="Answer">
-        {failure ? <span className="failure">{delivery.last_error}</span> : ''}
+        {delivery.last_answer ?? ''}
+      </td>
+      <td className="answer failure" data-label="Failure">
+        {delivery.status === 'delivered' ? '' : (delivery.last_error ?? '')}
       </td>
       <td className="nowrap" data-label="Next attempt">
         {delivery.status === 'pending' ? (delivery.next_attempt_at ?? '') : ''}

@@ -22,7 +22,9 @@ export function TestResult({ webhookId, deliveryId }: { webhookId: number; deliv
   if (!row || (row.status === 'pending' && row.attempts === 0)) {
     said = `Test delivery #${deliveryId} queued: waiting for the endpoint's answer…`;
   } else if (row.status === 'delivered') {
-    said = `Test delivery #${deliveryId} delivered: the endpoint answered HTTP ${row.last_http_status ?? ''}.`;
+    said =
+      `Test delivery #${deliveryId} delivered: the endpoint answered HTTP ${row.last_http_status ?? ''}` +
+      (row.last_answer ? `: ${row.last_answer}.` : ', with no body.');
   } else {
     failed = true;
     said =
