@@ -3,13 +3,13 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import {
   deleteWebhook,
+  deliveriesKey,
   getWebhook,
   testWebhook,
   updateWebhook,
   type Webhook,
   webhookKey,
   WEBHOOKS_KEY,
-  deliveriesKey,
 } from '../../api/webhooks';
 import { LoadError } from '../common/LoadError';
 import { ConfirmDelete } from '../messages/ConfirmDelete';

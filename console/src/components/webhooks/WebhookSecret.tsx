@@ -24,10 +24,13 @@ export function WebhookSecret({ secret }: { secret: string }) {
         type="button"
         className="secondary"
         onClick={() =>
-          void navigator.clipboard.writeText(secret).then(
-            () => setCopied('Secret copied.'),
-            () => setCopied('The browser refused to copy: show the secret and copy it by hand.'),
-          )
+          // Without a secure context (plain http, not localhost) there is no clipboard at all.
+          void Promise.resolve()
+            .then(() => navigator.clipboard.writeText(secret))
+            .then(
+              () => setCopied('Secret copied.'),
+              () => setCopied('The browser refused to copy: show the secret and copy it by hand.'),
+            )
         }
       >
         Copy secret
