@@ -13,6 +13,7 @@ const PAGE_MODULES: Partial<Record<PagePath, () => Promise<{ default: ComponentT
   conversations: () => import('./pages/Conversations'),
   messages: () => import('./pages/Messages'),
   contacts: () => import('./pages/Contacts'),
+  webhooks: () => import('./pages/Webhooks'),
 };
 
 export function createConsoleRouter() {

@@ -20,6 +20,7 @@ import { PhonePacing1764900000000 } from './migrations/1764900000000-PhonePacing
 import { Sessions1765000000000 } from './migrations/1765000000000-Sessions';
 import { Conversations1765100000000 } from './migrations/1765100000000-Conversations';
 import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
+import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-WebhookDeliveryAnswer';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -38,6 +39,7 @@ export const MIGRATIONS = [
   Sessions1765000000000,
   Conversations1765100000000,
   DashboardStatistics1765200000000,
+  WebhookDeliveryAnswer1765340000000,
 ];
 
 export function dataSourceOptions(

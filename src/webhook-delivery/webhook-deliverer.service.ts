@@ -265,6 +265,7 @@ export class WebhookDeliverer {
               status: 'failed',
               httpStatus: null,
               error: 'The delivery could not be prepared; the server log holds the details.',
+              answer: null,
             };
           })
           .then((record) => {
@@ -354,19 +355,27 @@ export class WebhookDeliverer {
     answer: Answer,
     now: Date,
   ): AttemptRecord {
-    const base = { id: delivery.id, attempts: delivery.attempts };
     if ('failure' in answer) {
+      const base = { id: delivery.id, attempts: delivery.attempts, answer: null };
       return answer.final
         ? { ...base, status: 'failed', httpStatus: null, error: answer.failure }
-        : this.retry(delivery, null, answer.failure, now);
+        : this.retry(delivery, null, null, answer.failure, now);
     }
     const { status } = answer;
+    const answered = answer.body.trim() === '' ? null : excerpt(answer.body);
+    const base = { id: delivery.id, attempts: delivery.attempts, answer: answered };
     if (status >= 200 && status < 300) {
       return { ...base, status: 'delivered', httpStatus: status, error: null };
     }
-    const said = answer.body.trim() === '' ? '' : `: ${excerpt(answer.body)}`;
+    const said = answered === null ? '' : `: ${answered}`;
     if (status === 408 || status === 429 || status >= 500) {
-      return this.retry(delivery, status, `The endpoint answered HTTP ${status}${said}.`, now);
+      return this.retry(
+        delivery,
+        status,
+        answered,
+        `The endpoint answered HTTP ${status}${said}.`,
+        now,
+      );
     }
     if (status === 410) {
       const reason = `The webhook was disabled: its endpoint answered HTTP 410 Gone.`;
@@ -401,10 +410,11 @@ export class WebhookDeliverer {
   private retry(
     delivery: ClaimedDelivery,
     httpStatus: number | null,
+    answer: string | null,
     error: string,
     now: Date,
   ): AttemptRecord {
-    const base = { id: delivery.id, attempts: delivery.attempts, httpStatus };
+    const base = { id: delivery.id, attempts: delivery.attempts, httpStatus, answer };
     const next = now.getTime() + retryDelayMs(delivery.attempts, Math.random());
     const deadline = utcDate(delivery.event_at).getTime() + this.config.webhooks.maxAgeMs;
     if (next > deadline) {

@@ -36,6 +36,8 @@ export type AttemptRecord = {
   attempts: number;
   httpStatus: number | null;
   error: string | null;
+  /** An excerpt of the body the endpoint answered; null without an answer, or an empty one. */
+  answer: string | null;
 } & (
   | { status: 'delivered' }
   | { status: 'pending'; nextAttemptAt: string }
@@ -144,7 +146,7 @@ export class WebhookDeliveryRepository {
       for (let start = 0; start < group.length; start += RECORDS_PER_UPDATE) {
         const chunk = group.slice(start, start + RECORDS_PER_UPDATE);
         yield* write(
-          'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, ' +
+          'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, last_answer = ?, ' +
             "next_attempt_at = ?, delivered_at = ?, updated_at = ? WHERE status = 'pending' AND (" +
             chunk.map(() => '(id = ? AND attempts = ?)').join(' OR ') +
             ')',
@@ -159,7 +161,7 @@ export class WebhookDeliveryRepository {
     // include attempts of the same batch that were delivered.
     for (const record of disabling) {
       yield* write(
-        'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, ' +
+        'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, last_answer = ?, ' +
           'next_attempt_at = ?, delivered_at = ?, updated_at = ? ' +
           "WHERE id = ? AND attempts = ? AND status = 'pending'",
         [...recordValues(record, now), record.id, record.attempts],
@@ -197,12 +199,16 @@ export class WebhookDeliveryRepository {
 /** Attempts recorded per UPDATE: two parameters each, well under either engine's limit. */
 const RECORDS_PER_UPDATE = 500;
 
-/** status, last_http_status, last_error, next_attempt_at, delivered_at, updated_at of `record`. */
+/**
+ * status, last_http_status, last_error, last_answer, next_attempt_at, delivered_at, updated_at
+ * of `record`.
+ */
 function recordValues(record: AttemptRecord, now: string): unknown[] {
   return [
     record.status,
     record.httpStatus,
     record.error,
+    record.answer,
     record.status === 'pending' ? record.nextAttemptAt : null,
     record.status === 'delivered' ? now : null,
     now,

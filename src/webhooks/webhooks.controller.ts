@@ -80,8 +80,22 @@ const DELIVERY: SchemaObject = {
     attempts: { type: 'integer' },
     last_http_status: { type: 'integer', nullable: true },
     last_error: { type: 'string', nullable: true },
+    last_answer: {
+      type: 'string',
+      nullable: true,
+      description:
+        'An excerpt of the body the endpoint answered at the latest attempt, whatever its HTTP ' +
+        'status; null without an answer (a network failure, a timeout) or with an empty one',
+    },
     next_attempt_at: { type: 'string', nullable: true },
     created_at: { type: 'string' },
+    updated_at: {
+      type: 'string',
+      nullable: true,
+      description:
+        "When the delivery last changed: its latest attempt's start or outcome, a retry or the " +
+        'webhook disabled; null before its first attempt',
+    },
     delivered_at: { type: 'string', nullable: true },
   },
 };

@@ -45,8 +45,12 @@ export interface DeliveryView {
   attempts: number;
   last_http_status: number | null;
   last_error: string | null;
+  /** An excerpt of what the endpoint answered at the latest attempt, a 2xx included. */
+  last_answer: string | null;
   next_attempt_at: string | null;
   created_at: string | null;
+  /** When the row last changed (its latest attempt, as a rule); null before the first one. */
+  updated_at: string | null;
   delivered_at: string | null;
 }
 
@@ -204,8 +208,10 @@ export class WebhooksService {
       attempts: Number(row.attempts),
       last_http_status: row.last_http_status === null ? null : Number(row.last_http_status),
       last_error: row.last_error,
+      last_answer: row.last_answer,
       next_attempt_at: zone(row.next_attempt_at),
       created_at: zone(row.created_at),
+      updated_at: zone(row.updated_at),
       delivered_at: zone(row.delivered_at),
     };
   }

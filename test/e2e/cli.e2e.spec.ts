@@ -725,6 +725,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'Sessions1765000000000',
           'Conversations1765100000000',
           'DashboardStatistics1765200000000',
+          'WebhookDeliveryAnswer1765340000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -141,6 +141,7 @@ describeEachDatabase('webhook deliveries', (database) => {
         attempts: 1,
         last_http_status: 204,
         last_error: null,
+        last_answer: null,
         next_attempt_at: null,
       });
       expect((await delivery(id)).delivered_at).not.toBeNull();
@@ -167,6 +168,7 @@ describeEachDatabase('webhook deliveries', (database) => {
             attempts: attempt,
             last_http_status: status,
             last_error: error,
+            last_answer: `no: ${path}`,
           });
           waits.push(seconds(row.next_attempt_at) - Math.floor(now.getTime() / 1000));
           now = new Date(seconds(row.next_attempt_at) * 1000);
@@ -289,6 +291,7 @@ describeEachDatabase('webhook deliveries', (database) => {
         attempts: 1,
         last_http_status: null,
         last_error: 'No answer within 1500 ms (WEBHOOK_TIMEOUT_MS).',
+        last_answer: null,
       });
     });
 
@@ -532,6 +535,47 @@ describeEachDatabase('webhook deliveries', (database) => {
   });
 
   describe('the log', () => {
+    it("shows the latest attempt's answer (last_answer), a 2xx's included, and dates it (updated_at)", async () => {
+      const hook = await hookTo(`${receiver.server.url}/500`);
+      const id = await ping(hook.apiKey, hook.id);
+      const logged = async () => {
+        const answer = await request(t.url)
+          .get(`/api/webhook/${hook.id}/deliveries/`)
+          .set('X-Api-Key', hook.apiKey)
+          .expect(200);
+        return (answer.body.response as Array<Record<string, unknown>>)[0];
+      };
+      expect(await logged()).toMatchObject({ id, status: 'pending', updated_at: null });
+
+      // A minute on, to the second: distinct from the queueing, within the event's age limit.
+      const attemptedAt = new Date((Math.floor(Date.now() / 1000) + 60) * 1000);
+      await deliverer.deliverDue(attemptedAt);
+
+      expect(await logged()).toMatchObject({
+        id,
+        status: 'pending',
+        attempts: 1,
+        last_http_status: 500,
+        last_error: 'The endpoint answered HTTP 500: no: 500.',
+        last_answer: 'no: 500',
+        updated_at: attemptedAt.toISOString().slice(0, 19).replace('T', ' '),
+      });
+
+      await post(`/api/webhook/${hook.id}/`, hook.apiKey, {
+        url: `${receiver.server.url}/accepted`,
+      }).expect(200);
+      await deliverer.deliverDue(new Date(attemptedAt.getTime() + HOUR));
+
+      expect(await logged()).toMatchObject({
+        id,
+        status: 'delivered',
+        attempts: 2,
+        last_http_status: 200,
+        last_error: null,
+        last_answer: 'ok',
+      });
+    });
+
     it('removes delivered and failed deliveries older than WEBHOOK_LOG_DAYS, never pending ones', async () => {
       const hook = await hookTo(`${receiver.server.url}/200`);
       const old = await ping(hook.apiKey, hook.id);

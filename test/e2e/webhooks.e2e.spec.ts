@@ -363,8 +363,10 @@ describeEachDatabase('webhooks', (database) => {
         attempts: 0,
         last_http_status: null,
         last_error: null,
+        last_answer: null,
         next_attempt_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        updated_at: null,
         delivered_at: null,
       });
       expect(first.body.next).toMatch(

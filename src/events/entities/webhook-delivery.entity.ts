@@ -45,6 +45,10 @@ export class WebhookDelivery extends Timestamped {
   @Column({ type: 'text', nullable: true })
   last_error!: string | null;
 
+  /** An excerpt of the body the endpoint answered at the latest attempt, whatever its status. */
+  @Column({ type: 'text', nullable: true })
+  last_answer!: string | null;
+
   @DatetimeColumn({ nullable: true })
   next_attempt_at!: string | null;
 
