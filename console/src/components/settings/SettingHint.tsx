@@ -1,0 +1,41 @@
+import type { SettingDefinition } from '../../api/settings';
+
+/** A setting's meaning, the values it takes and its default, all as the API describes them. */
+export function SettingHint({ definition }: { definition: SettingDefinition }) {
+  return (
+    <>
+      {definition.description} {allowedOf(definition)}
+      <span className="default"> Default: {defaultOf(definition)}.</span>
+    </>
+  );
+}
+
+function allowedOf(definition: SettingDefinition): string {
+  switch (definition.type) {
+    case 'number':
+      return definition.decimals
+        ? `From ${definition.minimum} to ${definition.maximum}, at most ${definition.decimals} decimals.`
+        : `A whole number from ${definition.minimum} to ${definition.maximum}.`;
+    case 'text':
+      return `${definition.min_length} to ${definition.max_length} characters.`;
+    case 'flag':
+    case 'choice':
+      return '';
+  }
+}
+
+function defaultOf(definition: SettingDefinition): string {
+  switch (definition.type) {
+    case 'flag':
+      return definition.default === '1' ? 'on' : 'off';
+    case 'choice':
+      return (
+        definition.choices?.find((choice) => choice.value === definition.default)?.label ??
+        definition.default
+      );
+    case 'number':
+      return definition.default;
+    case 'text':
+      return `“${definition.default}”`;
+  }
+}
