@@ -183,6 +183,7 @@ describeInBrowser('the Settings page, in Chromium', () => {
       await page.getByRole('button', { name: 'Replace my API key' }).click();
       await page.getByRole('alert').filter({ hasText: "password is not the user's" }).waitFor();
       await expect(password.getAttribute('aria-invalid')).resolves.toBe('true');
+      await checkPage(page, 'settings-api-key-refused');
       await withKey('/api/me/').expect(200);
 
       await password.fill(CONSOLE_PASSWORD);

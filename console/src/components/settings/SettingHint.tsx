@@ -10,14 +10,16 @@ export function SettingHint({ definition }: { definition: SettingDefinition }) {
   );
 }
 
+const count = new Intl.NumberFormat('en');
+
 function allowedOf(definition: SettingDefinition): string {
   switch (definition.type) {
     case 'number':
       return definition.decimals
-        ? `From ${definition.minimum} to ${definition.maximum}, at most ${definition.decimals} decimals.`
-        : `A whole number from ${definition.minimum} to ${definition.maximum}.`;
+        ? `From ${count.format(definition.minimum ?? 0)} to ${count.format(definition.maximum ?? 0)}, at most ${definition.decimals} decimals.`
+        : `A whole number from ${count.format(definition.minimum ?? 0)} to ${count.format(definition.maximum ?? 0)}.`;
     case 'text':
-      return `${definition.min_length} to ${definition.max_length} characters.`;
+      return `${count.format(definition.min_length ?? 0)} to ${count.format(definition.max_length ?? 0)} characters.`;
     case 'flag':
     case 'choice':
       return '';

@@ -38,14 +38,16 @@ export function SettingsForms() {
       <p className="intro">
         How smsgw sends, answers STOP and warns you. A group is saved with its own button.
       </p>
-      {groupsOf(definitions.data).map(([group, members]) => (
-        <SettingGroupForm
-          key={group}
-          group={group}
-          definitions={members}
-          settings={settings.data as Record<string, string>}
-        />
-      ))}
+      <div className="setting-groups">
+        {groupsOf(definitions.data).map(([group, members]) => (
+          <SettingGroupForm
+            key={group}
+            group={group}
+            definitions={members}
+            settings={settings.data as Record<string, string>}
+          />
+        ))}
+      </div>
     </section>
   );
 }

@@ -38,8 +38,10 @@ export function StopList() {
         <ul className="stop-numbers" aria-label="Numbers of the STOP list">
           {[...page.data.numbers].reverse().map((entry) => (
             <li key={entry.id}>
-              <span className="number">{entry.number}</span>
-              <span className="added">Added {entry.createdAt}</span>
+              <span className="entry">
+                <span className="number">{entry.number}</span>{' '}
+                <span className="added">added {entry.createdAt}</span>
+              </span>
               <ConfirmRemove number={entry.number} id={entry.id} onRemoved={changed} />
             </li>
           ))}
