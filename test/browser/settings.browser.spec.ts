@@ -133,6 +133,8 @@ describeInBrowser('the Settings page, in Chromium', () => {
       await numbers.getByRole('listitem').nth(1).waitFor({ state: 'detached' });
       await expect(numbers.getByRole('listitem').textContent()).resolves.toContain('+33612345600');
       await page.getByRole('link', { name: 'Newest' }).click();
+      // The dates are the API's, in the zone get_session gives.
+      await page.getByText(`Dates are in smsgw's time zone, ${t.config.timeZone}.`).waitFor();
 
       const field = page.getByLabel('Number to stop');
       await field.fill('not a number');

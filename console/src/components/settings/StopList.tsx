@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { NEWEST } from '../../api/entries';
+import { getSession, SESSION_KEY } from '../../api/session';
 import { listStop, STOP_LIST_KEY } from '../../api/stop-list';
 import { LoadError } from '../common/LoadError';
 import { Pager } from '../messages/Pager';
@@ -19,6 +20,8 @@ export function StopList() {
     queryFn: () => listStop(cursor),
     placeholderData: keepPreviousData,
   });
+  // The layout has read the session already: this is its cached answer.
+  const session = useQuery({ queryKey: SESSION_KEY, queryFn: getSession });
   const changed = () => queryClient.invalidateQueries({ queryKey: STOP_LIST_KEY });
   return (
     <section aria-labelledby="stop-list-title" aria-busy={page.isFetching}>
@@ -26,6 +29,7 @@ export function StopList() {
       <p className="intro">
         Numbers that answered STOP, or that you added: no message is sent to them while the setting
         “Respect the STOP list” is on, except messages tagged SMS_STOP.
+        {session.data && ` Dates are in smsgw's time zone, ${session.data.time_zone}.`}
       </p>
       <StopNumberForm onAdded={changed} />
       {page.isPending ? (
