@@ -7,7 +7,12 @@ import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { QuotaView } from '../users/quota';
-import { DEFAULT_SETTINGS, SETTING_DEFINITIONS, SettingDefinition } from '../users/settings';
+import {
+  DEFAULT_SETTINGS,
+  numberPattern,
+  SETTING_DEFINITIONS,
+  SettingDefinition,
+} from '../users/settings';
 import { UserView } from '../users/users.service';
 import { parseSettingsParams } from './account.params';
 import { AccountService } from './account.service';
@@ -29,6 +34,7 @@ function settingSchema(definition: SettingDefinition): SchemaObject {
         maxLength: definition.max_length ?? undefined,
       };
     case 'number':
+      return { ...schema, pattern: numberPattern(definition) };
     case 'choice':
       return schema;
   }

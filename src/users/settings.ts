@@ -337,6 +337,12 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
   return stored === null ? { reason: `${name} must be ${definition.allowed}.` } : { value: stored };
 }
 
+/** The digits a number setting is written with, before its range is checked. */
+export function numberPattern(definition: SettingDefinition): string {
+  const decimals = definition.decimals ?? 0;
+  return `^\\d{1,${MAX_INTEGER_DIGITS}}${decimals > 0 ? `(?:\\.\\d{1,${decimals}})?` : ''}$`;
+}
+
 /** The value as stored, or null when the definition refuses it. */
 function storedValue(definition: SettingDefinition, value: string): string | null {
   switch (definition.type) {
@@ -348,11 +354,7 @@ function storedValue(definition: SettingDefinition, value: string): string | nul
           ?.value ?? null
       );
     case 'number': {
-      const decimals = definition.decimals ?? 0;
-      const pattern = new RegExp(
-        `^\\d{1,${MAX_INTEGER_DIGITS}}${decimals > 0 ? `(?:\\.\\d{1,${decimals}})?` : ''}$`,
-      );
-      const number = pattern.test(value) ? Number(value) : NaN;
+      const number = new RegExp(numberPattern(definition)).test(value) ? Number(value) : NaN;
       return number >= (definition.minimum ?? 0) && number <= (definition.maximum ?? Infinity)
         ? String(number)
         : null;

@@ -25,6 +25,8 @@ export function ApiKeyPanel() {
   } = useForm<Values>({ defaultValues: { password: '' } });
   const replace = useMutation({
     mutationFn: ({ password }: Values) => newApiKey(password),
+    // Not kept in the mutation cache once the page is left: the key lives in this component only.
+    gcTime: 0,
     onSuccess: (made) => {
       setKey(made);
       setAsking(false);
