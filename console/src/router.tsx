@@ -14,6 +14,7 @@ const PAGE_MODULES: Partial<Record<PagePath, () => Promise<{ default: ComponentT
   messages: () => import('./pages/Messages'),
   contacts: () => import('./pages/Contacts'),
   webhooks: () => import('./pages/Webhooks'),
+  settings: () => import('./pages/Settings'),
 };
 
 export function createConsoleRouter() {

@@ -7,44 +7,101 @@ import { AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { QuotaView } from '../users/quota';
-import { DEFAULT_SETTINGS, RELIABILITY_TYPES, ReliabilityType } from '../users/settings';
+import {
+  DEFAULT_SETTINGS,
+  numberPattern,
+  SETTING_DEFINITIONS,
+  SettingDefinition,
+} from '../users/settings';
 import { UserView } from '../users/users.service';
 import { parseSettingsParams } from './account.params';
 import { AccountService } from './account.service';
 
-const FLAG: SchemaObject = { type: 'string', enum: ['0', '1'] };
+/** A setting's schema in get_setting's answer and post_setting's body, from its definition. */
+function settingSchema(definition: SettingDefinition): SchemaObject {
+  const schema: SchemaObject = {
+    type: 'string',
+    description: `${definition.description} Allowed: ${definition.allowed}.`,
+    example: definition.default,
+  };
+  switch (definition.type) {
+    case 'flag':
+      return { ...schema, enum: ['0', '1'] };
+    case 'text':
+      return {
+        ...schema,
+        minLength: definition.min_length ?? undefined,
+        maxLength: definition.max_length ?? undefined,
+      };
+    case 'number':
+      return { ...schema, pattern: numberPattern(definition) };
+    case 'choice':
+      return schema;
+  }
+}
 
 /** Every setting, as listed and as changed. */
 const SETTINGS: SchemaObject = {
   type: 'object',
-  properties: {
-    mms: { ...FLAG, description: 'MMS may be sent' },
-    phone_limit: { ...FLAG, description: "The dispatch respects phones' sending limits" },
-    phone_priority: { ...FLAG, description: 'The dispatch prefers phones of higher priority' },
-    templating: { ...FLAG, description: 'Texts are rendered as templates' },
-    smsstop: { ...FLAG, description: 'Numbers of the STOP list are skipped' },
-    smsstop_respond: { ...FLAG, description: 'A STOP reply is answered with smsstop_response' },
-    smsstop_response: { type: 'string', minLength: 1, maxLength: 1000 },
-    force_gsm_alphabet: { ...FLAG, description: 'Texts are converted to the GSM alphabet' },
-    webhook: FLAG,
-    default_phone_country: {
-      type: 'string',
-      description: 'ISO 3166 alpha-2 code (any case, stored lowercase) or empty',
-      example: 'fr',
-    },
-    alert_quota_limit_close: {
-      type: 'string',
-      pattern: '^(?:0(?:\\.\\d{1,4})?|1(?:\\.0{1,4})?)$',
-      description: 'Share of the quota consumed that sends a `quota` event `close`; 0: none',
-      example: '0.9',
-    },
-    alert_quota_limit_reached: {
-      ...FLAG,
-      description: 'A `quota` event `reached` is sent once nothing remains',
-    },
-    ...Object.fromEntries(RELIABILITY_TYPES.flatMap((type) => reliabilitySettings(type))),
-  },
+  properties: Object.fromEntries(
+    SETTING_DEFINITIONS.map((definition) => [definition.name, settingSchema(definition)]),
+  ),
   example: DEFAULT_SETTINGS,
+};
+
+const NUMBER_OR_NULL: SchemaObject = { type: 'number', nullable: true };
+
+/** get_setting_definitions' answer: every setting's meaning and allowed values. */
+const DEFINITIONS: SchemaObject = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: [
+      'name',
+      'label',
+      'description',
+      'group',
+      'type',
+      'default',
+      'allowed',
+      'minimum',
+      'maximum',
+      'decimals',
+      'min_length',
+      'max_length',
+      'choices',
+    ],
+    properties: {
+      name: { type: 'string', example: 'mms' },
+      label: { type: 'string', description: 'A short name for a form' },
+      description: { type: 'string', description: 'What the setting changes' },
+      group: { type: 'string', description: 'The heading the setting goes under' },
+      type: {
+        type: 'string',
+        enum: ['flag', 'choice', 'number', 'text'],
+        description:
+          'flag: 0 or 1; choice: one of choices; number: a decimal from minimum to maximum ' +
+          'with at most decimals digits after the point; text: min_length to max_length characters',
+      },
+      default: { type: 'string', description: 'The value of a user who never changed it' },
+      allowed: { type: 'string', description: 'The allowed values in words' },
+      minimum: { ...NUMBER_OR_NULL, description: 'number: the smallest value' },
+      maximum: { ...NUMBER_OR_NULL, description: 'number: the largest value' },
+      decimals: { ...NUMBER_OR_NULL, description: 'number: most digits after the point' },
+      min_length: { ...NUMBER_OR_NULL, description: 'text: fewest characters' },
+      max_length: { ...NUMBER_OR_NULL, description: 'text: most characters' },
+      choices: {
+        type: 'array',
+        nullable: true,
+        description: 'choice: the values, matched in any case',
+        items: {
+          type: 'object',
+          required: ['value', 'label'],
+          properties: { value: { type: 'string' }, label: { type: 'string' } },
+        },
+      },
+    },
+  },
 };
 
 /** The caller's quota, as it stands at the request (renewed if due). */
@@ -65,28 +122,7 @@ const QUOTA: SchemaObject = {
     auto_renew: { type: 'boolean' },
   },
 };
-/** The settings of the reliability check of one type (docs/dispatch.md#phone-reliability). */
-function reliabilitySettings(type: ReliabilityType): Array<[string, SchemaObject]> {
-  const name = `phone_reliability_${type}`;
-  const whole: SchemaObject = { type: 'string', pattern: '^[0-9]+$' };
-  return [
-    [name, { ...FLAG, description: `Phones' ${type} rates are checked` }],
-    [
-      `${name}_rate_limit`,
-      { type: 'string', description: 'Percentage, 0 to 100, that raises an alert', example: '10' },
-    ],
-    [`${name}_volume`, { ...whole, description: 'Fewest messages in the window, at least 1' }],
-    [`${name}_period`, { ...whole, description: 'Minutes the window goes back, at least 1' }],
-    [
-      `${name}_grace_period`,
-      { ...whole, description: 'Latest minutes left out, less than the period' },
-    ],
-    [`${name}_webhook`, { ...FLAG, description: 'An alert sends a phone_reliability event' }],
-    [`${name}_auto_disable`, { ...FLAG, description: 'An alert disables the phone' }],
-  ];
-}
-
-/** The caller's settings and account (docs/api.md#get_setting, #post_setting, #get_me). */
+/** The caller's settings and account (docs/api.md#get_setting, #get_setting_definitions, #post_setting, #get_me). */
 @ApiTags('account')
 @Controller('api')
 export class AccountController {
@@ -100,6 +136,18 @@ export class AccountController {
   @ApiEnvelopeResponse(SETTINGS, 'The settings, values as stored (strings)')
   settings(@CurrentUser() user: AuthenticatedUser): Record<string, string> {
     return this.account.settings(user);
+  }
+
+  @Get('setting/definitions')
+  @ApiOperation({
+    operationId: 'get_setting_definitions',
+    summary:
+      "get_setting_definitions: every setting's meaning, allowed values and default, as " +
+      'post_setting checks them, in the order a form shows them.',
+  })
+  @ApiEnvelopeResponse(DEFINITIONS, 'The definitions')
+  definitions(): readonly SettingDefinition[] {
+    return this.account.definitions();
   }
 
   @Post('setting')

@@ -5,7 +5,7 @@ import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { QuotaView } from '../users/quota';
 import { QuotaService } from '../users/quota.service';
-import { checkSettingsTogether } from '../users/settings';
+import { checkSettingsTogether, SETTING_DEFINITIONS, SettingDefinition } from '../users/settings';
 import { UsersService, UserView } from '../users/users.service';
 
 /** GET and POST /api/setting/, GET /api/me/ (docs/api.md#get_setting and after). */
@@ -20,6 +20,11 @@ export class AccountService {
   /** Authentication read them, defaults included, for this very request. */
   settings(user: AuthenticatedUser): Record<string, string> {
     return user.settings;
+  }
+
+  /** The same definitions the checks of post_setting and `smsgw setting set` read. */
+  definitions(): readonly SettingDefinition[] {
+    return SETTING_DEFINITIONS;
   }
 
   /**

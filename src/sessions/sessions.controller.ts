@@ -15,7 +15,7 @@ import { SessionAnswer, SessionsService } from './sessions.service';
 
 const SESSION: SchemaObject = {
   type: 'object',
-  required: ['user', 'csrf_token', 'expires_at'],
+  required: ['user', 'csrf_token', 'expires_at', 'time_zone'],
   properties: {
     user: {
       type: 'object',
@@ -35,6 +35,11 @@ const SESSION: SchemaObject = {
     expires_at: {
       type: 'string',
       description: 'When the session ends if unused (service time zone)',
+    },
+    time_zone: {
+      type: 'string',
+      description: 'The service time zone (IANA name) of every date the API answers',
+      example: 'Europe/Paris',
     },
   },
 };

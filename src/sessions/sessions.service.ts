@@ -23,6 +23,8 @@ export interface SessionAnswer {
   user: UserView;
   csrf_token: string;
   expires_at: string;
+  /** The service time zone (IANA), the zone of every date the API answers. */
+  time_zone: string;
 }
 
 /** What the controller sends back of a sign-in: the answer, and the cookie's token. */
@@ -225,6 +227,7 @@ export class SessionsService extends SessionResolver {
       user: { ...user, created_at: utcToZone(user.created_at, zone) ?? user.created_at },
       csrf_token: session.csrfToken,
       expires_at: utcToZone(expiresAt, zone) ?? expiresAt,
+      time_zone: zone,
     };
   }
 }

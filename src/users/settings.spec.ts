@@ -1,4 +1,10 @@
-import { checkSetting, checkSettingsTogether, DEFAULT_SETTINGS, isSettingOn } from './settings';
+import {
+  checkSetting,
+  checkSettingsTogether,
+  DEFAULT_SETTINGS,
+  isSettingOn,
+  SETTING_DEFINITIONS,
+} from './settings';
 
 describe('isSettingOn', () => {
   it.each([
@@ -164,5 +170,22 @@ describe('checkSettingsTogether', () => {
         { mms: '0' },
       ),
     ).toBe(null);
+  });
+});
+
+describe('SETTING_DEFINITIONS', () => {
+  it.each(SETTING_DEFINITIONS.map((definition) => [definition.name, definition]))(
+    "takes %s's own default as it is stored",
+    (name, definition) => {
+      expect(checkSetting(name, definition.default)).toEqual({ value: definition.default });
+    },
+  );
+
+  it('offers only choices the check takes', () => {
+    for (const definition of SETTING_DEFINITIONS) {
+      for (const choice of definition.choices ?? []) {
+        expect(checkSetting(definition.name, choice.value)).toEqual({ value: choice.value });
+      }
+    }
   });
 });

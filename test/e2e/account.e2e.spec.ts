@@ -89,6 +89,122 @@ describeEachDatabase('settings and the account', (database) => {
     });
   });
 
+  describe('get_setting_definitions (GET /api/setting/definitions/)', () => {
+    interface Definition {
+      name: string;
+      label: string;
+      description: string;
+      group: string;
+      type: 'flag' | 'choice' | 'number' | 'text';
+      default: string;
+      allowed: string;
+      minimum: number | null;
+      maximum: number | null;
+      decimals: number | null;
+      min_length: number | null;
+      max_length: number | null;
+      choices: Array<{ value: string; label: string }> | null;
+    }
+    const getDefinitions = async (apiKey: string): Promise<Definition[]> => {
+      const response = await request(t.url)
+        .get('/api/setting/definitions/')
+        .query({ api_key: apiKey });
+      expect(response.status).toBe(200);
+      return response.body.response as Definition[];
+    };
+
+    it('answers 401 INVALID_CREDENTIALS in the envelope without an API key', async () => {
+      expectError(
+        await request(t.url).get('/api/setting/definitions/'),
+        401,
+        INVALID_CREDENTIALS,
+        /^Invalid API Key/,
+      );
+    });
+
+    it('describes every setting get_setting lists, with its default, meaning and allowed values', async () => {
+      const { apiKey } = await makeUser(ds);
+      const definitions = await getDefinitions(apiKey);
+
+      expect(Object.fromEntries(definitions.map((d) => [d.name, d.default]))).toEqual(
+        DEFAULT_SETTINGS,
+      );
+      for (const definition of definitions) {
+        expect(definition.label).not.toBe('');
+        expect(definition.description).not.toBe('');
+        expect(definition.group).not.toBe('');
+      }
+      expect(definitions.find((d) => d.name === 'mms')).toMatchObject({
+        type: 'flag',
+        allowed: '0 or 1',
+        choices: null,
+      });
+      expect(definitions.find((d) => d.name === 'phone_reliability_failed_rate_limit')).toEqual(
+        expect.objectContaining({ type: 'number', minimum: 0, maximum: 100, decimals: 2 }),
+      );
+      expect(definitions.find((d) => d.name === 'smsstop_response')).toEqual(
+        expect.objectContaining({ type: 'text', min_length: 1, max_length: 1000 }),
+      );
+      const country = definitions.find((d) => d.name === 'default_phone_country')!;
+      expect(country.type).toBe('choice');
+      expect(country.choices).toEqual(
+        expect.arrayContaining([
+          { value: '', label: expect.any(String) },
+          { value: 'fr', label: 'France (fr)' },
+        ]),
+      );
+    });
+
+    it('agrees with post_setting: the bounds and choices it gives are taken, values past them refused in its words', async () => {
+      const { apiKey } = await makeUser(ds);
+      for (const definition of await getDefinitions(apiKey)) {
+        const { name } = definition;
+        const taken: string[] = [];
+        const refused: string[] = [];
+        switch (definition.type) {
+          case 'flag':
+            taken.push('0', '1');
+            refused.push('2');
+            break;
+          case 'choice':
+            taken.push(...definition.choices!.slice(0, 3).map((choice) => choice.value));
+            refused.push('zz');
+            break;
+          case 'number': {
+            const step = 10 ** -definition.decimals!;
+            taken.push(String(definition.minimum), String(definition.maximum));
+            refused.push(
+              String(definition.maximum! + step),
+              (definition.minimum! + step / 10).toFixed(definition.decimals! + 1),
+            );
+            break;
+          }
+          case 'text':
+            taken.push('x'.repeat(definition.max_length!));
+            refused.push('x'.repeat(definition.max_length! + 1), ' ');
+            break;
+        }
+        for (const value of taken) {
+          // A grace period must stay less than its period: each is given with the widest other.
+          const body = name.endsWith('_grace_period')
+            ? { [name]: value, [name.replace(/_grace_period$/, '_period')]: '525600' }
+            : name.endsWith('_period')
+              ? { [name]: value, [name.replace(/_period$/, '_grace_period')]: '0' }
+              : { [name]: value };
+          expect((await postSettings(apiKey, body)).status).toBe(200);
+        }
+        for (const value of refused) {
+          expectError(
+            await postSettings(apiKey, { [name]: value }),
+            400,
+            INVALID_PARAMETER,
+            `${INVALID}${name} must be ${definition.allowed}.`,
+          );
+        }
+      }
+    });
+  });
+
   describe('post_setting (POST /api/setting/)', () => {
     it('answers 401 INVALID_CREDENTIALS without an API key and changes nothing', async () => {
       const { user } = await makeUser(ds);

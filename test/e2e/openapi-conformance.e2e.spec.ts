@@ -148,6 +148,7 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
     await call('get_me', key);
     await call('get_usage', key);
     await call('get_setting', key);
+    await call('get_setting_definitions', session);
     await call('post_setting', key, { body: { templating: '1' } });
     await call('get_sms_status_stats', key, {
       query: { start: '2026-01-01', end: '2026-12-31' },

@@ -85,6 +85,7 @@ describeEachDatabase('console sessions (docs/api.md#sessions)', (database) => {
         },
         csrf_token: expect.stringMatching(/^[\w-]{43}$/),
         expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        time_zone: t.config.timeZone,
       });
       const setCookie = (response.headers['set-cookie'] as unknown as string[])[0];
       expect(setCookie).toMatch(/^smsgw_session=[\w-]{43}; /);
@@ -212,6 +213,29 @@ describeEachDatabase('console sessions (docs/api.md#sessions)', (database) => {
       const byKey = await request(t.url).get('/api/session/').set('X-Api-Key', user.apiKey);
       expect(byKey.status).toBe(401);
       expect((await request(t.url).get('/api/session/')).status).toBe(401);
+    });
+
+    it('tells the service time zone, the zone of the dates it answers', async () => {
+      const elsewhere = await startApp(database(), { TZ: 'Asia/Kolkata' });
+      try {
+        const user = await aUser();
+        const response = await request(elsewhere.url)
+          .post('/api/login/')
+          .send({ email: user.email, password: PASSWORD });
+        const cookie = (response.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+        const session = await request(elsewhere.url).get('/api/session/').set('Cookie', cookie);
+        expect(session.body.response.time_zone).toBe('Asia/Kolkata');
+        // The session is seconds old: its idle end is 12 hours on, written in that zone.
+        const idleEnd = (at: number) =>
+          new Date(at + 720 * 60_000)
+            .toLocaleString('sv-SE', { timeZone: 'Asia/Kolkata' })
+            .slice(0, 16);
+        expect([idleEnd(Date.now() - 60_000), idleEnd(Date.now())]).toContain(
+          session.body.response.expires_at.slice(0, 16),
+        );
+      } finally {
+        await elsewhere.close();
+      }
     });
 
     it('lets a key decide over the session, even a wrong one', async () => {

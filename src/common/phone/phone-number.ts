@@ -1,4 +1,8 @@
-import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import {
+  getCountries,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from 'libphonenumber-js/max';
 
 /**
  * A `+` that form or query decoding turned into a space: exactly one space, then a digit. A
@@ -31,7 +35,7 @@ export function normalizePhoneNumber(input: unknown, defaultCountry = ''): strin
   return parsed?.isValid() ? parsed.number : null;
 }
 
-/** Whether `code` is an ISO 3166 alpha-2 country code that numbers can be read for, in any case. */
-export function isCountryCode(code: string): boolean {
-  return /^[a-z]{2}$/i.test(code) && isSupportedCountry(code.toUpperCase());
+/** Every ISO 3166 alpha-2 code (uppercase) that numbers can be read for. */
+export function countryCodes(): string[] {
+  return getCountries();
 }

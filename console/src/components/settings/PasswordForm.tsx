@@ -1,0 +1,97 @@
+import { useMutation } from '@tanstack/react-query';
+import { useForm } from 'react-hook-form';
+import { changePassword } from '../../api/account';
+import { Field, FormError } from '../forms/Field';
+import { showApiError } from '../forms/api-errors';
+
+interface Values {
+  current_password: string;
+  new_password: string;
+  confirmation: string;
+}
+
+const FIELDS = ['current_password', 'new_password'] as const;
+
+/**
+ * Changes the password: the current one, the new one twice (the two compared here, before
+ * anything is sent). The API's refusal (a wrong current password, a new one too short) is shown
+ * at its field; it ends every other session of the user and keeps this one.
+ */
+export function PasswordForm() {
+  const {
+    register,
+    handleSubmit,
+    reset,
+    setError,
+    formState: { errors },
+  } = useForm<Values>({
+    defaultValues: { current_password: '', new_password: '', confirmation: '' },
+  });
+  const change = useMutation({
+    mutationFn: (values: Values) => changePassword(values.current_password, values.new_password),
+    onSuccess: () => reset(),
+    onError: (error) => showApiError<Values>(error, FIELDS, setError),
+  });
+  return (
+    <section aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      <form
+        className="password-form"
+        aria-labelledby="password-title"
+        onSubmit={(event) => void handleSubmit((values) => change.mutate(values))(event)}
+        noValidate
+      >
+        <Field
+          label="Current password"
+          error={errors.current_password?.message}
+          render={(props) => (
+            <input
+              {...props}
+              {...register('current_password')}
+              type="password"
+              autoComplete="current-password"
+            />
+          )}
+        />
+        <Field
+          label="New password"
+          error={errors.new_password?.message}
+          hint="10 to 1,024 characters."
+          render={(props) => (
+            <input
+              {...props}
+              {...register('new_password')}
+              type="password"
+              autoComplete="new-password"
+            />
+          )}
+        />
+        <Field
+          label="New password again"
+          error={errors.confirmation?.message}
+          render={(props) => (
+            <input
+              {...props}
+              {...register('confirmation', {
+                validate: (value, values) =>
+                  value === values.new_password || 'The two new passwords differ: type it again.',
+              })}
+              type="password"
+              autoComplete="new-password"
+            />
+          )}
+        />
+        <FormError errors={errors} />
+        {change.isSuccess && (
+          <p role="status" className="saved">
+            Password changed. Every other session of your account was ended (other browsers and
+            devices sign in again with the new password); this one goes on.
+          </p>
+        )}
+        <button type="submit" disabled={change.isPending}>
+          {change.isPending ? 'Changing…' : 'Change the password'}
+        </button>
+      </form>
+    </section>
+  );
+}
