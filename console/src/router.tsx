@@ -12,6 +12,7 @@ const PAGE_MODULES: Partial<Record<PagePath, () => Promise<{ default: ComponentT
   send: () => import('./pages/Send'),
   conversations: () => import('./pages/Conversations'),
   messages: () => import('./pages/Messages'),
+  phones: () => import('./pages/Phones'),
 };
 
 export function createConsoleRouter() {
