@@ -52,7 +52,7 @@ export function AdapterFields({
 function hintOf(field: AdapterField, editing: boolean, dataShown: boolean): string {
   const notes = [field.description];
   if (field.number) {
-    notes.push('A phone number, international format (+33…).');
+    notes.push('A phone number (+33…).');
   }
   if (editing && field.secret) {
     notes.push(

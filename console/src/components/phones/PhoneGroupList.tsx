@@ -39,10 +39,10 @@ export function PhoneGroupList() {
             <tbody>
               {groups.map((group) => (
                 <tr key={group.id}>
-                  <td>
+                  <td data-label="Name">
                     <Link to={`/phones/groups/${group.id}`}>{group.name}</Link>
                   </td>
-                  <td>
+                  <td data-label="Phones">
                     {group.phones.length === 0
                       ? 'None'
                       : group.phones.map((phone) => readNamed(phone).name).join(', ')}

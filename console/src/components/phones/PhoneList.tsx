@@ -41,16 +41,16 @@ export function PhoneList() {
             <tbody>
               {page.data.phones.map((phone) => (
                 <tr key={phone.id}>
-                  <td>
+                  <td data-label="Name">
                     <Link to={`/phones/${phone.id}`}>{phone.name}</Link>
                   </td>
-                  <td>{phone.adapter}</td>
-                  <td>
+                  <td data-label="Adapter">{phone.adapter}</td>
+                  <td data-label="Status">
                     <PhoneStatusBadge status={phone.status} />
                   </td>
-                  <td>{phone.priority}</td>
-                  <td>{rateText(phone.rate)}</td>
-                  <td>{limitsText(phone.limits)}</td>
+                  <td data-label="Priority">{phone.priority}</td>
+                  <td data-label="Rate">{rateText(phone.rate)}</td>
+                  <td data-label="Limits">{limitsText(phone.limits)}</td>
                 </tr>
               ))}
             </tbody>

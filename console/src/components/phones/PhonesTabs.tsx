@@ -1,12 +1,13 @@
-import { NavLink } from 'react-router';
+import { NavLink, useLocation } from 'react-router';
 
-/** The two lists of the Phones page. */
+/** The two lists of the Phones page; a phone's or a group's page keeps its list's tab current. */
 export function PhonesTabs() {
+  const inGroups = useLocation().pathname.includes('/phones/groups');
   return (
     <nav className="phones-tabs" aria-label="Phones and phone groups">
       <ul>
         <li>
-          <NavLink to="/phones" end>
+          <NavLink to="/phones" end className={inGroups ? undefined : () => 'active'}>
             Phones
           </NavLink>
         </li>
