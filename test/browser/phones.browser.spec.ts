@@ -296,7 +296,7 @@ describeInBrowser('the Phones page, in Chromium', () => {
     expect(await phones(user)).toEqual([]);
   });
 
-  it('makes a phone group with its phones, then changes them', async () => {
+  it('makes a phone group with its phones, changes them, and deletes the group but not its phones', async () => {
     const user = await makeConsoleUser(t.dataSource);
     const ids: number[] = [];
     for (const name of ['North', 'South', 'East']) {
@@ -335,7 +335,14 @@ describeInBrowser('the Phones page, in Chromium', () => {
         await page.setViewportSize(viewport);
         await checkPage(page, 'phone-groups');
       }
+      await page.getByRole('link', { name: 'Mainland' }).click();
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('button', { name: 'Yes, delete it' }).click();
+      await page.waitForURL((url) => url.pathname === '/phones/groups');
+      await page.getByText('No phone group yet').waitFor();
     });
+    expect(await groups()).toEqual([]);
+    expect(await phones(user)).toHaveLength(3);
   });
 });
 

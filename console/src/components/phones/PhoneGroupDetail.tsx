@@ -55,6 +55,8 @@ export function PhoneGroupDetail() {
             remove={() => deletePhoneGroup(shown.id)}
             onDeleted={async () => {
               await navigate('/phones/groups');
+              // Read again, the deleted group would answer 404 while the page leaves it.
+              client.removeQueries({ queryKey: [...PHONE_GROUPS_KEY, 'one', shown.id] });
               await phonesChanged(client);
             }}
           />
