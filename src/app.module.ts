@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AccountModule } from './account/account.module';
+import { AdaptersApiModule } from './adapters/adapters-api.module';
 import { AdaptersModule } from './adapters/adapters.module';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ConditionalGroupsModule } from './conditional-groups/conditional-groups.module';
@@ -50,6 +51,7 @@ export class AppModule implements NestModule {
         SessionsModule,
         EntriesModule,
         PhonesModule,
+        AdaptersApiModule,
         ScheduledModule,
         SendedModule,
         ReceivedModule,

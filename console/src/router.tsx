@@ -15,6 +15,7 @@ const PAGE_MODULES: Partial<Record<PagePath, () => Promise<{ default: ComponentT
   contacts: () => import('./pages/Contacts'),
   webhooks: () => import('./pages/Webhooks'),
   settings: () => import('./pages/Settings'),
+  phones: () => import('./pages/Phones'),
 };
 
 export function createConsoleRouter() {

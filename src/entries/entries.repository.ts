@@ -14,6 +14,7 @@ import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/enti
 import { Received } from '../messages/entities/received.entity';
 import { Sended } from '../messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { PhoneLimit } from '../phones/entities/phone-limit.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {
   Scheduled,
@@ -193,6 +194,21 @@ export class EntriesRepository {
 
   phoneGroupPhones(ids: number[]): Promise<Linked> {
     return this.linked(Phone, COLUMNS.phone, PhoneGroupPhone, 'id_phone', 'id_phone_group', ids);
+  }
+
+  /** The limits of the phones `ids`, each `{volume, startpoint}` under its phone, by id. */
+  async phoneLimits(ids: number[]): Promise<Linked> {
+    if (ids.length === 0) {
+      return [];
+    }
+    const rows = await this.select(PhoneLimit, 'l', ['id_phone', 'volume', 'startpoint'])
+      .where('l.id_phone IN (:...ids)', { ids })
+      .orderBy('l.id', 'ASC')
+      .getRawMany<Row>();
+    return rows.map((row) => [
+      Number(row.id_phone),
+      { volume: Number(row.volume), startpoint: String(row.startpoint) },
+    ]);
   }
 
   private select(

@@ -108,11 +108,18 @@ export class EntriesService {
         }));
       }
       case 'phone':
-        return rows.map((phone) => this.withVisibleData(phone));
-      case 'phone_group': {
-        const linked = (await entries.phoneGroupPhones(ids)).map(
-          ([owner, phone]): [number, Row] => [owner, this.withVisibleData(phone)],
+        return attach(
+          rows.map((phone) => this.withVisibleData(phone)),
+          { limits: await entries.phoneLimits(ids) },
         );
+      case 'phone_group': {
+        const members = await entries.phoneGroupPhones(ids);
+        const limits = await entries.phoneLimits(members.map(([, phone]) => Number(phone.id)));
+        const phones = attach(
+          members.map(([, phone]) => this.withVisibleData(phone)),
+          { limits },
+        );
+        const linked = members.map(([owner], index): [number, Row] => [owner, phones[index]]);
         return attach(rows, { phones: linked }).map(({ phones, ...row }) => ({
           ...row,
           nb_phone: (phones as Row[]).length,

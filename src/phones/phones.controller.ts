@@ -124,7 +124,7 @@ export class PhonesController {
     summary:
       'post_update_phone: changes the fields sent; the others, limits included, keep their ' +
       'value. `limits` replaces every limit (an empty `limits=` removes them). With the same ' +
-      'adapter, a required adapter_data field left out keeps its stored value.',
+      'adapter, a required or secret adapter_data field left out keeps its stored value.',
   })
   @PHONE_ID
   @API_BODY_TYPES

@@ -4,7 +4,7 @@ import { AdapterDataField, AdapterDescriptor } from '../adapters/adapter.descrip
 /** The operations whose body names an adapter and its data, and whether they require fields. */
 const PHONE_OPERATIONS: Readonly<Record<string, { requiresFields: boolean }>> = {
   post_phone: { requiresFields: true },
-  // With the same adapter, a required field left out keeps its stored value.
+  // With the same adapter, a required field or a secret left out keeps its stored value.
   post_update_phone: { requiresFields: false },
 };
 
@@ -64,7 +64,8 @@ function adapterDataSchema(
       'stored encrypted and never listed.' +
       (requiresFields
         ? ''
-        : ' With the same adapter, a required field left out keeps its stored value.'),
+        : ' With the same adapter, a required field or a secret field left out keeps its stored ' +
+          'value.'),
     anyOf: descriptors.map((descriptor) => {
       const required = descriptor.fields.filter((field) => field.required);
       return {

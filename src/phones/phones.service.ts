@@ -346,9 +346,11 @@ function defaultCountry(user: AuthenticatedUser): string {
 
 /**
  * The adapter data an update checks and stores. Sent data replace the stored data, except that,
- * with the same adapter, a required field left out (or blank) keeps its stored value: a client
- * changes one field without sending every secret again. Data not sent keep the stored data. A
- * stored secret that no longer decrypts cannot be kept: it must be sent again.
+ * with the same adapter, a required field left out (or blank) and a secret field left out keep
+ * their stored value: a client changes one field without sending every secret again, and one
+ * that never sees the secrets (they are never listed) cannot drop an optional one by mistake;
+ * an optional secret sent empty is emptied. Data not sent keep the stored data. A stored secret
+ * that no longer decrypts cannot be kept: it must be sent again.
  */
 function nextData(
   descriptor: AdapterDescriptor,
@@ -363,13 +365,15 @@ function nextData(
   for (const field of descriptor.fields) {
     const value = data[field.name];
     const blank = isAbsent(value) || (typeof value === 'string' && value.trim() === '');
-    const keep = sent === undefined || field.required;
-    if (blank && keep && stored.unreadable.includes(field.name)) {
+    const keep =
+      (blank && field.required) ||
+      (field.secret === true && sent !== undefined && !Object.hasOwn(sent, field.name));
+    if (blank && (sent === undefined || keep) && stored.unreadable.includes(field.name)) {
       throw ApiError.missing(
         `adapter_data[${field.name}] must be sent again: ${unreadableClause([field.name])}.`,
       );
     }
-    if (blank && field.required && stored.data[field.name] !== undefined) {
+    if (keep && stored.data[field.name] !== undefined) {
       data[field.name] = stored.data[field.name];
     }
   }

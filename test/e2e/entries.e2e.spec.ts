@@ -11,6 +11,7 @@ import {
   makeMedia,
   makePhone,
   makePhoneGroup,
+  makePhoneLimit,
   makeReceived,
   makeScheduled,
   makeSended,
@@ -72,6 +73,7 @@ const COLUMNS = {
     ...TIMESTAMPS,
     'rate',
     'callback_urls',
+    'limits',
   ],
   phone_group: ['id', 'id_user', 'name', ...TIMESTAMPS],
   media: ['id', 'id_user', 'path', ...TIMESTAMPS],
@@ -79,14 +81,18 @@ const COLUMNS = {
 };
 const PHONE_WITHOUT_DATA = COLUMNS.phone.filter((column) => column !== 'adapter_data');
 
-/** A phone as listed: its stored `fields`, and no callback URLs (this app has no PUBLIC_URL). */
-function phoneRow(entity: object, fields: readonly string[]): Row {
+/**
+ * A phone as listed: its stored `fields`, no callback URLs (this app has no PUBLIC_URL), and no
+ * limits unless given.
+ */
+function phoneRow(entity: object, fields: readonly string[], limits: Row[] = []): Row {
   return {
     ...pick(
       entity,
-      fields.filter((field) => field !== 'callback_urls'),
+      fields.filter((field) => field !== 'callback_urls' && field !== 'limits'),
     ),
     callback_urls: null,
+    limits,
   };
 }
 
@@ -474,6 +480,25 @@ describeEachDatabase('get_entries', (database) => {
       expect(JSON.stringify(response.body)).not.toContain('secret');
       expect(JSON.stringify(response.body)).not.toContain('1234');
       expect(JSON.stringify(response.body)).not.toContain('enc:v1:');
+    });
+
+    it('lists each phone with its limits, in the order they were given, in phone groups too', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const limited = await makePhone(ds, user.id);
+      const free = await makePhone(ds, user.id);
+      await makePhoneLimit(ds, limited.id, { volume: 100, startpoint: 'today' });
+      await makePhoneLimit(ds, limited.id, { volume: 5, startpoint: '-1 hour' });
+      await makePhoneGroup(ds, user.id, [limited.id, free.id]);
+      const limits = [
+        { volume: 100, startpoint: 'today' },
+        { volume: 5, startpoint: '-1 hour' },
+      ];
+
+      const phones = (await list('/api/list/phone/', apiKey)).body.response as Row[];
+      const groups = (await list('/api/list/phone_group/', apiKey)).body.response as Row[];
+
+      expect(phones.map((phone) => phone.limits)).toEqual([limits, []]);
+      expect((groups[0].phones as Row[]).map((phone) => phone.limits)).toEqual([limits, []]);
     });
 
     it('lists phone groups with their phones, adapter_data hidden as for phones, and nb_phone', async () => {

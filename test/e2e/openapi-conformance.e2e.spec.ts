@@ -157,6 +157,8 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
     await call('get_invalid_numbers', key, { query: invalidNumbers });
     await call('get_invalid_numbers_page', key, { path: { page: 0 }, query: invalidNumbers });
 
+    await call('get_adapters', key);
+    await call('get_adapters', session);
     const phone = {
       id: idOf(await call('post_phone', key, { body: { name: 'conformance', adapter: 'test' } })),
     };

@@ -1,6 +1,13 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { Adapter, AdapterData, PhoneStatus, SendResult, field } from '../../src/adapters/adapter';
+import {
+  Adapter,
+  AdapterData,
+  PhoneStatus,
+  SendResult,
+  field,
+  secretField,
+} from '../../src/adapters/adapter';
 import { AdapterDescriptor } from '../../src/adapters/adapter.descriptor';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
 import { nowUtc } from '../../src/common/time/datetime';
@@ -75,6 +82,37 @@ class ProviderAdapter implements Adapter {
   }
 }
 
+/** A provider with a required and an optional secret: what a client never sees back. */
+class VaultAdapter implements Adapter {
+  readonly descriptor: AdapterDescriptor = {
+    id: 'vault',
+    alias: null,
+    name: 'Vault',
+    description: 'A provider with secrets, for these tests',
+    fields: [
+      secretField('password', 'Account password', true),
+      secretField('pin', 'Optional PIN', false),
+      field('label', 'Optional label', false),
+    ],
+    hideData: false,
+  };
+  readonly capabilities = { flash: false, mms: false };
+  readonly tested: AdapterData[] = [];
+
+  test(data: AdapterData): Promise<null> {
+    this.tested.push(data);
+    return Promise.resolve(null);
+  }
+
+  checkStatus(): Promise<'available'> {
+    return Promise.resolve('available');
+  }
+
+  send(): Promise<SendResult> {
+    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
+  }
+}
+
 function expectSuccess(response: Response, status: number, value: unknown): void {
   expect({ status: response.status, body: response.body }).toEqual({
     status,
@@ -101,6 +139,7 @@ describeEachDatabase('phones', (database) => {
   let t: TestApp;
   let ds: DataSource;
   let provider: ProviderAdapter;
+  let vault: VaultAdapter;
 
   beforeAll(async () => {
     t = await startApp(database());
@@ -112,12 +151,17 @@ describeEachDatabase('phones', (database) => {
   beforeEach(() => {
     // A provider with required and number fields, registered beside the real adapters.
     provider = new ProviderAdapter();
+    vault = new VaultAdapter();
     const registry = t.app.get(AdapterRegistry);
     const find = registry.find.bind(registry);
     jest
       .spyOn(registry, 'find')
       .mockImplementation((name) =>
-        name === 'provider' || name === 'adapters\\ProviderAdapter' ? provider : find(name),
+        name === 'provider' || name === 'adapters\\ProviderAdapter'
+          ? provider
+          : name === 'vault'
+            ? vault
+            : find(name),
       );
   });
   afterEach(() => {
@@ -1042,6 +1086,36 @@ describeEachDatabase('phones', (database) => {
         };
         expect(provider.tested).toEqual([expected]);
         expect(JSON.parse((await phoneRow(phone.id))!.adapter_data!)).toEqual(expected);
+      });
+
+      it('keeps the stored secrets an update leaves out, optional ones too, and drops other fields left out', async () => {
+        const { apiKey } = await makeUser(ds);
+        const created = await request(t.url)
+          .post('/api/phone/')
+          .set('X-Api-Key', apiKey)
+          .send({
+            name: 'vault',
+            adapter: 'vault',
+            adapter_data: { password: 'pw-1', pin: '1234', label: 'first' },
+          });
+        expect(created.status).toBe(201);
+        const id = created.body.response as number;
+
+        const response = await form(`/api/phone/${id}/`, apiKey).send('adapter_data[label]=second');
+
+        expectSuccess(response, 200, true);
+        expect(vault.tested.at(-1)).toEqual({ password: 'pw-1', pin: '1234', label: 'second' });
+        const listed = await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey);
+        expect(JSON.parse(listed.body.response[0].adapter_data as string)).toEqual({
+          label: 'second',
+        });
+
+        const cleared = await form(`/api/phone/${id}/`, apiKey).send(
+          'adapter_data[pin]=&adapter_data[password]=',
+        );
+
+        expectSuccess(cleared, 200, true);
+        expect(vault.tested.at(-1)).toEqual({ password: 'pw-1', pin: '' });
       });
 
       it('does not carry stored values over to a different adapter when data are sent', async () => {

@@ -1,4 +1,14 @@
-import { type Entry, int, listAllEntries, listEntryRows, text } from './entries';
+import { answerOf, api, type paths } from './client';
+import {
+  type Cursor,
+  type Entry,
+  int,
+  listAllEntries,
+  listEntries,
+  listEntryRows,
+  rows,
+  text,
+} from './entries';
 
 /**
  * What the console shows of a phone to choose it. The API's listing of phones has no schema
@@ -55,4 +65,134 @@ export function readPhoneStatus(row: Entry): PhoneSummary {
 /** Every phone of the caller, by id, with its status. */
 export async function listPhoneStatuses(): Promise<PhoneSummary[]> {
   return (await listAllEntries('phone')).map(readPhoneStatus);
+}
+
+/** A sending limit: at most `volume` messages since `startpoint` (a relative date). */
+export interface PhoneLimit {
+  volume: number;
+  startpoint: string;
+}
+
+/** The URLs a phone's provider calls, null while the server has no PUBLIC_URL. */
+export interface CallbackUrls {
+  status: string;
+  reception: string;
+}
+
+/** A phone as the Phones page shows it, read from its get_entries row. */
+export interface PhoneDetails extends PhoneSummary {
+  adapter: string;
+  /** The adapter data the API lists (never its secrets); null when the adapter hides them. */
+  adapterData: Record<string, string> | null;
+  priority: number;
+  rate: number | null;
+  limits: PhoneLimit[];
+  callbackUrls: CallbackUrls | null;
+}
+
+export function readPhoneDetails(row: Entry): PhoneDetails {
+  const rate = row.rate === null || row.rate === undefined ? null : Number(row.rate);
+  return {
+    ...readPhoneStatus(row),
+    adapter: text(row.adapter),
+    adapterData: readAdapterData(row.adapter_data),
+    priority: int(row.priority),
+    rate: rate !== null && Number.isFinite(rate) ? rate : null,
+    limits: rows(row.limits).map((limit) => ({
+      volume: int(limit.volume),
+      startpoint: text(limit.startpoint),
+    })),
+    callbackUrls: readCallbackUrls(row.callback_urls),
+  };
+}
+
+/** The listing gives adapter data as a JSON text of strings, or leaves it out. */
+function readAdapterData(value: unknown): Record<string, string> | null {
+  if (typeof value !== 'string') {
+    return null;
+  }
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return {};
+    }
+    return Object.fromEntries(Object.entries(parsed).map(([name, item]) => [name, text(item)]));
+  } catch {
+    return {};
+  }
+}
+
+function readCallbackUrls(value: unknown): CallbackUrls | null {
+  if (typeof value !== 'object' || value === null) {
+    return null;
+  }
+  const urls = value as Record<string, unknown>;
+  return { status: text(urls.status), reception: text(urls.reception) };
+}
+
+/** One page of the caller's phones, oldest first, with the cursors beside it. */
+export async function listPhonePage(cursor: Cursor) {
+  const page = await listEntries('phone', cursor);
+  return { ...page, phones: page.entries.map(readPhoneDetails) };
+}
+
+/** The caller's phone `id` as get_entries lists it, or null when it is not one of theirs. */
+export async function readPhone(id: number): Promise<PhoneDetails | null> {
+  // The listing after the id before it starts at this phone when it is the caller's.
+  const [row] = await listEntryRows('phone', { after_id: id - 1 });
+  return row && int(row.id) === id ? readPhoneDetails(row) : null;
+}
+
+/** What post_phone and post_update_phone take, as the console sends them. */
+export interface PhoneWrite {
+  name?: string;
+  adapter?: string;
+  adapter_data?: Record<string, string>;
+  priority?: number | string;
+  /** Empty or null: no pacing. */
+  rate?: number | string | null;
+  /** Replaces every limit; empty removes them. */
+  limits?: Array<{ volume: number | string; startpoint: string }>;
+}
+
+type CreateBody = NonNullable<
+  paths['/api/phone']['post']['requestBody']
+>['content']['application/json'];
+type UpdateBody = NonNullable<
+  paths['/api/phone/{id}']['post']['requestBody']
+>['content']['application/json'];
+
+/**
+ * The generated body names each adapter and its fields as the server had them at build time;
+ * the form is built from get_adapters at run time, so that a new provider needs no console change.
+ */
+export async function createPhone(phone: PhoneWrite): Promise<number> {
+  return answerOf(api.POST('/api/phone', { body: phone as CreateBody }));
+}
+
+export async function updatePhone(id: number, changes: PhoneWrite): Promise<void> {
+  await answerOf(
+    api.POST('/api/phone/{id}', { params: { path: { id } }, body: changes as UpdateBody }),
+  );
+}
+
+export async function deletePhone(id: number): Promise<void> {
+  await answerOf(api.DELETE('/api/phone/{id}', { params: { path: { id } } }));
+}
+
+/** post_update_phone_status: the status the adapter (or a used-up limit) gives now. */
+export async function checkPhoneStatus(id: number): Promise<string> {
+  return answerOf(api.POST('/api/phone/{id}/status', { params: { path: { id } } }));
+}
+
+/** post_change_phone_status: sets the phone available or disabled. */
+export async function forcePhoneStatus(id: number, status: 'available' | 'disabled') {
+  return answerOf(
+    api.POST('/api/phone/{id}/status/force', { params: { path: { id } }, body: { status } }),
+  );
+}
+
+/** post_phone_callback_token: new callback URLs; the old ones stop working at once. */
+export async function renewCallbackToken(id: number): Promise<void> {
+  await answerOf(api.POST('/api/phone/{id}/callback-token', { params: { path: { id } } }));
 }
