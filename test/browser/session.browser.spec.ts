@@ -48,15 +48,20 @@ describeInBrowser('the console’s session, in Chromium', () => {
       )[0].n,
     );
 
-  /** What TanStack Query takes for the person coming back to the tab. */
+  /**
+   * What TanStack Query takes for the person coming back to the tab: its focus manager listens
+   * on the window, which a `visibilitychange` dispatched at the document does not reach.
+   */
   const comeBackToTheTab = (page: Page) =>
-    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+    page.evaluate("window.dispatchEvent(new Event('visibilitychange'))");
 
   it('brings sign-in back when the session ends while a page is open, then that page', async () => {
     const user = await makeConsoleUser(t.dataSource);
     const page = await signedInPage(browser, t.url, user, '/messages/received');
     const errors = pageErrors(page);
     try {
+      // Loaded first, so that only the session's check on coming back can find it gone.
+      await page.getByText('No messages yet.').waitFor();
       await t.dataSource.query('DELETE FROM session WHERE id_user = ?', [user.id]);
       await comeBackToTheTab(page);
 
