@@ -8,6 +8,13 @@ import { hashPassword } from '../../src/users/password';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases';
 import { makeUser } from './factories';
 
+/*
+ * A browser flow is many round trips through Chromium, the server and the database, on a machine
+ * whose two cores another suite shares: it gets twice the other specs' time. Set here, at the
+ * import of every browser suite.
+ */
+jest.setTimeout(60_000);
+
 /** Debian's Chromium, which `.ci/run` installs where it is missing. */
 export const CHROMIUM = '/usr/bin/chromium';
 
