@@ -6,6 +6,10 @@ import { DataSource } from 'typeorm';
 import { WebhookDelivery } from '../../src/events/entities/webhook-delivery.entity';
 import { Webhook } from '../../src/events/entities/webhook.entity';
 import { PER_ORIGIN, WebhookDeliverer } from '../../src/webhook-delivery/webhook-deliverer.service';
+import {
+  AttemptRecord,
+  WebhookDeliveryRepository,
+} from '../../src/webhook-delivery/webhook-delivery.repository';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
@@ -647,6 +651,37 @@ describeEachDatabase('webhook deliveries', (database) => {
           },
         ],
       });
+    });
+
+    it('records an attempt only with its outcome: not for a claim that has been taken over', async () => {
+      const hook = await hookTo(`${receiver.server.url}/200`);
+      const id = await ping(hook.apiKey, hook.id);
+      const repository = t.app.get(WebhookDeliveryRepository);
+      const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
+      const record: AttemptRecord = {
+        id,
+        attempts: 3,
+        status: 'delivered',
+        httpStatus: 200,
+        error: null,
+        answer: 'ok',
+        startedAt: now,
+        durationMs: 4,
+      };
+      const attempts = () =>
+        ds.query<Array<{ http_status: number }>>(
+          'SELECT http_status FROM webhook_attempt WHERE id_delivery = ?',
+          [id],
+        );
+
+      // Claimed for its third attempt, but the row says otherwise (another worker's claim).
+      await repository.record([record], now);
+      expect(await delivery(id)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await attempts()).toEqual([]);
+
+      await repository.record([{ ...record, attempts: 0 }], now);
+      expect(await delivery(id)).toMatchObject({ status: 'delivered', last_http_status: 200 });
+      expect((await attempts()).map((row) => Number(row.http_status))).toEqual([200]);
     });
 
     it('removes delivered and failed deliveries older than WEBHOOK_LOG_DAYS, never pending ones', async () => {
