@@ -21,6 +21,7 @@ import { Sessions1765000000000 } from './migrations/1765000000000-Sessions';
 import { Conversations1765100000000 } from './migrations/1765100000000-Conversations';
 import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
 import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-WebhookDeliveryAnswer';
+import { WebhookAttempts1765360000000 } from './migrations/1765360000000-WebhookAttempts';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   Conversations1765100000000,
   DashboardStatistics1765200000000,
   WebhookDeliveryAnswer1765340000000,
+  WebhookAttempts1765360000000,
 ];
 
 export function dataSourceOptions(

@@ -15,6 +15,7 @@ import { encodeDelivery, WireRequest } from '../events/webhook-wire';
 import { MetricsService } from '../metrics/metrics.service';
 import { retryDelayMs } from './backoff';
 import {
+  AttemptOutcome,
   AttemptRecord,
   ClaimedDelivery,
   ClaimRequest,
@@ -251,8 +252,10 @@ export class WebhookDeliverer {
         }
         lane.active += 1;
         this.active += 1;
+        const startedAt = utcString(clock());
+        const started = performance.now();
         const request: Promise<void> = this.attempt(attempt, clock)
-          .catch((error: unknown): AttemptRecord => {
+          .catch((error: unknown): AttemptOutcome => {
             // A delivery that cannot even be written (a stored row gone bad) must not come back
             // at every lease: it fails, and the log says where to look.
             this.logger.error(
@@ -268,8 +271,12 @@ export class WebhookDeliverer {
               answer: null,
             };
           })
-          .then((record) => {
-            this.finished.push(record);
+          .then((outcome) => {
+            this.finished.push({
+              ...outcome,
+              startedAt,
+              durationMs: performance.now() - started,
+            });
           })
           .finally(() => {
             lane.active -= 1;
@@ -293,7 +300,10 @@ export class WebhookDeliverer {
     }
   }
 
-  private async attempt({ delivery, webhook }: Attempt, clock: () => Date): Promise<AttemptRecord> {
+  private async attempt(
+    { delivery, webhook }: Attempt,
+    clock: () => Date,
+  ): Promise<AttemptOutcome> {
     const request = encodeDelivery(
       webhook.format as WebhookFormat,
       webhook.secret,
@@ -354,7 +364,7 @@ export class WebhookDeliverer {
     webhook: DueWebhook,
     answer: Answer,
     now: Date,
-  ): AttemptRecord {
+  ): AttemptOutcome {
     if ('failure' in answer) {
       const base = { id: delivery.id, attempts: delivery.attempts, answer: null };
       return answer.final
@@ -413,7 +423,7 @@ export class WebhookDeliverer {
     answer: string | null,
     error: string,
     now: Date,
-  ): AttemptRecord {
+  ): AttemptOutcome {
     const base = { id: delivery.id, attempts: delivery.attempts, httpStatus, answer };
     const next = now.getTime() + retryDelayMs(delivery.attempts, Math.random());
     const deadline = utcDate(delivery.event_at).getTime() + this.config.webhooks.maxAgeMs;

@@ -30,7 +30,7 @@ export interface ClaimRequest {
 }
 
 /** How an attempt ended, as the log records it. */
-export type AttemptRecord = {
+export type AttemptOutcome = {
   id: number;
   /** The attempt it was claimed for: a record of an older claim changes nothing. */
   attempts: number;
@@ -43,6 +43,9 @@ export type AttemptRecord = {
   | { status: 'pending'; nextAttemptAt: string }
   | { status: 'failed'; disableWebhook?: { id: number; reason: string } }
 );
+
+/** An attempt's outcome, and when it started and how long it took, as the log keeps it. */
+export type AttemptRecord = AttemptOutcome & { startedAt: string; durationMs: number };
 
 /**
  * The deliverer's SQL, on the driver (DriverRunner) as the dispatch's: it runs for every
@@ -129,7 +132,25 @@ export class WebhookDeliveryRepository {
     return this.sql.transaction(this.recordAll(records, now), true);
   }
 
-  private *recordAll(records: readonly AttemptRecord[], now: string): Sql<void> {
+  private *recordAll(all: readonly AttemptRecord[], now: string): Sql<void> {
+    const records = yield* this.current(all);
+    // One row per attempt beside the delivery's latest: written in the transaction of the
+    // outcome, and only for the attempts whose outcome is recorded below.
+    for (let start = 0; start < records.length; start += RECORDS_PER_UPDATE) {
+      const chunk = records.slice(start, start + RECORDS_PER_UPDATE);
+      yield* write(
+        'INSERT INTO webhook_attempt (id_delivery, started_at, duration_ms, http_status, answer, error) ' +
+          `VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+        chunk.flatMap((record) => [
+          record.id,
+          record.startedAt,
+          Math.max(0, Math.round(record.durationMs)),
+          record.httpStatus,
+          record.answer,
+          record.error,
+        ]),
+      );
+    }
     // A burst ends thousands of attempts alike (delivered, HTTP 200): one UPDATE for each
     // such group rather than one per attempt, each a round trip that held up the next claim.
     const groups = new Map<string, AttemptRecord[]>();
@@ -175,6 +196,40 @@ export class WebhookDeliveryRepository {
   }
 
   /**
+   * The records still current: their delivery pending and at the attempt they were claimed for
+   * (another worker claims it again once a lease ends). On MariaDB their rows stay locked to the
+   * end of the transaction, so that the attempts written and the outcomes recorded are the same.
+   */
+  private *current(records: readonly AttemptRecord[]): Sql<AttemptRecord[]> {
+    const attemptsById = new Map<number, number>();
+    for (let start = 0; start < records.length; start += RECORDS_PER_UPDATE) {
+      const ids = records.slice(start, start + RECORDS_PER_UPDATE).map((record) => record.id);
+      const rows = yield* select<{ id: number; attempts: number }>(
+        `SELECT id, attempts FROM webhook_delivery WHERE id IN (${marks(ids.length)}) ` +
+          "AND status = 'pending'" +
+          (this.mysql ? ' FOR UPDATE' : ''),
+        ids,
+      );
+      for (const row of rows) {
+        attemptsById.set(Number(row.id), Number(row.attempts));
+      }
+    }
+    // The first 410 of a webhook fails its other pending deliveries, those of this batch too.
+    const disabled = new Set<number>();
+    return records.filter((record) => {
+      if (attemptsById.get(record.id) !== record.attempts) {
+        return false;
+      }
+      if (record.status !== 'failed' || !record.disableWebhook) {
+        return true;
+      }
+      const seen = disabled.has(record.disableWebhook.id);
+      disabled.add(record.disableWebhook.id);
+      return !seen;
+    });
+  }
+
+  /**
    * Removes up to `limit` delivered and failed deliveries created before `before`, oldest
    * first: ids grow with time, so the walk stops at the first newer row instead of scanning the
    * log. The number removed; fewer than `limit` means none older remains.
@@ -196,14 +251,17 @@ export class WebhookDeliveryRepository {
   }
 }
 
-/** Attempts recorded per UPDATE: two parameters each, well under either engine's limit. */
+/**
+ * Attempts recorded per UPDATE (two parameters each), looked up per SELECT and written per
+ * INSERT (six each): well under either engine's limit.
+ */
 const RECORDS_PER_UPDATE = 500;
 
 /**
  * status, last_http_status, last_error, last_answer, next_attempt_at, delivered_at, updated_at
  * of `record`.
  */
-function recordValues(record: AttemptRecord, now: string): unknown[] {
+function recordValues(record: AttemptOutcome, now: string): unknown[] {
   return [
     record.status,
     record.httpStatus,

@@ -24,7 +24,13 @@ import {
   parseWebhookIdParams,
 } from './webhooks.params';
 import { WEBHOOK_FORMATS, WEBHOOK_TYPES } from '../events/webhook-events';
-import { DeliveryView, MAX_WEBHOOKS, WebhooksService, WebhookView } from './webhooks.service';
+import {
+  ATTEMPTS_SHOWN,
+  DeliveryView,
+  MAX_WEBHOOKS,
+  WebhooksService,
+  WebhookView,
+} from './webhooks.service';
 
 const WEBHOOK_ID = ApiParam({
   name: 'id',
@@ -71,6 +77,32 @@ const WEBHOOK: SchemaObject = {
   },
 };
 
+const ATTEMPT: SchemaObject = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    started_at: { type: 'string', example: '2030-01-31 08:30:00' },
+    duration_ms: { type: 'integer' },
+    http_status: {
+      type: 'integer',
+      nullable: true,
+      description: 'The HTTP status the endpoint answered; null without an answer',
+    },
+    answer: {
+      type: 'string',
+      nullable: true,
+      description:
+        'An excerpt of the body the endpoint answered, whatever its HTTP status; null without ' +
+        'an answer (a network failure, a timeout) or with an empty one',
+    },
+    error: {
+      type: 'string',
+      nullable: true,
+      description: 'Why the attempt did not deliver; null when it delivered',
+    },
+  },
+};
+
 const DELIVERY: SchemaObject = {
   type: 'object',
   properties: {
@@ -97,6 +129,17 @@ const DELIVERY: SchemaObject = {
         'webhook disabled; null before its first attempt',
     },
     delivered_at: { type: 'string', nullable: true },
+    attempt_log: {
+      type: 'array',
+      items: ATTEMPT,
+      description: `Its latest attempts, at most ${ATTEMPTS_SHOWN}, newest first`,
+    },
+    attempt_log_total: {
+      type: 'integer',
+      description:
+        'The attempts recorded in all; beyond attempt_log past ' +
+        `${ATTEMPTS_SHOWN}. Deliveries attempted before the attempts were recorded count none`,
+    },
   },
 };
 

@@ -9,6 +9,18 @@ import { failPendingDeliveries, newEventId, queueDelivery } from '../events/webh
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
 
+/** An attempt of a delivery, with the number of attempts its delivery has in all. */
+export interface AttemptRow {
+  id: number;
+  id_delivery: number;
+  started_at: string;
+  duration_ms: number;
+  http_status: number | null;
+  answer: string | null;
+  error: string | null;
+  total: number;
+}
+
 /** The users' webhooks; every query scoped by the user. */
 @Injectable()
 export class WebhooksRepository {
@@ -133,5 +145,24 @@ export class WebhooksRepository {
       skip: page * size,
       take: size + 1,
     });
+  }
+
+  /**
+   * The latest `limit` attempts of each of the deliveries `ids`, newest first, each with its
+   * delivery's count: one statement for a page of the log, by (id_delivery, id).
+   */
+  attempts(ids: readonly number[], limit: number): Promise<AttemptRow[]> {
+    if (ids.length === 0) {
+      return Promise.resolve([]);
+    }
+    return this.dataSource.query<AttemptRow[]>(
+      'SELECT id, id_delivery, started_at, duration_ms, http_status, answer, error, total FROM (' +
+        'SELECT id, id_delivery, started_at, duration_ms, http_status, answer, error, ' +
+        'ROW_NUMBER() OVER (PARTITION BY id_delivery ORDER BY id DESC) AS position, ' +
+        'COUNT(*) OVER (PARTITION BY id_delivery) AS total ' +
+        `FROM webhook_attempt WHERE id_delivery IN (${ids.map(() => '?').join(', ')})` +
+        ') latest WHERE position <= ? ORDER BY id_delivery, id DESC',
+      [...ids, limit],
+    );
   }
 }

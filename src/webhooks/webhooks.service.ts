@@ -19,7 +19,7 @@ import {
 } from './webhooks.params';
 import { WebhookFormat } from '../events/webhook-events';
 import { generateSecret } from '../events/webhook-wire';
-import { WebhookRow, WebhooksRepository } from './webhooks.repository';
+import { AttemptRow, WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 /** Webhooks per user: a user's systems need a handful; more is a client creating in a loop. */
 export const MAX_WEBHOOKS = 100;
@@ -52,7 +52,27 @@ export interface DeliveryView {
   /** When the row last changed (its latest attempt, as a rule); null before the first one. */
   updated_at: string | null;
   delivered_at: string | null;
+  /** Its latest attempts (at most ATTEMPTS_SHOWN), newest first. */
+  attempt_log: AttemptView[];
+  /** The attempts recorded in all: more than `attempt_log` holds past ATTEMPTS_SHOWN. */
+  attempt_log_total: number;
 }
+
+/** One attempt of a delivery, as the log shows it. */
+export interface AttemptView {
+  id: number;
+  started_at: string | null;
+  duration_ms: number;
+  /** The endpoint's HTTP status; null when it did not answer (network failure, timeout). */
+  http_status: number | null;
+  /** An excerpt of the body it answered; null without an answer, or an empty one. */
+  answer: string | null;
+  /** Why the attempt failed; null when it delivered. */
+  error: string | null;
+}
+
+/** Attempts listed per delivery in the log. */
+export const ATTEMPTS_SHOWN = 20;
 
 /**
  * post_webhook, get_webhooks, get_webhook, post_update_webhook, delete_webhook,
@@ -190,16 +210,25 @@ export class WebhooksService {
   ): Promise<Paged<DeliveryView>> {
     await this.owned(user, id, ErrorCode.INVALID_PARAMETER);
     const rows = await this.webhooks.deliveries(id, page, PAGE_SIZE);
+    const shown = rows.slice(0, PAGE_SIZE);
+    const attempts = new Map<number, AttemptRow[]>();
+    for (const attempt of await this.webhooks.attempts(
+      shown.map((row) => row.id),
+      ATTEMPTS_SHOWN,
+    )) {
+      const delivery = Number(attempt.id_delivery);
+      attempts.set(delivery, [...(attempts.get(delivery) ?? []), attempt]);
+    }
     const link = (to: number) =>
       buildLink(linkBase, `/api/webhook/${id}/deliveries/`, { page: to, api_key: user.apiKey });
     return new Paged(
-      rows.slice(0, PAGE_SIZE).map((row) => this.deliveryView(row)),
+      shown.map((row) => this.deliveryView(row, attempts.get(Number(row.id)) ?? [])),
       rows.length > PAGE_SIZE ? link(page + 1) : null,
       page > 0 ? link(page - 1) : null,
     );
   }
 
-  private deliveryView(row: WebhookDelivery): DeliveryView {
+  private deliveryView(row: WebhookDelivery, attempts: AttemptRow[]): DeliveryView {
     const zone = (utc: string | null) => utcToZone(utc, this.config.timeZone);
     return {
       id: row.id,
@@ -213,6 +242,15 @@ export class WebhooksService {
       created_at: zone(row.created_at),
       updated_at: zone(row.updated_at),
       delivered_at: zone(row.delivered_at),
+      attempt_log: attempts.map((attempt) => ({
+        id: Number(attempt.id),
+        started_at: zone(attempt.started_at),
+        duration_ms: Number(attempt.duration_ms),
+        http_status: attempt.http_status === null ? null : Number(attempt.http_status),
+        answer: attempt.answer,
+        error: attempt.error,
+      })),
+      attempt_log_total: attempts.length === 0 ? 0 : Number(attempts[0].total),
     };
   }
 

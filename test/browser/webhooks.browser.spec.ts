@@ -82,6 +82,13 @@ interface ApiDelivery {
   attempts: number;
   last_http_status: number | null;
   last_error: string | null;
+  attempt_log: Array<{
+    started_at: string;
+    http_status: number | null;
+    answer: string | null;
+    error: string | null;
+  }>;
+  attempt_log_total: number;
 }
 
 describeInBrowser('the Webhooks page, in Chromium', () => {
@@ -268,6 +275,37 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
       );
       await expect(failingRow.textContent()).resolves.not.toContain('maintenance');
 
+      // Its two attempts under it, newest first: the retry that delivered, then the failure,
+      // each with its time, its HTTP status and its answer, as the API lists them.
+      expect(retried).toMatchObject({
+        attempt_log_total: 2,
+        attempt_log: [
+          { http_status: 200, answer: 'thanks', error: null },
+          { http_status: 500, answer: 'receiver is down for maintenance', error: excerpt },
+        ],
+      });
+      const toggle = failingRow.getByRole('button', {
+        name: `2 attempts of delivery ${failing.id}`,
+      });
+      await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('false');
+      await toggle.click();
+      await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('true');
+      const attemptRows = page
+        .getByRole('table', { name: `Attempts of delivery ${failing.id}, newest first` })
+        .getByRole('row');
+      await expect(attemptRows.count()).resolves.toBe(3);
+      const [newest, oldest] = retried!.attempt_log;
+      const delivered = await attemptRows.nth(1).textContent();
+      expect(delivered).toContain(newest.started_at);
+      expect(delivered).toContain('HTTP 200');
+      expect(delivered).toContain('thanks');
+      const failed = await attemptRows.nth(2).textContent();
+      expect(failed).toContain(oldest.started_at);
+      expect(failed).toContain('HTTP 500');
+      expect(failed).toContain('receiver is down for maintenance');
+      await toggle.click();
+      await expect(attemptRows.count()).resolves.toBe(0);
+
       // Changed: a secret the format refuses, at its field; then a new URL and format.
       await page.getByLabel('New secret').fill('too short');
       await page.getByRole('button', { name: 'Save changes' }).click();
@@ -356,11 +394,27 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
         async () => (await deliveries(id))[0].status === 'delivered',
         'the first test to be delivered',
       );
+      // A test that failed, then delivered by a retry: two attempts to show.
+      receiver.failing = true;
+      const retried = (await postWithKey(`/api/webhook/${id}/test/`, {}).expect(200)).body
+        .response as number;
+      await waitFor(
+        async () => (await deliveries(id))[0].last_http_status !== null,
+        'the second test to be answered',
+      );
+      await postWithKey(`/api/webhook/${id}/`, { enabled: false }).expect(200);
+      await postWithKey(`/api/webhook/${id}/`, { enabled: true }).expect(200);
+      receiver.failing = false;
+      await postWithKey(`/api/webhook/${id}/deliveries/${retried}/retry/`, {}).expect(200);
+      await waitFor(
+        async () => (await deliveries(id))[0].status === 'delivered',
+        'the retry to be delivered',
+      );
       receiver.failing = true;
       await postWithKey(`/api/webhook/${id}/test/`, {}).expect(200);
       await waitFor(
         async () => (await deliveries(id)).every((row) => row.last_http_status !== null),
-        'both tests to be answered',
+        'every test to be answered',
       );
       receiver.failing = false;
       await postWithKey(`/api/webhook/${id}/`, { enabled: false }).expect(200);
@@ -384,6 +438,12 @@ describeInBrowser('the Webhooks page, in Chromium', () => {
           .first()
           .waitFor();
         await checkPage(page, 'webhooks-detail');
+
+        await page.getByRole('button', { name: `2 attempts of delivery ${retried}` }).click();
+        await page
+          .getByRole('table', { name: `Attempts of delivery ${retried}, newest first` })
+          .waitFor();
+        await checkPage(page, 'webhooks-detail-attempts');
       } finally {
         await page.close();
       }

@@ -726,6 +726,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'Conversations1765100000000',
           'DashboardStatistics1765200000000',
           'WebhookDeliveryAnswer1765340000000',
+          'WebhookAttempts1765360000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

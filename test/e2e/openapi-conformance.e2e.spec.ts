@@ -282,6 +282,16 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
     await call('get_webhook', key, { path: { id: webhookId } });
     await call('post_update_webhook', key, { path: { id: webhookId }, body: { enabled: '1' } });
     const ping = await call('post_webhook_test', key, { path: { id: webhookId } });
+    // The worker is off: two attempts, one unanswered and one answered, are written by hand so
+    // that the log's attempt_log is checked against its schema.
+    await ds.query(
+      'INSERT INTO webhook_attempt (id_delivery, started_at, duration_ms, http_status, answer, error) ' +
+        'VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)',
+      [
+        ...[idOf(ping), '2030-01-31 08:30:00', 12, null, null, 'Could not reach the endpoint.'],
+        ...[idOf(ping), '2030-01-31 08:31:00', 7, 200, 'ok', null],
+      ],
+    );
     await call('get_webhook_deliveries', key, { path: { id: webhookId } });
     // A delivery must have failed to be retried; the worker is off, so it is failed by hand.
     await ds.getRepository(WebhookDelivery).update({ id: idOf(ping) }, { status: 'failed' });

@@ -6,6 +6,10 @@ import { DataSource } from 'typeorm';
 import { WebhookDelivery } from '../../src/events/entities/webhook-delivery.entity';
 import { Webhook } from '../../src/events/entities/webhook.entity';
 import { PER_ORIGIN, WebhookDeliverer } from '../../src/webhook-delivery/webhook-deliverer.service';
+import {
+  AttemptRecord,
+  WebhookDeliveryRepository,
+} from '../../src/webhook-delivery/webhook-delivery.repository';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
@@ -576,6 +580,110 @@ describeEachDatabase('webhook deliveries', (database) => {
       });
     });
 
+    it('lists every attempt, newest first, with its time, HTTP status, answer and error; a retry adds one', async () => {
+      const hook = await hookTo(`${receiver.server.url}/500`);
+      const id = await ping(hook.apiKey, hook.id);
+      const logged = async () => {
+        const answer = await request(t.url)
+          .get(`/api/webhook/${hook.id}/deliveries/`)
+          .set('X-Api-Key', hook.apiKey)
+          .expect(200);
+        return (answer.body.response as Array<Record<string, unknown>>)[0];
+      };
+      expect(await logged()).toMatchObject({ id, attempt_log: [], attempt_log_total: 0 });
+
+      const first = new Date((Math.floor(Date.now() / 1000) + 60) * 1000);
+      const times = [first, new Date(first.getTime() + HOUR), new Date(first.getTime() + 2 * HOUR)];
+      const utc = (at: Date) => at.toISOString().slice(0, 19).replace('T', ' ');
+      await deliverer.deliverDue(times[0]);
+      await deliverer.deliverDue(times[1]);
+      await post(`/api/webhook/${hook.id}/`, hook.apiKey, {
+        url: `${receiver.server.url}/accepted`,
+      }).expect(200);
+      await deliverer.deliverDue(times[2]);
+
+      const failure = {
+        http_status: 500,
+        answer: 'no: 500',
+        error: 'The endpoint answered HTTP 500: no: 500.',
+      };
+      const delivered = await logged();
+      expect(delivered).toMatchObject({
+        status: 'delivered',
+        attempts: 3,
+        attempt_log_total: 3,
+        attempt_log: [
+          { started_at: utc(times[2]), http_status: 200, answer: 'ok', error: null },
+          { started_at: utc(times[1]), ...failure },
+          { started_at: utc(times[0]), ...failure },
+        ],
+      });
+      const attempts = delivered.attempt_log as Array<{ id: number; duration_ms: number }>;
+      expect(attempts[0].id).toBeGreaterThan(attempts[1].id);
+      expect(attempts[1].id).toBeGreaterThan(attempts[2].id);
+      for (const attempt of attempts) {
+        expect(attempt.duration_ms).toBeGreaterThanOrEqual(0);
+        expect(attempt.duration_ms).toBeLessThan(TIMEOUT_MS);
+      }
+
+      // A 404 fails at once; retried towards an endpoint that answers, it is delivered.
+      await post(`/api/webhook/${hook.id}/`, hook.apiKey, {
+        url: `${receiver.server.url}/404`,
+      }).expect(200);
+      const second = await ping(hook.apiKey, hook.id);
+      await deliverer.deliverDue(times[2]);
+      await post(`/api/webhook/${hook.id}/`, hook.apiKey, {
+        url: `${receiver.server.url}/204`,
+      }).expect(200);
+      await post(`/api/webhook/${hook.id}/deliveries/${second}/retry/`, hook.apiKey).expect(200);
+      await deliverer.deliverDue(times[2]);
+
+      expect(await logged()).toMatchObject({
+        id: second,
+        status: 'delivered',
+        attempt_log_total: 2,
+        attempt_log: [
+          { http_status: 204, answer: null, error: null },
+          {
+            http_status: 404,
+            answer: 'no: 404',
+            error: 'The endpoint answered HTTP 404: no: 404.',
+          },
+        ],
+      });
+    });
+
+    it('records an attempt only with its outcome: not for a claim that has been taken over', async () => {
+      const hook = await hookTo(`${receiver.server.url}/200`);
+      const id = await ping(hook.apiKey, hook.id);
+      const repository = t.app.get(WebhookDeliveryRepository);
+      const now = new Date().toISOString().slice(0, 19).replace('T', ' ');
+      const record: AttemptRecord = {
+        id,
+        attempts: 3,
+        status: 'delivered',
+        httpStatus: 200,
+        error: null,
+        answer: 'ok',
+        startedAt: now,
+        durationMs: 4,
+      };
+      const attempts = () =>
+        ds.query<Array<{ http_status: number }>>(
+          'SELECT http_status FROM webhook_attempt WHERE id_delivery = ?',
+          [id],
+        );
+
+      // Claimed for its third attempt, but the row says otherwise (another worker's claim).
+      await repository.record([record], now);
+      expect(await delivery(id)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await attempts()).toEqual([]);
+
+      await repository.record([{ ...record, attempts: 0 }], now);
+      expect(await delivery(id)).toMatchObject({ status: 'delivered', last_http_status: 200 });
+      expect((await attempts()).map((row) => Number(row.http_status))).toEqual([200]);
+    });
+
     it('removes delivered and failed deliveries older than WEBHOOK_LOG_DAYS, never pending ones', async () => {
       const hook = await hookTo(`${receiver.server.url}/200`);
       const old = await ping(hook.apiKey, hook.id);
@@ -596,6 +704,10 @@ describeEachDatabase('webhook deliveries', (database) => {
       await deliverer.deliverDue(new Date(Date.now() + 2 * HOUR));
 
       expect(await ds.getRepository(WebhookDelivery).findOneBy({ id: old })).toBeNull();
+      // Its attempts go with it.
+      expect(await ds.query('SELECT id FROM webhook_attempt WHERE id_delivery = ?', [old])).toEqual(
+        [],
+      );
       expect((await delivery(waiting)).status).toBe('pending');
     });
   });

@@ -368,6 +368,8 @@ describeEachDatabase('webhooks', (database) => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
         delivered_at: null,
+        attempt_log: [],
+        attempt_log_total: 0,
       });
       expect(first.body.next).toMatch(
         new RegExp(`/api/webhook/${id}/deliveries/\\?page=1&api_key=${apiKey}$`),

@@ -14,7 +14,7 @@ import { Processes } from '../support/processes';
  * (`npm test` builds `dist/` first): 5,000 events wait in the database while the workers that
  * deliver them to a receiver on 127.0.0.1 are killed with SIGKILL at random moments and started
  * again. Afterwards the receiver has every event at least once, signed, and every copy of an
- * event carries the id of its first copy.
+ * event carries the id of its first copy; each delivery's log holds the attempt that delivered it.
  */
 
 const EVENTS = 5_000;
@@ -110,6 +110,15 @@ async function crashTest(
       expect({ id, copies: new Set(copies) }).toEqual({ id, copies: new Set([stored.get(id)]) });
     }
     expect(await count('SELECT COUNT(*) AS n FROM webhook_delivery')).toBe(EVENTS);
+    // The attempt that delivered each event is in its log, once, written with its outcome; the
+    // attempts of a killed worker, whose outcome was never recorded, are not.
+    expect(await count('SELECT COUNT(*) AS n FROM webhook_attempt')).toBe(EVENTS);
+    expect(
+      await count(
+        'SELECT COUNT(DISTINCT a.id_delivery) AS n FROM webhook_attempt a ' +
+          "JOIN webhook_delivery d ON d.id = a.id_delivery WHERE a.http_status = 200 AND d.status = 'delivered'",
+      ),
+    ).toBe(EVENTS);
   } finally {
     await running.stopAll();
     await ds.destroy();

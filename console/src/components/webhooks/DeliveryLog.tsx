@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import {
   type Delivery,
@@ -8,6 +9,7 @@ import {
   WEBHOOKS_KEY,
 } from '../../api/webhooks';
 import { LoadError } from '../common/LoadError';
+import { AttemptList } from './AttemptList';
 import { DeliveryBadge } from './EnabledBadge';
 
 /** How often the log is read again while one of its deliveries waits for an attempt. */
@@ -23,9 +25,13 @@ function usePage(): number {
   return Number.isInteger(page) && page > 0 ? page : 0;
 }
 
+/** Columns of the log's table: a delivery's attempts take a row across all of them. */
+const COLUMNS = 10;
+
 /**
  * A webhook's delivery log, newest first, 25 rows a page as the API pages it: each event with
- * its latest attempt's time, its HTTP status, the excerpt of its answer and why it failed. Read
+ * its latest attempt's time, its HTTP status, the excerpt of its answer and why it failed, and
+ * on request every attempt (the page's answer holds them: nothing more is read). Read
  * again every second while a delivery waits, so that an attempt shows as soon as it is made,
  * and the first page every 5 seconds otherwise, so that a new event's delivery shows too. A
  * failed delivery can be retried, once the webhook is enabled.
@@ -115,52 +121,79 @@ function DeliveryRow({
     mutationFn: () => retryDelivery(webhookId, delivery.id),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: [...WEBHOOKS_KEY, webhookId] }),
   });
+  const [open, setOpen] = useState(false);
+  const listId = `attempts-${delivery.id}`;
+  const listed = delivery.attempt_log_total > 0;
   return (
-    <tr>
-      <td className="nowrap">
-        {delivery.event_type} <span className="delivery-id">#{delivery.id}</span>
-      </td>
-      <td className="status-cell">
-        <DeliveryBadge status={delivery.status} />
-      </td>
-      <td className="nowrap" data-label="Queued">
-        {delivery.created_at}
-      </td>
-      <td className="nowrap" data-label="Last attempt">
-        {delivery.attempts > 0 ? (delivery.updated_at ?? '') : ''}
-      </td>
-      <td data-label="Attempts">{delivery.attempts}</td>
-      <td data-label="HTTP status">{delivery.last_http_status ?? ''}</td>
-      <td className="answer" data-label="Answer">
-        {delivery.last_answer ?? ''}
-      </td>
-      <td className="answer failure" data-label="Failure">
-        {delivery.status === 'delivered' ? '' : (delivery.last_error ?? '')}
-      </td>
-      <td className="nowrap" data-label="Next attempt">
-        {delivery.status === 'pending' ? (delivery.next_attempt_at ?? '') : ''}
-      </td>
-      <td className="row-actions">
-        {delivery.status === 'failed' && (
-          <>
+    <>
+      <tr>
+        <td className="nowrap">
+          {delivery.event_type} <span className="delivery-id">#{delivery.id}</span>
+        </td>
+        <td className="status-cell">
+          <DeliveryBadge status={delivery.status} />
+        </td>
+        <td className="nowrap" data-label="Queued">
+          {delivery.created_at}
+        </td>
+        <td className="nowrap" data-label="Last attempt">
+          {delivery.attempts > 0 ? (delivery.updated_at ?? '') : ''}
+        </td>
+        {listed ? (
+          <td className="nowrap">
             <button
               type="button"
-              className="secondary"
-              aria-label={`Retry delivery ${delivery.id}`}
-              title={enabled ? undefined : 'Enable the webhook to retry its deliveries'}
-              disabled={retry.isPending}
-              onClick={() => retry.mutate()}
+              className="disclosure"
+              aria-expanded={open}
+              aria-controls={open ? listId : undefined}
+              onClick={() => setOpen(!open)}
             >
-              {retry.isPending ? 'Retrying…' : 'Retry'}
+              {delivery.attempts} attempt{delivery.attempts === 1 ? '' : 's'}
+              <span className="visually-hidden"> of delivery {delivery.id}</span>
             </button>
-            {retry.isError && (
-              <p className="error" role="alert">
-                {retry.error.message}
-              </p>
-            )}
-          </>
+          </td>
+        ) : (
+          <td data-label="Attempts">{delivery.attempts}</td>
         )}
-      </td>
-    </tr>
+        <td data-label="HTTP status">{delivery.last_http_status ?? ''}</td>
+        <td className="answer" data-label="Answer">
+          {delivery.last_answer ?? ''}
+        </td>
+        <td className="answer failure" data-label="Failure">
+          {delivery.status === 'delivered' ? '' : (delivery.last_error ?? '')}
+        </td>
+        <td className="nowrap" data-label="Next attempt">
+          {delivery.status === 'pending' ? (delivery.next_attempt_at ?? '') : ''}
+        </td>
+        <td className="row-actions">
+          {delivery.status === 'failed' && (
+            <>
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Retry delivery ${delivery.id}`}
+                title={enabled ? undefined : 'Enable the webhook to retry its deliveries'}
+                disabled={retry.isPending}
+                onClick={() => retry.mutate()}
+              >
+                {retry.isPending ? 'Retrying…' : 'Retry'}
+              </button>
+              {retry.isError && (
+                <p className="error" role="alert">
+                  {retry.error.message}
+                </p>
+              )}
+            </>
+          )}
+        </td>
+      </tr>
+      {listed && open && (
+        <tr className="attempts-row">
+          <td colSpan={COLUMNS}>
+            <AttemptList delivery={delivery} id={listId} />
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
