@@ -139,4 +139,56 @@ describe('the migration that encrypts stored credentials', () => {
 
     expect(flagged).toEqual(ENCRYPTED_FIELDS);
   });
+
+  describe('shown (what get_phone answers)', () => {
+    it("gives the non-secret fields' values and names the secrets set, never their values", () => {
+      const column = secrets.seal('kannel', { ...KANNEL, smsc: 'orange' }, { id: 7, id_user: 3 });
+
+      const shown = secrets.shown(stored({ adapter_data: column }));
+
+      const { password: _password, ...visible } = KANNEL;
+      expect(shown).toEqual({
+        data: { ...visible, smsc: 'orange' },
+        secretsSet: ['password'],
+        unreadable: [],
+      });
+      expect(JSON.stringify(shown)).not.toContain('p4ss');
+    });
+
+    it('does not count an optional secret stored empty as set', () => {
+      const column = secrets.seal(
+        'gammu',
+        { config_file: '/etc/gammurc', pin: '' },
+        stored({
+          adapter_data: null,
+        }),
+      );
+
+      expect(secrets.shown(stored({ adapter: 'gammu', adapter_data: column }))).toEqual({
+        data: { config_file: '/etc/gammurc' },
+        secretsSet: [],
+        unreadable: [],
+      });
+    });
+
+    it('names a secret that does not decrypt, and leaves out fields the descriptor lacks', () => {
+      const data = { ...KANNEL, password: 'enc:v1:from:elsewhere', legacy: 'kept hidden' };
+
+      expect(secrets.shown(stored({ adapter_data: JSON.stringify(data) }))).toEqual({
+        data: { kannel_sendsms_url: KANNEL.kannel_sendsms_url, username: 'smsgw', from: 'smsgw' },
+        secretsSet: [],
+        unreadable: ['password'],
+      });
+    });
+
+    it("shows nothing of an unknown adapter's data", () => {
+      const data = JSON.stringify({ login: 'me', password: 'p4ss' });
+
+      expect(secrets.shown(stored({ adapter: 'gone', adapter_data: data }))).toEqual({
+        data: {},
+        secretsSet: [],
+        unreadable: [],
+      });
+    });
+  });
 });

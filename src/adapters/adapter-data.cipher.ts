@@ -24,6 +24,16 @@ export interface OpenedData {
   unreadable: string[];
 }
 
+/** A phone's adapter data as get_phone shows it: never a secret's value. */
+export interface ShownData {
+  /** The stored value of each of the adapter's non-secret fields that has one. */
+  data: Record<string, string>;
+  /** The secret fields with a stored value that decrypts. */
+  secretsSet: string[];
+  /** The secret fields with a stored value that does not decrypt. */
+  unreadable: string[];
+}
+
 /**
  * The one way in and out of `phone.adapter_data`: the fields the adapter's descriptor flags as
  * secret are stored encrypted, each bound to its field, phone and owner, and never listed.
@@ -53,6 +63,32 @@ export class AdapterDataCipher {
       adapterDataScope(phone),
     );
     return { data: values, unreadable };
+  }
+
+  /**
+   * What a client editing the phone may see of its data: the values of the descriptor's
+   * non-secret fields, and which secrets are set. Opened as the dispatch opens it, so that a
+   * secret said to be set is one the phone can send with. Fields the descriptor does not have
+   * (left by an older version) are not shown: nothing says they are not secrets. An unknown
+   * adapter shows nothing.
+   */
+  shown(phone: StoredPhone): ShownData {
+    const fields = this.adapters.find(phone.adapter)?.descriptor.fields ?? [];
+    const { data, unreadable } = this.open(phone);
+    const shown: ShownData = { data: {}, secretsSet: [], unreadable };
+    for (const field of fields) {
+      const value = data[field.name];
+      // An optional secret sent empty is stored empty: it has no value.
+      if (value === undefined || (field.secret && value === '')) {
+        continue;
+      }
+      if (field.secret) {
+        shown.secretsSet.push(field.name);
+      } else {
+        shown.data[field.name] = value;
+      }
+    }
+    return shown;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Delete, HttpCode, Post } from '@nestjs/common';
+import { applyDecorators, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { PhoneStatus } from '../adapters/adapter';
@@ -12,6 +12,7 @@ import {
 } from '../common/http/openapi';
 import { CallbackUrls } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
+import { Row } from '../entries/entries.repository';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import {
@@ -82,6 +83,84 @@ const PHONE_FIELDS: Record<string, SchemaObject> = {
   },
 };
 
+const CALLBACK_URLS: SchemaObject = {
+  type: 'object',
+  nullable: true,
+  required: ['status', 'reception'],
+  properties: { status: { type: 'string' }, reception: { type: 'string' } },
+};
+
+/** A phone as get_phone answers it: as get_entries lists it, with what an editor may see. */
+const PHONE: SchemaObject = {
+  type: 'object',
+  required: [
+    'id',
+    'id_user',
+    'name',
+    'adapter',
+    'adapter_data',
+    'priority',
+    'status',
+    'created_at',
+    'updated_at',
+    'rate',
+    'limits',
+    'callback_urls',
+    'secrets_set',
+    'unreadable_secrets',
+    'adapter_data_error',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    id_user: { type: 'integer' },
+    name: { type: 'string' },
+    adapter: { type: 'string' },
+    adapter_data: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      example: { url: 'http://kannel.example:13013/cgi-bin/sendsms', from: '+33612345678' },
+      description:
+        "The stored value of each of the adapter's non-secret fields that has one, as an " +
+        'object (listings give a JSON text, or nothing for adapters that hide their data). ' +
+        'Never a secret',
+    },
+    priority: { type: 'integer' },
+    status: { type: 'string', enum: STATUSES },
+    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
+    updated_at: { type: 'string', nullable: true },
+    rate: { type: 'number', nullable: true, example: 0.5 },
+    limits: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['volume', 'startpoint'],
+        properties: { volume: { type: 'integer' }, startpoint: { type: 'string' } },
+      },
+    },
+    callback_urls: { ...CALLBACK_URLS, description: 'Null without PUBLIC_URL' },
+    secrets_set: {
+      type: 'array',
+      items: { type: 'string' },
+      example: ['password'],
+      description: 'The secret fields with a stored value (the values are never shown)',
+    },
+    unreadable_secrets: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'The secret fields whose stored value cannot be decrypted (the secrets key changed): ' +
+        'they must be sent again, and the phone cannot send until then',
+    },
+    adapter_data_error: {
+      type: 'string',
+      nullable: true,
+      description:
+        'Null, or what is wrong with the stored adapter data (unreadable secrets, an adapter ' +
+        'this server no longer has) and what to do',
+    },
+  },
+};
+
 function refused(code: ErrorCode, text: string) {
   return ApiResponse({
     status: 422,
@@ -95,7 +174,7 @@ const STATUS_RESPONSE = applyDecorators(
   ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone'),
 );
 
-/** The phone operations (docs/api.md#post_phone and the four after it). */
+/** The phone operations (docs/api.md#post_phone and those after it). */
 @ApiTags('phones')
 @Controller('api/phone')
 export class PhonesController {
@@ -115,6 +194,21 @@ export class PhonesController {
   @refused(ErrorCode.CANNOT_CREATE, "The adapter's test refused the data")
   create(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<number> {
     return this.phones.create(user, parseCreatePhoneParams(params, this.phones.adapterIds()));
+  }
+
+  @Get(':id')
+  @ApiOperation({
+    operationId: 'get_phone',
+    summary:
+      'get_phone: one of your phones as get_entries lists it, with the stored values of its ' +
+      "adapter's non-secret fields and the names of the secret ones that are set; never a " +
+      "secret's value.",
+  })
+  @PHONE_ID
+  @ApiEnvelopeResponse(PHONE, 'The phone')
+  @ApiNotFoundResponse(ErrorCode.INVALID_PARAMETER, 'phone')
+  read(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<Row> {
+    return this.phones.read(user, parsePhoneIdParams(params));
   }
 
   @Post(':id')
@@ -160,14 +254,7 @@ export class PhonesController {
       'working at once.',
   })
   @PHONE_ID
-  @ApiEnvelopeResponse(
-    {
-      type: 'object',
-      nullable: true,
-      properties: { status: { type: 'string' }, reception: { type: 'string' } },
-    },
-    "The phone's new callback URLs; null without PUBLIC_URL",
-  )
+  @ApiEnvelopeResponse(CALLBACK_URLS, "The phone's new callback URLs; null without PUBLIC_URL")
   @ApiNotFoundResponse(ErrorCode.CANNOT_UPDATE, 'phone')
   rotateCallbackToken(
     @CurrentUser() user: AuthenticatedUser,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EntriesModule } from '../entries/entries.module';
 import { Sended } from '../messages/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
@@ -9,7 +10,10 @@ import { PhonesRepository } from './phones.repository';
 import { PhonesService } from './phones.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Phone, PhoneLimit, PhoneGroup, PhoneGroupPhone, Sended])],
+  imports: [
+    TypeOrmModule.forFeature([Phone, PhoneLimit, PhoneGroup, PhoneGroupPhone, Sended]),
+    EntriesModule,
+  ],
   controllers: [PhonesController],
   providers: [PhonesRepository, PhonesService],
   exports: [PhonesRepository],

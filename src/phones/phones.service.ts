@@ -11,6 +11,8 @@ import { AuthenticatedUser } from '../common/http/request';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { isAbsent } from '../common/params/parse';
 import { AppConfig } from '../config/configuration';
+import { EntriesService } from '../entries/entries.service';
+import { Row } from '../entries/entries.repository';
 import { isSettingOn } from '../users/settings';
 import { Phone } from './entities/phone.entity';
 import {
@@ -25,7 +27,7 @@ import {
 import { PhoneChanges, PhonesRepository } from './phones.repository';
 
 /**
- * post_phone, post_update_phone, delete_phone, post_update_phone_status and
+ * post_phone, get_phone, post_update_phone, delete_phone, post_update_phone_status and
  * post_change_phone_status (docs/api.md). Providers are only called outside transactions: the
  * adapter test runs before the phone is written.
  */
@@ -38,6 +40,7 @@ export class PhonesService {
     private readonly adapters: AdapterRegistry,
     private readonly secrets: AdapterDataCipher,
     private readonly config: AppConfig,
+    private readonly entries: EntriesService,
   ) {}
 
   /** post_phone (docs/api.md#post_phone): the new phone's id. Rule 1 was checked by the parse. */
@@ -78,6 +81,40 @@ export class PhonesService {
     }
     await this.registerCallbacks(adapter, data, await this.phones.findOwned(user.id, id));
     return id;
+  }
+
+  /**
+   * get_phone (docs/api.md#get_phone): the phone as get_entries lists it, with what a client
+   * editing it may see of its adapter data. The secrets' values never leave: only which are set.
+   */
+  async read(user: AuthenticatedUser, { id }: PhoneIdInput): Promise<Row> {
+    // Rule 1.
+    const [listed, phone] = await Promise.all([
+      this.entries.findOne(user.id, 'phone', id),
+      this.phones.findOwned(user.id, id),
+    ]);
+    if (!listed || !phone) {
+      throw noPhone(ErrorCode.INVALID_PARAMETER, id);
+    }
+    // Rules 2 to 4.
+    const { data, secretsSet, unreadable } = this.secrets.shown(phone);
+    let problem: string | null = null;
+    if (!this.adapters.find(phone.adapter)) {
+      problem =
+        `the phone's adapter "${phone.adapter}" is not one this server has: choose one of ` +
+        `${this.adapterIds()} and send its adapter_data with post_update_phone.`;
+    } else if (unreadable.length > 0) {
+      problem =
+        `${unreadableClause(unreadable)}: send ${unreadable.length > 1 ? 'them' : 'it'} again with ` +
+        'post_update_phone; the phone cannot send until then.';
+    }
+    return {
+      ...listed,
+      adapter_data: data,
+      secrets_set: secretsSet,
+      unreadable_secrets: unreadable,
+      adapter_data_error: problem,
+    };
   }
 
   /**
@@ -328,7 +365,10 @@ function nameTaken(name: string): ApiError {
 }
 
 /** The same answer whether the phone does not exist or is another user's. */
-function noPhone(code: ErrorCode.CANNOT_UPDATE | ErrorCode.CANNOT_DELETE, id: number): ApiError {
+function noPhone(
+  code: ErrorCode.INVALID_PARAMETER | ErrorCode.CANNOT_UPDATE | ErrorCode.CANNOT_DELETE,
+  id: number,
+): ApiError {
   return ApiError.notFound(code, `id : you have no phone ${id}.`);
 }
 

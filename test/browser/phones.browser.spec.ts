@@ -24,9 +24,10 @@ import { waitFor } from '../support/instruments';
 /*
  * The console's Phones page in Debian's Chromium, against the real server on SQLite (or MariaDB,
  * BROWSER_DATABASE): a phone added through the form made from its adapter's descriptor sends the
- * next message, a secret is never shown back and kept when left empty, a status forced, a phone
- * group with its phones, the API's refusal at its field, and the callback URLs with their copy
- * buttons. Each effect is checked through the API with the user's key.
+ * next message, editing starts from the stored values (get_phone) while a secret is never shown
+ * back and is kept when left empty, a status forced, a phone group with its phones, the API's
+ * refusal at its field, and the callback URLs with their copy buttons. Each effect is checked
+ * through the API with the user's key.
  */
 const describeInBrowser = browserAvailable() ? describe : describe.skip;
 
@@ -217,13 +218,99 @@ describeInBrowser('the Phones page, in Chromium', () => {
     expect(await phones(user)).toEqual([]);
   });
 
-  it('never shows a secret back, says it is set, and keeps it when the field is left empty', async () => {
+  it('edits a Kannel phone from its stored values: the secret said to be set, changing one field keeps the others', async () => {
+    const user = await makeConsoleUser(t.dataSource);
+    const stored = {
+      kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
+      username: 'smsgw',
+      password: KANNEL_PASSWORD,
+      from: 'smsgw',
+      smsc: 'orange',
+      dlr_url: 'http://dlr.example.org/receipt',
+    };
+    const created = await request(t.url)
+      .post('/api/phone/')
+      .set('X-Api-Key', user.apiKey)
+      .send({ name: 'Kannel box', adapter: 'kannel', adapter_data: stored });
+    expect(created.status).toBe(201);
+    const id = created.body.response as number;
+    const readPhone = async () => {
+      const response = await request(t.url).get(`/api/phone/${id}/`).set('X-Api-Key', user.apiKey);
+      expect(response.text).not.toContain(KANNEL_PASSWORD);
+      return response.body.response as Row;
+    };
+    given = [];
+
+    await onPage(user, `/phones/${id}`, async (page) => {
+      await page.getByRole('heading', { name: 'Kannel box' }).waitFor();
+      // Every non-secret field shows its stored value, the optional ones included.
+      const { password: _password, ...visible } = stored;
+      for (const [name, value] of Object.entries(visible)) {
+        const optional = name === 'smsc' || name === 'dlr_url';
+        const label = optional ? name : `${name} (required)`;
+        expect(await page.getByLabel(label, { exact: true }).inputValue()).toBe(value);
+      }
+      const password = page.getByLabel('password (required)', { exact: true });
+      expect(await password.getAttribute('type')).toBe('password');
+      expect(await password.inputValue()).toBe('');
+      const hint = page.locator(`[id="${await password.getAttribute('aria-describedby')}"]`);
+      expect(await hint.textContent()).toContain('A value is set');
+      expect(await page.content()).not.toContain(KANNEL_PASSWORD);
+      for (const viewport of VIEWPORTS) {
+        await page.setViewportSize(viewport);
+        await checkPage(page, 'phone-edit');
+      }
+
+      await page.getByLabel('from (required)').fill('Reception');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      expect(await password.inputValue()).toBe('');
+      expect(await page.getByLabel('smsc', { exact: true }).inputValue()).toBe('orange');
+    });
+
+    // The adapter's test got the stored password; the other fields kept their values.
+    expect(given).toEqual([KANNEL_PASSWORD]);
+    const { password: _password, ...visible } = stored;
+    expect(await readPhone()).toMatchObject({
+      adapter_data: { ...visible, from: 'Reception' },
+      secrets_set: ['password'],
+      unreadable_secrets: [],
+      adapter_data_error: null,
+    });
+    const row = await t.dataSource.getRepository(Phone).findOneByOrFail({ id });
+    expect(t.app.get(AdapterDataCipher).open(row).data).toEqual({ ...stored, from: 'Reception' });
+
+    // An optional field emptied on purpose is removed; a required one is asked for.
+    given = [];
+    await onPage(user, `/phones/${id}`, async (page) => {
+      await page.getByRole('heading', { name: 'Kannel box' }).waitFor();
+      const username = page.getByLabel('username (required)', { exact: true });
+      await username.fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('alert').filter({ hasText: 'username is required' }).waitFor();
+      expect(await username.getAttribute('aria-invalid')).toBe('true');
+      expect(given).toEqual([]);
+      for (const viewport of VIEWPORTS) {
+        await page.setViewportSize(viewport);
+        await checkPage(page, 'phone-edit-required');
+      }
+      await username.fill('smsgw');
+      await page.getByLabel('dlr_url', { exact: true }).fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    });
+    expect(given).toEqual([KANNEL_PASSWORD]);
+    const { dlr_url: _dlr, ...kept } = visible;
+    expect((await readPhone()).adapter_data).toEqual({ ...kept, from: 'Reception' });
+  });
+
+  it("tells that a phone's stored password can no longer be decrypted, and takes a new one", async () => {
     const user = await makeConsoleUser(t.dataSource);
     const created = await request(t.url)
       .post('/api/phone/')
       .set('X-Api-Key', user.apiKey)
       .send({
-        name: 'Kannel box',
+        name: 'Old box',
         adapter: 'kannel',
         adapter_data: {
           kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
@@ -232,35 +319,36 @@ describeInBrowser('the Phones page, in Chromium', () => {
           from: 'smsgw',
         },
       });
-    expect(created.status).toBe(201);
     const id = created.body.response as number;
+    // What a lost SECRETS_KEY leaves: a password this server cannot open.
+    const phone = await t.dataSource.getRepository(Phone).findOneByOrFail({ id });
+    const data = JSON.parse(phone.adapter_data ?? '{}') as Record<string, string>;
+    await t.dataSource
+      .getRepository(Phone)
+      .update({ id }, { adapter_data: JSON.stringify({ ...data, password: 'enc:v1:lost:key' }) });
     given = [];
 
     await onPage(user, `/phones/${id}`, async (page) => {
-      await page.getByRole('heading', { name: 'Kannel box' }).waitFor();
+      await page.getByRole('heading', { name: 'Old box' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'can no longer be decrypted' }).waitFor();
       const password = page.getByLabel('password (required)', { exact: true });
-      expect(await password.getAttribute('type')).toBe('password');
-      expect(await password.inputValue()).toBe('');
       const hint = page.locator(`[id="${await password.getAttribute('aria-describedby')}"]`);
-      expect(await hint.textContent()).toContain('A value is set');
-      expect(await page.content()).not.toContain(KANNEL_PASSWORD);
-      await page.getByLabel('from (required)').fill('Reception');
-      await page.getByRole('button', { name: 'Save changes' }).click();
-      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      expect(await password.inputValue()).toBe('');
+      expect(await hint.textContent()).toContain('type it again');
+      expect(await page.getByLabel('from (required)').inputValue()).toBe('smsgw');
       for (const viewport of VIEWPORTS) {
         await page.setViewportSize(viewport);
-        await checkPage(page, 'phone-edit-secret');
+        await checkPage(page, 'phone-edit-unreadable');
       }
+      await password.fill(KANNEL_PASSWORD);
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     });
-
-    // The adapter's test got the stored password, which is still stored, with the new sender.
     expect(given).toEqual([KANNEL_PASSWORD]);
-    const stored = await t.dataSource.getRepository(Phone).findOneByOrFail({ id });
-    expect(t.app.get(AdapterDataCipher).open(stored).data).toMatchObject({
-      password: KANNEL_PASSWORD,
-      from: 'Reception',
-      username: 'smsgw',
+    const answer = await request(t.url).get(`/api/phone/${id}/`).set('X-Api-Key', user.apiKey);
+    expect(answer.body.response).toMatchObject({
+      secrets_set: ['password'],
+      unreadable_secrets: [],
+      adapter_data_error: null,
     });
   });
 

@@ -163,6 +163,12 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       });
     expect(viaQuery.status).toBe(201);
     const kannelPhone = viaQuery.body.response as number;
+    // Read back: get_phone opens the data to say which secrets are set, and logs none of them.
+    const readBack = await request(app.url)
+      .get(`/api/phone/${kannelPhone}/`)
+      .query({ api_key: apiKey });
+    expect(readBack.body.response).toMatchObject({ secrets_set: ['password'] });
+    expect(readBack.text).not.toContain(KANNEL_PASSWORD);
     // Refused by the provider: an urlencoded form, a multipart body, a JSON object in a string.
     expect(
       (

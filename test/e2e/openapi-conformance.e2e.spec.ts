@@ -163,6 +163,26 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
       id: idOf(await call('post_phone', key, { body: { name: 'conformance', adapter: 'test' } })),
     };
     await call('post_update_phone', key, { path: { id: phone.id }, body: { name: 'renamed' } });
+    await call('get_phone', key, { path: { id: phone.id } });
+    await call('get_phone', session, { path: { id: phone.id } });
+    // With a secret set, and one that no longer decrypts: both answers match the schema.
+    const kannel = await makePhone(t.dataSource, id, {
+      adapter: 'kannel',
+      callback_token: 'conformance-token',
+      adapter_data: JSON.stringify({
+        kannel_sendsms_url: 'http://kannel.example/cgi-bin/sendsms',
+        username: 'smsgw',
+        password: 'secret',
+        from: 'smsgw',
+      }),
+    });
+    await call('get_phone', key, { path: { id: kannel.id } });
+    const spoilt = await makePhone(t.dataSource, id, { adapter: 'kannel' });
+    await ds.query('UPDATE phone SET adapter_data = ? WHERE id = ?', [
+      JSON.stringify({ password: 'enc:v1:sealed:elsewhere' }),
+      spoilt.id,
+    ]);
+    await call('get_phone', key, { path: { id: spoilt.id } });
     await call('post_phone_callback_token', key, { path: { id: phone.id } });
     await call('post_update_phone_status', key, { path: { id: phone.id } });
     await call('post_change_phone_status', key, {
@@ -335,9 +355,10 @@ describeEachDatabase('the OpenAPI document matches real answers', (database) => 
         path: { number: 'not a number at all, too long' },
       }),
       await call('post_update_phone', other.key, { path: { id: 999_999 }, body: {} }),
+      await call('get_phone', other.key, { path: { id: 999_999 } }),
     ];
     expect(failed.map((response) => response.status)).toEqual([
-      401, 401, 401, 401, 401, 400, 400, 400, 400, 404, 400, 404,
+      401, 401, 401, 401, 401, 400, 400, 400, 400, 404, 400, 404, 404,
     ]);
     expect(failures).toEqual([]);
   });

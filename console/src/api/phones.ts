@@ -79,11 +79,9 @@ export interface CallbackUrls {
   reception: string;
 }
 
-/** A phone as the Phones page shows it, read from its get_entries row. */
+/** A phone as the Phones page lists it, read from its get_entries row. */
 export interface PhoneDetails extends PhoneSummary {
   adapter: string;
-  /** The adapter data the API lists (never its secrets); null when the adapter hides them. */
-  adapterData: Record<string, string> | null;
   priority: number;
   rate: number | null;
   limits: PhoneLimit[];
@@ -95,7 +93,6 @@ export function readPhoneDetails(row: Entry): PhoneDetails {
   return {
     ...readPhoneStatus(row),
     adapter: text(row.adapter),
-    adapterData: readAdapterData(row.adapter_data),
     priority: int(row.priority),
     rate: rate !== null && Number.isFinite(rate) ? rate : null,
     limits: rows(row.limits).map((limit) => ({
@@ -106,20 +103,16 @@ export function readPhoneDetails(row: Entry): PhoneDetails {
   };
 }
 
-/** The listing gives adapter data as a JSON text of strings, or leaves it out. */
-function readAdapterData(value: unknown): Record<string, string> | null {
-  if (typeof value !== 'string') {
-    return null;
-  }
-  try {
-    const parsed: unknown = JSON.parse(value);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return {};
-    }
-    return Object.fromEntries(Object.entries(parsed).map(([name, item]) => [name, text(item)]));
-  } catch {
-    return {};
-  }
+/** A phone as its page shows and edits it: what get_phone answers. */
+export interface PhoneSettings extends PhoneDetails {
+  /** The stored value of each of the adapter's non-secret fields. */
+  adapterData: Record<string, string>;
+  /** The secret fields with a stored value, never shown. */
+  secretsSet: string[];
+  /** The secret fields whose stored value the server can no longer decrypt. */
+  unreadableSecrets: string[];
+  /** What is wrong with the stored adapter data and what to do, or null. */
+  dataError: string | null;
 }
 
 function readCallbackUrls(value: unknown): CallbackUrls | null {
@@ -136,11 +129,16 @@ export async function listPhonePage(cursor: Cursor) {
   return { ...page, phones: page.entries.map(readPhoneDetails) };
 }
 
-/** The caller's phone `id` as get_entries lists it, or null when it is not one of theirs. */
-export async function readPhone(id: number): Promise<PhoneDetails | null> {
-  // The listing after the id before it starts at this phone when it is the caller's.
-  const [row] = await listEntryRows('phone', { after_id: id - 1 });
-  return row && int(row.id) === id ? readPhoneDetails(row) : null;
+/** get_phone: the caller's phone `id`; another's or none is an ApiError with status 404. */
+export async function readPhone(id: number): Promise<PhoneSettings> {
+  const phone = await answerOf(api.GET('/api/phone/{id}', { params: { path: { id } } }));
+  return {
+    ...readPhoneDetails(phone),
+    adapterData: phone.adapter_data,
+    secretsSet: phone.secrets_set,
+    unreadableSecrets: phone.unreadable_secrets,
+    dataError: phone.adapter_data_error,
+  };
 }
 
 /** What post_phone and post_update_phone take, as the console sends them. */

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ADAPTERS_KEY, listAdapters } from '../../api/adapters';
+import { ApiError } from '../../api/client';
 import { deletePhone, PHONES_KEY, readPhone } from '../../api/phones';
 import { LoadError } from '../common/LoadError';
 import { ConfirmDelete } from '../common/ConfirmDelete';
@@ -19,6 +20,13 @@ export function PhoneDetail() {
   const phone = useQuery({ queryKey: [...PHONES_KEY, 'one', id], queryFn: () => readPhone(id) });
   const adapters = useQuery({ queryKey: ADAPTERS_KEY, queryFn: listAdapters, staleTime: Infinity });
   const back = <Link to="/phones">Back to the phones</Link>;
+  if (phone.error instanceof ApiError && phone.error.status === 404) {
+    return (
+      <p>
+        {phone.error.message} {back}
+      </p>
+    );
+  }
   if (phone.isError || adapters.isError) {
     const error = phone.error ?? adapters.error!;
     return (
@@ -27,13 +35,6 @@ export function PhoneDetail() {
   }
   if (phone.isPending || adapters.isPending) {
     return <p role="status">Loading the phone…</p>;
-  }
-  if (phone.data === null) {
-    return (
-      <p>
-        You have no phone {id}. {back}
-      </p>
-    );
   }
   const shown = phone.data;
   return (
@@ -68,6 +69,8 @@ export function PhoneDetail() {
           remove={() => deletePhone(shown.id)}
           onDeleted={async () => {
             await navigate('/phones');
+            // Read again, the deleted phone would answer 404 while the page leaves it.
+            client.removeQueries({ queryKey: [...PHONES_KEY, 'one', shown.id] });
             await phonesChanged(client);
           }}
         />

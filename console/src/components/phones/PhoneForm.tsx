@@ -1,17 +1,24 @@
 import { useMutation } from '@tanstack/react-query';
 import { useFieldArray, useForm } from 'react-hook-form';
 import type { AdapterDescription } from '../../api/adapters';
-import { createPhone, type PhoneDetails, type PhoneWrite, updatePhone } from '../../api/phones';
+import { createPhone, type PhoneSettings, type PhoneWrite, updatePhone } from '../../api/phones';
 import { Field, FormError } from '../forms/Field';
 import { showApiError } from '../forms/api-errors';
 import { AdapterFields } from './AdapterFields';
-import { PHONE_FIELDS, type PhoneFormValues, valuesOf, writeOf } from './phone-form';
+import {
+  emptiedRequired,
+  PHONE_FIELDS,
+  type PhoneFormValues,
+  valuesOf,
+  writeOf,
+} from './phone-form';
 
 /**
  * Adds a phone, or changes one: its name, its adapter with the adapter's own fields (made from
- * get_adapters), its priority, rate and limits. Editing sends only what changed, and adapter data
- * only when they changed, so that stored secrets stay as they are. The API's refusal is shown at
- * the field it names, adapter data fields included.
+ * get_adapters), its priority, rate and limits. Editing starts from the phone as get_phone reads
+ * it, its non-secret adapter data included, and sends only what changed, the adapter data whole
+ * but without the secrets left empty, which stay as stored. The API's refusal is shown at the
+ * field it names, adapter data fields included.
  */
 export function PhoneForm({
   adapters,
@@ -19,7 +26,7 @@ export function PhoneForm({
   onSaved,
 }: {
   adapters: AdapterDescription[];
-  phone: PhoneDetails | null;
+  phone: PhoneSettings | null;
   onSaved: (id: number) => unknown;
 }) {
   const defaults = valuesOf(phone, adapters[0]?.id ?? '');
@@ -59,6 +66,13 @@ export function PhoneForm({
   function submit(values: PhoneFormValues) {
     if (!adapter) {
       setError('adapter', { type: 'form', message: 'Choose an adapter.' });
+      return;
+    }
+    const emptied = emptiedRequired(values, adapter, phone);
+    for (const name of emptied) {
+      setError(`data.${name}`, { type: 'form', message: `${name} is required: type its value.` });
+    }
+    if (emptied.length > 0) {
       return;
     }
     save.mutate(
@@ -101,8 +115,7 @@ export function PhoneForm({
             adapter={adapter}
             register={register}
             errors={errors}
-            editing={phone !== null && phone.adapter === adapter.id}
-            dataShown={phone?.adapterData !== null}
+            stored={phone !== null && phone.adapter === adapter.id ? phone : null}
           />
         </fieldset>
       )}

@@ -1,5 +1,5 @@
 import type { AdapterDescription } from '../../api/adapters';
-import type { PhoneDetails, PhoneWrite } from '../../api/phones';
+import type { PhoneSettings, PhoneWrite } from '../../api/phones';
 
 /** What the phone form holds: texts as typed, the adapter data by field name. */
 export interface PhoneFormValues {
@@ -14,7 +14,7 @@ export interface PhoneFormValues {
 /** The form's fields that the API's messages name, beside adapter_data[…]. */
 export const PHONE_FIELDS = ['name', 'adapter', 'priority', 'rate', 'limits'] as const;
 
-export function valuesOf(phone: PhoneDetails | null, firstAdapter: string): PhoneFormValues {
+export function valuesOf(phone: PhoneSettings | null, firstAdapter: string): PhoneFormValues {
   return {
     name: phone?.name ?? '',
     adapter: phone?.adapter ?? firstAdapter,
@@ -30,8 +30,9 @@ export function valuesOf(phone: PhoneDetails | null, firstAdapter: string): Phon
 
 /**
  * The adapter data to send: the adapter's fields only (another adapter's, typed before it was
- * changed, are left behind), without the empty secrets of a phone being edited, which the API
- * keeps as stored, nor the empty fields it does not show.
+ * changed, are left behind). Editing, an empty field is left out: the API keeps a secret or a
+ * required field left out, and removes an optional one, which the person then emptied (its
+ * stored value was in the form).
  */
 export function adapterDataOf(
   values: PhoneFormValues,
@@ -55,7 +56,7 @@ export function adapterDataOf(
 export function writeOf(
   values: PhoneFormValues,
   adapter: AdapterDescription,
-  phone: PhoneDetails | null,
+  phone: PhoneSettings | null,
   dirty: Partial<Record<'name' | 'data' | 'priority' | 'rate' | 'limits', boolean>>,
 ): PhoneWrite {
   // Sent as typed: the API's own checks name the field that is wrong, in its words.
@@ -94,4 +95,22 @@ export function writeOf(
     write.limits = limits;
   }
   return write;
+}
+
+/**
+ * The required non-secret fields emptied while editing: the API would keep their stored value,
+ * which is not what the person asked, so the form says they are required instead.
+ */
+export function emptiedRequired(
+  values: PhoneFormValues,
+  adapter: AdapterDescription,
+  phone: PhoneSettings | null,
+): string[] {
+  if (!phone || phone.adapter !== values.adapter) {
+    return [];
+  }
+  return adapter.fields
+    .filter((field) => field.required && !field.secret)
+    .filter((field) => (values.data[field.name] ?? '').trim() === '')
+    .map((field) => field.name);
 }
