@@ -1,9 +1,11 @@
-import { useMutation } from '@tanstack/react-query';
+import '../common/common.css';
 import { useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { newApiKey } from '../../api/account';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { PasswordField } from '../forms/PasswordField';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiMutation } from '../forms/useApiMutation';
 
 interface Values {
   password: string;
@@ -23,7 +25,7 @@ export function ApiKeyPanel() {
     setError,
     formState: { errors },
   } = useForm<Values>({ defaultValues: { password: '' } });
-  const replace = useMutation({
+  const replace = useApiMutation({
     mutationFn: ({ password }: Values) => newApiKey(password),
     // Not kept in the mutation cache once the page is left: the key lives in this component only.
     gcTime: 0,
@@ -32,7 +34,8 @@ export function ApiKeyPanel() {
       setAsking(false);
       reset();
     },
-    onError: (error) => showApiError<Values>(error, ['password'], setError),
+    fields: ['password'],
+    setError,
   });
   return (
     <section aria-labelledby="api-key-title">
@@ -57,24 +60,21 @@ export function ApiKeyPanel() {
             The current key stops working at once: every script or program using it is refused until
             it is given the new one.
           </p>
-          <Field
+          <PasswordField
             label="Your password"
             error={errors.password?.message}
-            render={(props) => (
-              <input
-                {...props}
-                {...register('password')}
-                type="password"
-                autoComplete="current-password"
-                autoFocus
-              />
-            )}
+            registration={register('password')}
+            autoComplete="current-password"
+            autoFocus
           />
           <FormError errors={errors} />
           <div className="actions">
-            <button type="submit" className="danger" disabled={replace.isPending}>
-              {replace.isPending ? 'Replacing…' : 'Replace my API key'}
-            </button>
+            <SubmitButton
+              className="danger"
+              label="Replace my API key"
+              pendingLabel="Replacing…"
+              pending={replace.isPending}
+            />
             <button
               type="button"
               className="secondary"
@@ -133,11 +133,11 @@ function NewKey({ value }: { value: string }) {
         Copy the key
       </button>
       {copied && (
-        <p role="status" className="saved">
+        <SavedNote>
           {copied === 'yes'
             ? 'Copied.'
             : 'The browser refused to copy: the key is selected, copy it with Ctrl+C (⌘C on a Mac).'}
-        </p>
+        </SavedNote>
       )}
     </div>
   );

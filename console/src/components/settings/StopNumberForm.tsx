@@ -1,9 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { addStop } from '../../api/stop-list';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiMutation } from '../forms/useApiMutation';
 
 interface Values {
   number: string;
@@ -19,17 +19,16 @@ export function StopNumberForm({ onAdded }: { onAdded: () => unknown }) {
     setError,
     formState: { errors },
   } = useForm<Values>({ defaultValues: { number: '' } });
-  const add = useMutation({
+  const add = useApiMutation({
     mutationFn: ({ number }: Values) => addStop(number),
     onSuccess: async (_id, { number }) => {
       setAdded(number);
       reset();
       await onAdded();
     },
-    onError: (error) => {
-      setAdded(null);
-      showApiError<Values>(error, ['number'], setError);
-    },
+    onError: () => setAdded(null),
+    fields: ['number'],
+    setError,
   });
   return (
     <form
@@ -47,14 +46,8 @@ export function StopNumberForm({ onAdded }: { onAdded: () => unknown }) {
         )}
       />
       <FormError errors={errors} />
-      {added && (
-        <p role="status" className="saved">
-          {added} is on the STOP list.
-        </p>
-      )}
-      <button type="submit" disabled={add.isPending}>
-        {add.isPending ? 'Adding…' : 'Add to the STOP list'}
-      </button>
+      {added && <SavedNote>{added} is on the STOP list.</SavedNote>}
+      <SubmitButton label="Add to the STOP list" pendingLabel="Adding…" pending={add.isPending} />
     </form>
   );
 }
