@@ -1,6 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
 import {
   CONDITIONAL_GROUPS_KEY,
   type ConditionalGroup,
@@ -11,15 +9,17 @@ import {
   listConditionalGroups,
   updateConditionalGroup,
 } from '../../api/conditional-groups';
-import { ConfirmDelete } from '../common/ConfirmDelete';
-import { LoadError } from '../common/LoadError';
 import { useDebounced } from '../common/useDebounced';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { Field } from '../forms/Field';
+import { useApiMutation } from '../forms/useApiMutation';
 import { ConditionPreview, refusedCondition, usePreview } from './ConditionPreview';
-import { BackTo } from './ContactPages';
+import {
+  type EntryFormProps,
+  NamedEntryDetail,
+  NamedEntryForm,
+  NewNamedEntry,
+} from './NamedEntryPages';
 import { NamedList } from './NamedList';
-import { useEntryId } from './entry-route';
 
 const PATH = '/contacts/conditional-groups';
 
@@ -48,16 +48,11 @@ const PREVIEW_DELAY_MS = 300;
  * the preview as it is typed or from the save.
  */
 function ConditionalGroupForm({
-  group,
+  entry: group,
   save,
   onSaved,
   submitLabel,
-}: {
-  group?: ConditionalGroup;
-  save: (fields: ConditionalGroupFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
+}: EntryFormProps<ConditionalGroup, ConditionalGroupFields>) {
   const {
     register,
     handleSubmit,
@@ -72,23 +67,22 @@ function ConditionalGroupForm({
   const preview = usePreview(condition, 0);
   const previewError =
     condition.trim() !== '' && refusedCondition(preview.error) ? preview.error.message : undefined;
-  const mutation = useMutation({
+  const mutation = useApiMutation({
     mutationFn: save,
     onSuccess: onSaved,
-    onError: (error) => showApiError<ConditionalGroupFields>(error, FIELDS, setError),
+    fields: FIELDS,
+    setError,
   });
   return (
-    <form
-      className="entry-form"
-      aria-label={submitLabel}
-      noValidate
+    <NamedEntryForm
+      submitLabel={submitLabel}
       onSubmit={(event) => void handleSubmit((values) => mutation.mutate(values))(event)}
+      name={register('name')}
+      nameError={errors.name?.message}
+      errors={errors}
+      pending={mutation.isPending}
+      saved={mutation.isSuccess && group !== undefined}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Field
         label="Condition"
         error={errors.condition?.message ?? previewError}
@@ -111,81 +105,25 @@ function ConditionalGroupForm({
         )}
       />
       <ConditionPreview condition={condition} />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && group && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }
 
+const CONDITIONAL_GROUP = {
+  noun: 'conditional group',
+  path: PATH,
+  queryKey: CONDITIONAL_GROUPS_KEY,
+  get: getConditionalGroup,
+  create: createConditionalGroup,
+  update: updateConditionalGroup,
+  remove: deleteConditionalGroup,
+  Form: ConditionalGroupForm,
+};
+
 export function NewConditionalGroup() {
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  return (
-    <section aria-labelledby="new-conditional-group-title" className="entry-detail">
-      <BackTo path={PATH} label="conditional groups" />
-      <h2 id="new-conditional-group-title">New conditional group</h2>
-      <ConditionalGroupForm
-        submitLabel="Create conditional group"
-        save={createConditionalGroup}
-        onSaved={async (id) => {
-          await queryClient.invalidateQueries({ queryKey: CONDITIONAL_GROUPS_KEY });
-          await navigate(`${PATH}/${Number(id)}`);
-        }}
-      />
-    </section>
-  );
+  return <NewNamedEntry kind={CONDITIONAL_GROUP} />;
 }
 
 export function ConditionalGroupDetail() {
-  const id = useEntryId();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const group = useQuery({
-    queryKey: [...CONDITIONAL_GROUPS_KEY, id],
-    queryFn: () => getConditionalGroup(id),
-  });
-  if (group.isPending) {
-    return <p role="status">Loading…</p>;
-  }
-  if (group.isError) {
-    return (
-      <section>
-        <BackTo path={PATH} label="conditional groups" />
-        <LoadError error={group.error} retry={group.refetch} />
-      </section>
-    );
-  }
-  return (
-    <section aria-labelledby="conditional-group-title" className="entry-detail">
-      <BackTo path={PATH} label="conditional groups" />
-      <h2 id="conditional-group-title">{group.data.name}</h2>
-      <ConditionalGroupForm
-        key={group.data.id}
-        group={group.data}
-        submitLabel="Save conditional group"
-        save={(fields) => updateConditionalGroup(id, fields)}
-        onSaved={async (saved) => {
-          queryClient.setQueryData([...CONDITIONAL_GROUPS_KEY, id], saved);
-          await queryClient.invalidateQueries({ queryKey: [...CONDITIONAL_GROUPS_KEY, 'list'] });
-        }}
-      />
-      <div className="detail-actions">
-        <ConfirmDelete
-          what={`the conditional group ${group.data.name}`}
-          remove={() => deleteConditionalGroup(id)}
-          onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: CONDITIONAL_GROUPS_KEY });
-            await navigate(PATH);
-          }}
-        />
-      </div>
-    </section>
-  );
+  return <NamedEntryDetail kind={CONDITIONAL_GROUP} />;
 }

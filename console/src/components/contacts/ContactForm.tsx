@@ -1,8 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import type { Contact, ContactFields } from '../../api/contacts';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { Field } from '../forms/Field';
+import { useApiMutation } from '../forms/useApiMutation';
+import { type EntryFormProps, NamedEntryForm } from './NamedEntryPages';
 import { dataText, readDataText } from './contact-data';
 
 interface Values {
@@ -27,16 +27,11 @@ function valuesOf(contact?: Contact): Values {
  * shown at the field it names.
  */
 export function ContactForm({
-  contact,
+  entry: contact,
   save,
   onSaved,
   submitLabel,
-}: {
-  contact?: Contact;
-  save: (fields: ContactFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
+}: EntryFormProps<Contact, ContactFields>) {
   const {
     register,
     handleSubmit,
@@ -44,7 +39,7 @@ export function ContactForm({
     setError,
     formState: { errors },
   } = useForm<Values>({ defaultValues: valuesOf(contact) });
-  const mutation = useMutation({
+  const mutation = useApiMutation({
     mutationFn: save,
     onSuccess: async (saved) => {
       await onSaved(saved);
@@ -52,7 +47,8 @@ export function ContactForm({
         reset(undefined, { keepValues: true });
       }
     },
-    onError: (error) => showApiError<Values>(error, FIELDS, setError),
+    fields: FIELDS,
+    setError,
   });
 
   function submit(values: Values) {
@@ -65,17 +61,15 @@ export function ContactForm({
   }
 
   return (
-    <form
-      className="entry-form"
+    <NamedEntryForm
+      submitLabel={submitLabel}
       onSubmit={(event) => void handleSubmit(submit)(event)}
-      noValidate
-      aria-label={submitLabel}
+      name={register('name')}
+      nameError={errors.name?.message}
+      errors={errors}
+      pending={mutation.isPending}
+      saved={mutation.isSuccess && contact !== undefined}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Field
         label="Number"
         error={errors.number?.message}
@@ -103,15 +97,6 @@ export function ContactForm({
           />
         )}
       />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && contact && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }

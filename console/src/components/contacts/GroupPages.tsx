@@ -1,6 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Controller, useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
 import type { Contact } from '../../api/contacts';
 import {
   createGroup,
@@ -12,14 +10,15 @@ import {
   listGroups,
   updateGroup,
 } from '../../api/groups';
-import { ConfirmDelete } from '../common/ConfirmDelete';
-import { LoadError } from '../common/LoadError';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
-import { BackTo } from './ContactPages';
+import { useApiMutation } from '../forms/useApiMutation';
 import { GroupMembers } from './GroupMembers';
 import { NamedList } from './NamedList';
-import { useEntryId } from './entry-route';
+import {
+  type EntryFormProps,
+  NamedEntryDetail,
+  NamedEntryForm,
+  NewNamedEntry,
+} from './NamedEntryPages';
 
 const PATH = '/contacts/groups';
 
@@ -46,16 +45,11 @@ const FIELDS = ['name', 'contacts'] as const;
 
 /** A group's name and members; the API's refusal is shown at the field it names. */
 function GroupForm({
-  group,
+  entry: group,
   save,
   onSaved,
   submitLabel,
-}: {
-  group?: Group;
-  save: (fields: GroupFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
+}: EntryFormProps<Group, GroupFields>) {
   const {
     register,
     control,
@@ -65,16 +59,15 @@ function GroupForm({
   } = useForm<Values>({
     defaultValues: { name: group?.name ?? '', contacts: group?.contacts ?? [] },
   });
-  const mutation = useMutation({
+  const mutation = useApiMutation({
     mutationFn: save,
     onSuccess: onSaved,
-    onError: (error) => showApiError<Values>(error, FIELDS, setError),
+    fields: FIELDS,
+    setError,
   });
   return (
-    <form
-      className="entry-form"
-      aria-label={submitLabel}
-      noValidate
+    <NamedEntryForm
+      submitLabel={submitLabel}
       onSubmit={(event) =>
         void handleSubmit((values) =>
           mutation.mutate({
@@ -83,12 +76,12 @@ function GroupForm({
           }),
         )(event)
       }
+      name={register('name')}
+      nameError={errors.name?.message}
+      errors={errors}
+      pending={mutation.isPending}
+      saved={mutation.isSuccess && group !== undefined}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Controller
         control={control}
         name="contacts"
@@ -100,78 +93,26 @@ function GroupForm({
           />
         )}
       />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && group && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }
 
+const GROUP = {
+  noun: 'group',
+  path: PATH,
+  queryKey: GROUPS_KEY,
+  get: getGroup,
+  create: createGroup,
+  update: updateGroup,
+  remove: deleteGroup,
+  deleteNote: '(its contacts stay)',
+  Form: GroupForm,
+};
+
 export function NewGroup() {
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  return (
-    <section aria-labelledby="new-group-title" className="entry-detail">
-      <BackTo path={PATH} label="groups" />
-      <h2 id="new-group-title">New group</h2>
-      <GroupForm
-        submitLabel="Create group"
-        save={createGroup}
-        onSaved={async (id) => {
-          await queryClient.invalidateQueries({ queryKey: GROUPS_KEY });
-          await navigate(`${PATH}/${Number(id)}`);
-        }}
-      />
-    </section>
-  );
+  return <NewNamedEntry kind={GROUP} />;
 }
 
 export function GroupDetail() {
-  const id = useEntryId();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const group = useQuery({ queryKey: [...GROUPS_KEY, id], queryFn: () => getGroup(id) });
-  if (group.isPending) {
-    return <p role="status">Loading…</p>;
-  }
-  if (group.isError) {
-    return (
-      <section>
-        <BackTo path={PATH} label="groups" />
-        <LoadError error={group.error} retry={group.refetch} />
-      </section>
-    );
-  }
-  return (
-    <section aria-labelledby="group-title" className="entry-detail">
-      <BackTo path={PATH} label="groups" />
-      <h2 id="group-title">{group.data.name}</h2>
-      <GroupForm
-        key={group.data.id}
-        group={group.data}
-        submitLabel="Save group"
-        save={(fields) => updateGroup(id, fields)}
-        onSaved={async (saved) => {
-          queryClient.setQueryData([...GROUPS_KEY, id], saved);
-          await queryClient.invalidateQueries({ queryKey: [...GROUPS_KEY, 'list'] });
-        }}
-      />
-      <div className="detail-actions">
-        <ConfirmDelete
-          what={`the group ${group.data.name} (its contacts stay)`}
-          remove={() => deleteGroup(id)}
-          onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: GROUPS_KEY });
-            await navigate(PATH);
-          }}
-        />
-      </div>
-    </section>
-  );
+  return <NamedEntryDetail kind={GROUP} />;
 }
