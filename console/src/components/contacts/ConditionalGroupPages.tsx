@@ -1,4 +1,3 @@
-import { useForm } from 'react-hook-form';
 import {
   CONDITIONAL_GROUPS_KEY,
   type ConditionalGroup,
@@ -11,7 +10,7 @@ import {
 } from '../../api/conditional-groups';
 import { useDebounced } from '../common/useDebounced';
 import { Field } from '../forms/Field';
-import { useApiMutation } from '../forms/useApiMutation';
+import { useApiForm } from '../forms/useApiForm';
 import { ConditionPreview, refusedCondition, usePreview } from './ConditionPreview';
 import {
   type EntryFormProps,
@@ -53,30 +52,21 @@ function ConditionalGroupForm({
   onSaved,
   submitLabel,
 }: EntryFormProps<ConditionalGroup, ConditionalGroupFields>) {
-  const {
-    register,
-    handleSubmit,
-    setError,
-    clearErrors,
-    watch,
-    formState: { errors },
-  } = useForm<ConditionalGroupFields>({
+  const { register, clearErrors, watch, errors, mutation, onSubmit } = useApiForm({
     defaultValues: { name: group?.name ?? '', condition: group?.condition ?? '' },
+    fields: FIELDS,
+    request: (values: ConditionalGroupFields) => values,
+    mutationFn: save,
+    onSuccess: onSaved,
   });
   const condition = useDebounced(watch('condition'), PREVIEW_DELAY_MS);
   const preview = usePreview(condition, 0);
   const previewError =
     condition.trim() !== '' && refusedCondition(preview.error) ? preview.error.message : undefined;
-  const mutation = useApiMutation({
-    mutationFn: save,
-    onSuccess: onSaved,
-    fields: FIELDS,
-    setError,
-  });
   return (
     <NamedEntryForm
       submitLabel={submitLabel}
-      onSubmit={(event) => void handleSubmit((values) => mutation.mutate(values))(event)}
+      onSubmit={onSubmit}
       name={register('name')}
       nameError={errors.name?.message}
       errors={errors}

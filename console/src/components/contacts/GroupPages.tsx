@@ -1,4 +1,4 @@
-import { Controller, useForm } from 'react-hook-form';
+import { Controller } from 'react-hook-form';
 import type { Contact } from '../../api/contacts';
 import {
   createGroup,
@@ -10,7 +10,7 @@ import {
   listGroups,
   updateGroup,
 } from '../../api/groups';
-import { useApiMutation } from '../forms/useApiMutation';
+import { useApiForm } from '../forms/useApiForm';
 import { GroupMembers } from './GroupMembers';
 import { NamedList } from './NamedList';
 import {
@@ -50,32 +50,20 @@ function GroupForm({
   onSaved,
   submitLabel,
 }: EntryFormProps<Group, GroupFields>) {
-  const {
-    register,
-    control,
-    handleSubmit,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({
+  const { register, control, errors, mutation, onSubmit } = useApiForm({
     defaultValues: { name: group?.name ?? '', contacts: group?.contacts ?? [] },
-  });
-  const mutation = useApiMutation({
+    fields: FIELDS,
+    request: (values: Values) => ({
+      name: values.name,
+      contacts: values.contacts.map((contact) => contact.id),
+    }),
     mutationFn: save,
     onSuccess: onSaved,
-    fields: FIELDS,
-    setError,
   });
   return (
     <NamedEntryForm
       submitLabel={submitLabel}
-      onSubmit={(event) =>
-        void handleSubmit((values) =>
-          mutation.mutate({
-            name: values.name,
-            contacts: values.contacts.map((contact) => contact.id),
-          }),
-        )(event)
-      }
+      onSubmit={onSubmit}
       name={register('name')}
       nameError={errors.name?.message}
       errors={errors}

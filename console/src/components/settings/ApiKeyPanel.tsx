@@ -1,11 +1,10 @@
 import '../common/common.css';
 import { useRef, useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { newApiKey } from '../../api/account';
 import { Field, FormError } from '../forms/Field';
 import { PasswordField } from '../forms/PasswordField';
 import { SavedNote, SubmitButton } from '../forms/SubmitButton';
-import { useApiMutation } from '../forms/useApiMutation';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   password: string;
@@ -20,13 +19,15 @@ export function ApiKeyPanel() {
   const [key, setKey] = useState<string | null>(null);
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: { password: '' } });
-  const replace = useApiMutation({
-    mutationFn: ({ password }: Values) => newApiKey(password),
+    errors,
+    mutation: replace,
+    onSubmit,
+  } = useApiForm({
+    defaultValues: { password: '' },
+    fields: ['password'],
+    request: ({ password }: Values) => password,
+    mutationFn: newApiKey,
     // Not kept in the mutation cache once the page is left: the key lives in this component only.
     gcTime: 0,
     onSuccess: (made) => {
@@ -34,8 +35,6 @@ export function ApiKeyPanel() {
       setAsking(false);
       reset();
     },
-    fields: ['password'],
-    setError,
   });
   return (
     <section aria-labelledby="api-key-title">
@@ -53,7 +52,7 @@ export function ApiKeyPanel() {
         <form
           className="api-key-confirm"
           aria-labelledby="api-key-warning"
-          onSubmit={(event) => void handleSubmit((values) => replace.mutate(values))(event)}
+          onSubmit={onSubmit}
           noValidate
         >
           <p id="api-key-warning" className="warning" role="alert">

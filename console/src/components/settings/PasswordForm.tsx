@@ -1,9 +1,8 @@
-import { useForm } from 'react-hook-form';
 import { changePassword } from '../../api/account';
 import { FormError } from '../forms/Field';
 import { PasswordField } from '../forms/PasswordField';
 import { SavedNote, SubmitButton } from '../forms/SubmitButton';
-import { useApiMutation } from '../forms/useApiMutation';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   current_password: string;
@@ -21,18 +20,18 @@ const FIELDS = ['current_password', 'new_password'] as const;
 export function PasswordForm() {
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({
+    errors,
+    mutation: change,
+    onSubmit,
+  } = useApiForm({
     defaultValues: { current_password: '', new_password: '', confirmation: '' },
-  });
-  const change = useApiMutation({
-    mutationFn: (values: Values) => changePassword(values.current_password, values.new_password),
-    onSuccess: () => reset(),
     fields: FIELDS,
-    setError,
+    request: (values: Values) => values,
+    mutationFn: (values) => changePassword(values.current_password, values.new_password),
+    onSuccess: () => {
+      reset();
+    },
   });
   return (
     <section aria-labelledby="password-title">
@@ -40,7 +39,7 @@ export function PasswordForm() {
       <form
         className="password-form"
         aria-labelledby="password-title"
-        onSubmit={(event) => void handleSubmit((values) => change.mutate(values))(event)}
+        onSubmit={onSubmit}
         noValidate
       >
         <PasswordField

@@ -1,9 +1,8 @@
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { addStop } from '../../api/stop-list';
 import { Field, FormError } from '../forms/Field';
 import { SavedNote, SubmitButton } from '../forms/SubmitButton';
-import { useApiMutation } from '../forms/useApiMutation';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   number: string;
@@ -14,27 +13,27 @@ export function StopNumberForm({ onAdded }: { onAdded: () => unknown }) {
   const [added, setAdded] = useState<string | null>(null);
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: { number: '' } });
-  const add = useApiMutation({
-    mutationFn: ({ number }: Values) => addStop(number),
-    onSuccess: async (_id, { number }) => {
+    errors,
+    mutation: add,
+    onSubmit,
+  } = useApiForm({
+    defaultValues: { number: '' },
+    fields: ['number'],
+    request: ({ number }: Values) => number,
+    mutationFn: addStop,
+    onSuccess: async (_id, number) => {
       setAdded(number);
       reset();
       await onAdded();
     },
     onError: () => setAdded(null),
-    fields: ['number'],
-    setError,
   });
   return (
     <form
       className="stop-add"
       aria-label="Add a number to the STOP list"
-      onSubmit={(event) => void handleSubmit((values) => add.mutate(values))(event)}
+      onSubmit={onSubmit}
       noValidate
     >
       <Field
