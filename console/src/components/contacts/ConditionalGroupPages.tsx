@@ -12,29 +12,8 @@ import { useDebounced } from '../common/useDebounced';
 import { Field } from '../forms/Field';
 import { useApiForm } from '../forms/useApiForm';
 import { ConditionPreview, refusedCondition, usePreview } from './ConditionPreview';
-import {
-  type EntryFormProps,
-  NamedEntryDetail,
-  NamedEntryForm,
-  NewNamedEntry,
-} from './NamedEntryPages';
-import { NamedList } from './NamedList';
-
-const PATH = '/contacts/conditional-groups';
-
-export function ConditionalGroupList() {
-  return (
-    <NamedList<ConditionalGroup>
-      title="Conditional groups"
-      path={PATH}
-      noun="conditional group"
-      queryKey={CONDITIONAL_GROUPS_KEY}
-      load={listConditionalGroups}
-      column="Condition"
-      describe={(group) => group.condition ?? ''}
-    />
-  );
-}
+import { NamedEntryForm } from './NamedEntryPages';
+import type { EntryFormProps, NamedEntryKind } from './named-entry';
 
 const FIELDS = ['name', 'condition'] as const;
 
@@ -52,26 +31,24 @@ function ConditionalGroupForm({
   onSaved,
   submitLabel,
 }: EntryFormProps<ConditionalGroup, ConditionalGroupFields>) {
-  const { register, clearErrors, watch, errors, mutation, onSubmit } = useApiForm({
+  const form = useApiForm({
     defaultValues: { name: group?.name ?? '', condition: group?.condition ?? '' },
     fields: FIELDS,
     request: (values: ConditionalGroupFields) => values,
     mutationFn: save,
     onSuccess: onSaved,
   });
+  const { register, clearErrors, watch, errors } = form;
   const condition = useDebounced(watch('condition'), PREVIEW_DELAY_MS);
   const preview = usePreview(condition, 0);
   const previewError =
     condition.trim() !== '' && refusedCondition(preview.error) ? preview.error.message : undefined;
   return (
     <NamedEntryForm
-      submitLabel={submitLabel}
-      onSubmit={onSubmit}
+      form={form}
       name={register('name')}
-      nameError={errors.name?.message}
-      errors={errors}
-      pending={mutation.isPending}
-      saved={mutation.isSuccess && group !== undefined}
+      editing={group !== undefined}
+      submitLabel={submitLabel}
     >
       <Field
         label="Condition"
@@ -99,21 +76,18 @@ function ConditionalGroupForm({
   );
 }
 
-const CONDITIONAL_GROUP = {
+/** Conditional groups: their condition in the list. */
+export const CONDITIONAL_GROUP: NamedEntryKind<ConditionalGroup, ConditionalGroupFields> = {
+  title: 'Conditional groups',
   noun: 'conditional group',
-  path: PATH,
+  path: '/contacts/conditional-groups',
   queryKey: CONDITIONAL_GROUPS_KEY,
+  list: listConditionalGroups,
+  column: 'Condition',
+  describe: (group) => group.condition ?? '',
   get: getConditionalGroup,
   create: createConditionalGroup,
   update: updateConditionalGroup,
   remove: deleteConditionalGroup,
   Form: ConditionalGroupForm,
 };
-
-export function NewConditionalGroup() {
-  return <NewNamedEntry kind={CONDITIONAL_GROUP} />;
-}
-
-export function ConditionalGroupDetail() {
-  return <NamedEntryDetail kind={CONDITIONAL_GROUP} />;
-}

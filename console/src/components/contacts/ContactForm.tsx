@@ -1,8 +1,8 @@
-import { useForm } from 'react-hook-form';
 import type { Contact, ContactFields } from '../../api/contacts';
 import { Field } from '../forms/Field';
-import { useApiMutation } from '../forms/useApiMutation';
-import { type EntryFormProps, NamedEntryForm } from './NamedEntryPages';
+import { useApiForm } from '../forms/useApiForm';
+import { NamedEntryForm } from './NamedEntryPages';
+import type { EntryFormProps } from './named-entry';
 import { dataText, readDataText } from './contact-data';
 
 interface Values {
@@ -32,43 +32,33 @@ export function ContactForm({
   onSaved,
   submitLabel,
 }: EntryFormProps<Contact, ContactFields>) {
-  const {
-    register,
-    handleSubmit,
-    reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: valuesOf(contact) });
-  const mutation = useApiMutation({
+  const form = useApiForm({
+    defaultValues: valuesOf(contact),
+    fields: FIELDS,
+    request: (values: Values, setError): ContactFields | undefined => {
+      const data = readDataText(values.data);
+      if (data instanceof Error) {
+        setError('data', { type: 'json', message: data.message });
+        return undefined;
+      }
+      return { name: values.name, number: values.number, data };
+    },
     mutationFn: save,
     onSuccess: async (saved) => {
       await onSaved(saved);
       if (contact) {
-        reset(undefined, { keepValues: true });
+        form.reset(undefined, { keepValues: true });
       }
     },
-    fields: FIELDS,
-    setError,
   });
-
-  function submit(values: Values) {
-    const data = readDataText(values.data);
-    if (data instanceof Error) {
-      setError('data', { type: 'json', message: data.message });
-      return;
-    }
-    mutation.mutate({ name: values.name, number: values.number, data });
-  }
+  const { register, errors } = form;
 
   return (
     <NamedEntryForm
-      submitLabel={submitLabel}
-      onSubmit={(event) => void handleSubmit(submit)(event)}
+      form={form}
       name={register('name')}
-      nameError={errors.name?.message}
-      errors={errors}
-      pending={mutation.isPending}
-      saved={mutation.isSuccess && contact !== undefined}
+      editing={contact !== undefined}
+      submitLabel={submitLabel}
     >
       <Field
         label="Number"

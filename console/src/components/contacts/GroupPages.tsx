@@ -12,29 +12,8 @@ import {
 } from '../../api/groups';
 import { useApiForm } from '../forms/useApiForm';
 import { GroupMembers } from './GroupMembers';
-import { NamedList } from './NamedList';
-import {
-  type EntryFormProps,
-  NamedEntryDetail,
-  NamedEntryForm,
-  NewNamedEntry,
-} from './NamedEntryPages';
-
-const PATH = '/contacts/groups';
-
-export function GroupList() {
-  return (
-    <NamedList<Group>
-      title="Groups"
-      path={PATH}
-      noun="group"
-      queryKey={GROUPS_KEY}
-      load={listGroups}
-      column="Members"
-      describe={(group) => String(group.nb_contact)}
-    />
-  );
-}
+import type { EntryFormProps, NamedEntryKind } from './named-entry';
+import { NamedEntryForm } from './NamedEntryPages';
 
 interface Values {
   name: string;
@@ -50,7 +29,7 @@ function GroupForm({
   onSaved,
   submitLabel,
 }: EntryFormProps<Group, GroupFields>) {
-  const { register, control, errors, mutation, onSubmit } = useApiForm({
+  const form = useApiForm({
     defaultValues: { name: group?.name ?? '', contacts: group?.contacts ?? [] },
     fields: FIELDS,
     request: (values: Values) => ({
@@ -60,15 +39,13 @@ function GroupForm({
     mutationFn: save,
     onSuccess: onSaved,
   });
+  const { register, control, errors } = form;
   return (
     <NamedEntryForm
-      submitLabel={submitLabel}
-      onSubmit={onSubmit}
+      form={form}
       name={register('name')}
-      nameError={errors.name?.message}
-      errors={errors}
-      pending={mutation.isPending}
-      saved={mutation.isSuccess && group !== undefined}
+      editing={group !== undefined}
+      submitLabel={submitLabel}
     >
       <Controller
         control={control}
@@ -85,10 +62,15 @@ function GroupForm({
   );
 }
 
-const GROUP = {
+/** Groups: their members counted in the list, kept when a group is deleted. */
+export const GROUP: NamedEntryKind<Group, GroupFields> = {
+  title: 'Groups',
   noun: 'group',
-  path: PATH,
+  path: '/contacts/groups',
   queryKey: GROUPS_KEY,
+  list: listGroups,
+  column: 'Members',
+  describe: (group) => String(group.nb_contact),
   get: getGroup,
   create: createGroup,
   update: updateGroup,
@@ -96,11 +78,3 @@ const GROUP = {
   deleteNote: '(its contacts stay)',
   Form: GroupForm,
 };
-
-export function NewGroup() {
-  return <NewNamedEntry kind={GROUP} />;
-}
-
-export function GroupDetail() {
-  return <NamedEntryDetail kind={GROUP} />;
-}

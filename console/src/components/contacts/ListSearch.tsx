@@ -40,21 +40,14 @@ export function ListSearch({
   const current = useSearchValues(fields);
   const names = fields.map((field) => field.name);
   const defaults = Object.fromEntries(names.map((name) => [name, current[name] ?? '']));
-  const {
-    register,
-    handleSubmit,
-    apply,
-    clear,
-    formState: { errors },
-  } = useQueryStringForm<Values>({ names, defaults, error });
+  const { register, errors, onSubmit, clear } = useQueryStringForm<Values>({
+    names,
+    defaults,
+    error,
+  });
 
   return (
-    <form
-      className="list-search"
-      role="search"
-      aria-label={label}
-      onSubmit={(event) => void handleSubmit(apply)(event)}
-    >
+    <form className="list-search" role="search" aria-label={label} onSubmit={onSubmit}>
       <div className="search-fields">
         {fields.map((field) => (
           <Field

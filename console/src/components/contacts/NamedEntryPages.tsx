@@ -1,12 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { FormEventHandler, ReactNode } from 'react';
 import type { FieldErrors, UseFormRegisterReturn } from 'react-hook-form';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { Link, Route, useLocation, useNavigate } from 'react-router';
 import { ConfirmDelete } from '../common/ConfirmDelete';
 import { LoadError } from '../common/LoadError';
 import { Field, FormError } from '../forms/Field';
 import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { NamedList } from './NamedList';
 import { useEntryId } from './entry-route';
+import { type NamedEntry, type NamedEntryKind, slugOf } from './named-entry';
 
 /** Back to the list a page was opened from, with its search and page. */
 export function BackTo({ path, label }: { path: string; label: string }) {
@@ -25,72 +27,58 @@ export function BackTo({ path, label }: { path: string; label: string }) {
  * entry is saved.
  */
 export function NamedEntryForm({
-  submitLabel,
-  onSubmit,
+  form: { onSubmit, errors, mutation },
   name,
-  nameError,
-  errors,
-  pending,
-  saved,
+  editing,
+  submitLabel,
   children,
 }: {
-  submitLabel: string;
-  onSubmit: FormEventHandler<HTMLFormElement>;
+  /** The entry's useApiForm. */
+  form: {
+    onSubmit: FormEventHandler<HTMLFormElement>;
+    errors: FieldErrors<{ name: string }>;
+    mutation: { isPending: boolean; isSuccess: boolean };
+  };
   name: UseFormRegisterReturn;
-  nameError?: string;
-  errors: FieldErrors;
-  pending: boolean;
-  saved: boolean;
+  /** An existing entry, said saved in place; a new one goes to its own page. */
+  editing: boolean;
+  submitLabel: string;
   children: ReactNode;
 }) {
   return (
     <form className="entry-form" aria-label={submitLabel} noValidate onSubmit={onSubmit}>
       <Field
         label="Name"
-        error={nameError}
+        error={errors.name?.message}
         render={(props) => <input {...props} {...name} autoComplete="off" />}
       />
       {children}
       <FormError errors={errors} />
-      <SubmitButton label={submitLabel} pendingLabel="Saving…" pending={pending} />
-      {saved && <SavedNote />}
+      <SubmitButton label={submitLabel} pendingLabel="Saving…" pending={mutation.isPending} />
+      {editing && mutation.isSuccess && <SavedNote />}
     </form>
   );
 }
 
-/** What an entry's form is given: the entry when it exists, and what saving does. */
-export interface EntryFormProps<T, F> {
-  entry?: T;
-  save: (fields: F) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}
-
-/** A kind of named entry with its own page under /contacts: its place, its API and its form. */
-export interface NamedEntryKind<T extends { id: number; name: string }, F> {
-  /** As the page says it: "group", "conditional group". */
-  noun: string;
-  path: string;
-  queryKey: readonly unknown[];
-  get: (id: number) => Promise<T>;
-  create: (fields: F) => Promise<unknown>;
-  update: (id: number, fields: F) => Promise<unknown>;
-  remove: (id: number) => Promise<void>;
-  /** Said after the name when asking to delete, e.g. what stays. */
-  deleteNote?: string;
-  Form: (props: EntryFormProps<T, F>) => ReactNode;
-}
-
-function slugOf(noun: string): string {
-  return noun.replaceAll(' ', '-');
+/**
+ * The list, new and detail pages of a kind at `path` under the page's Routes: a fragment of
+ * Route elements, as Routes reads its children's props and renders no other component there.
+ */
+export function namedEntryRoutes<T extends NamedEntry, F>(
+  path: string,
+  kind: NamedEntryKind<T, F>,
+) {
+  return (
+    <>
+      <Route path={path} element={<NamedList kind={kind} />} />
+      <Route path={`${path}/new`} element={<NewNamedEntry kind={kind} />} />
+      <Route path={`${path}/:id`} element={<NamedEntryDetail kind={kind} />} />
+    </>
+  );
 }
 
 /** A new entry of a kind: its form, then the entry's page once created. */
-export function NewNamedEntry<T extends { id: number; name: string }, F>({
-  kind,
-}: {
-  kind: NamedEntryKind<T, F>;
-}) {
+export function NewNamedEntry<T extends NamedEntry, F>({ kind }: { kind: NamedEntryKind<T, F> }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const titleId = `new-${slugOf(kind.noun)}-title`;
@@ -111,7 +99,7 @@ export function NewNamedEntry<T extends { id: number; name: string }, F>({
 }
 
 /** An entry's page: its form, and its deletion that returns to the list. */
-export function NamedEntryDetail<T extends { id: number; name: string }, F>({
+export function NamedEntryDetail<T extends NamedEntry, F>({
   kind,
 }: {
   kind: NamedEntryKind<T, F>;

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { type FormEvent, useEffect } from 'react';
 import { type DefaultValues, type FieldPath, useForm } from 'react-hook-form';
 import { useLocation, useNavigate } from 'react-router';
 import { showApiError } from './api-errors';
@@ -51,5 +51,10 @@ export function useQueryStringForm<V extends Record<string, string>>({
     void navigate(`${pathname}${text ? `?${text}` : ''}`);
   }
 
-  return { ...form, apply, clear: () => void navigate(pathname) };
+  return {
+    register: form.register,
+    errors: form.formState.errors,
+    onSubmit: (event: FormEvent<HTMLFormElement>) => void form.handleSubmit(apply)(event),
+    clear: () => void navigate(pathname),
+  };
 }

@@ -56,13 +56,7 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
   const defaults = Object.fromEntries(
     names.map((name) => [name, toForm(name, current[name])]),
   ) as Values;
-  const {
-    register,
-    handleSubmit,
-    apply,
-    clear,
-    formState: { errors },
-  } = useQueryStringForm<Values>({
+  const { register, errors, onSubmit, clear } = useQueryStringForm<Values>({
     names,
     defaults,
     error,
@@ -78,7 +72,7 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
       onToggle={(event) => setOpen(event.currentTarget.open)}
     >
       <summary>Filters{active > 0 && ` (${active} on)`}</summary>
-      <form onSubmit={(event) => void handleSubmit(apply)(event)} aria-label="Filters">
+      <form onSubmit={onSubmit} aria-label="Filters">
         <div className="filter-fields">
           {names.map((name) => (
             <Field
