@@ -1,14 +1,11 @@
 import { Link, Route, Routes } from 'react-router';
-import {
-  ConditionalGroupDetail,
-  ConditionalGroupList,
-  NewConditionalGroup,
-} from '../components/contacts/ConditionalGroupPages';
+import { CONDITIONAL_GROUP } from '../components/contacts/ConditionalGroupPages';
 import { ContactImport } from '../components/contacts/ContactImport';
 import { ContactList } from '../components/contacts/ContactList';
 import { ContactDetail, NewContact } from '../components/contacts/ContactPages';
 import { ContactTabs } from '../components/contacts/ContactTabs';
-import { GroupDetail, GroupList, NewGroup } from '../components/contacts/GroupPages';
+import { GROUP } from '../components/contacts/GroupPages';
+import { namedEntryRoutes } from '../components/contacts/NamedEntryPages';
 import './Contacts.css';
 
 /**
@@ -25,12 +22,8 @@ export default function Contacts() {
         <Route index element={<ContactList />} />
         <Route path="new" element={<NewContact />} />
         <Route path="import" element={<ContactImport />} />
-        <Route path="groups" element={<GroupList />} />
-        <Route path="groups/new" element={<NewGroup />} />
-        <Route path="groups/:id" element={<GroupDetail />} />
-        <Route path="conditional-groups" element={<ConditionalGroupList />} />
-        <Route path="conditional-groups/new" element={<NewConditionalGroup />} />
-        <Route path="conditional-groups/:id" element={<ConditionalGroupDetail />} />
+        {namedEntryRoutes('groups', GROUP)}
+        {namedEntryRoutes('conditional-groups', CONDITIONAL_GROUP)}
         <Route path=":id" element={<ContactDetail />} />
         <Route
           path="*"

@@ -1,6 +1,3 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
 import {
   CONDITIONAL_GROUPS_KEY,
   type ConditionalGroup,
@@ -11,31 +8,12 @@ import {
   listConditionalGroups,
   updateConditionalGroup,
 } from '../../api/conditional-groups';
-import { ConfirmDelete } from '../common/ConfirmDelete';
-import { LoadError } from '../common/LoadError';
 import { useDebounced } from '../common/useDebounced';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { Field } from '../forms/Field';
+import { useApiForm } from '../forms/useApiForm';
 import { ConditionPreview, refusedCondition, usePreview } from './ConditionPreview';
-import { BackTo } from './ContactPages';
-import { NamedList } from './NamedList';
-import { useEntryId } from './entry-route';
-
-const PATH = '/contacts/conditional-groups';
-
-export function ConditionalGroupList() {
-  return (
-    <NamedList<ConditionalGroup>
-      title="Conditional groups"
-      path={PATH}
-      noun="conditional group"
-      queryKey={CONDITIONAL_GROUPS_KEY}
-      load={listConditionalGroups}
-      column="Condition"
-      describe={(group) => group.condition ?? ''}
-    />
-  );
-}
+import { NamedEntryForm } from './NamedEntryPages';
+import type { EntryFormProps, NamedEntryKind } from './named-entry';
 
 const FIELDS = ['name', 'condition'] as const;
 
@@ -48,47 +26,30 @@ const PREVIEW_DELAY_MS = 300;
  * the preview as it is typed or from the save.
  */
 function ConditionalGroupForm({
-  group,
+  entry: group,
   save,
   onSaved,
   submitLabel,
-}: {
-  group?: ConditionalGroup;
-  save: (fields: ConditionalGroupFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
-  const {
-    register,
-    handleSubmit,
-    setError,
-    clearErrors,
-    watch,
-    formState: { errors },
-  } = useForm<ConditionalGroupFields>({
+}: EntryFormProps<ConditionalGroup, ConditionalGroupFields>) {
+  const form = useApiForm({
     defaultValues: { name: group?.name ?? '', condition: group?.condition ?? '' },
+    fields: FIELDS,
+    request: (values: ConditionalGroupFields) => values,
+    mutationFn: save,
+    onSuccess: onSaved,
   });
+  const { register, clearErrors, watch, errors } = form;
   const condition = useDebounced(watch('condition'), PREVIEW_DELAY_MS);
   const preview = usePreview(condition, 0);
   const previewError =
     condition.trim() !== '' && refusedCondition(preview.error) ? preview.error.message : undefined;
-  const mutation = useMutation({
-    mutationFn: save,
-    onSuccess: onSaved,
-    onError: (error) => showApiError<ConditionalGroupFields>(error, FIELDS, setError),
-  });
   return (
-    <form
-      className="entry-form"
-      aria-label={submitLabel}
-      noValidate
-      onSubmit={(event) => void handleSubmit((values) => mutation.mutate(values))(event)}
+    <NamedEntryForm
+      form={form}
+      name={register('name')}
+      editing={group !== undefined}
+      submitLabel={submitLabel}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Field
         label="Condition"
         error={errors.condition?.message ?? previewError}
@@ -111,81 +72,22 @@ function ConditionalGroupForm({
         )}
       />
       <ConditionPreview condition={condition} />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && group && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }
 
-export function NewConditionalGroup() {
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  return (
-    <section aria-labelledby="new-conditional-group-title" className="entry-detail">
-      <BackTo path={PATH} label="conditional groups" />
-      <h2 id="new-conditional-group-title">New conditional group</h2>
-      <ConditionalGroupForm
-        submitLabel="Create conditional group"
-        save={createConditionalGroup}
-        onSaved={async (id) => {
-          await queryClient.invalidateQueries({ queryKey: CONDITIONAL_GROUPS_KEY });
-          await navigate(`${PATH}/${Number(id)}`);
-        }}
-      />
-    </section>
-  );
-}
-
-export function ConditionalGroupDetail() {
-  const id = useEntryId();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const group = useQuery({
-    queryKey: [...CONDITIONAL_GROUPS_KEY, id],
-    queryFn: () => getConditionalGroup(id),
-  });
-  if (group.isPending) {
-    return <p role="status">Loading…</p>;
-  }
-  if (group.isError) {
-    return (
-      <section>
-        <BackTo path={PATH} label="conditional groups" />
-        <LoadError error={group.error} retry={group.refetch} />
-      </section>
-    );
-  }
-  return (
-    <section aria-labelledby="conditional-group-title" className="entry-detail">
-      <BackTo path={PATH} label="conditional groups" />
-      <h2 id="conditional-group-title">{group.data.name}</h2>
-      <ConditionalGroupForm
-        key={group.data.id}
-        group={group.data}
-        submitLabel="Save conditional group"
-        save={(fields) => updateConditionalGroup(id, fields)}
-        onSaved={async (saved) => {
-          queryClient.setQueryData([...CONDITIONAL_GROUPS_KEY, id], saved);
-          await queryClient.invalidateQueries({ queryKey: [...CONDITIONAL_GROUPS_KEY, 'list'] });
-        }}
-      />
-      <div className="detail-actions">
-        <ConfirmDelete
-          what={`the conditional group ${group.data.name}`}
-          remove={() => deleteConditionalGroup(id)}
-          onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: CONDITIONAL_GROUPS_KEY });
-            await navigate(PATH);
-          }}
-        />
-      </div>
-    </section>
-  );
-}
+/** Conditional groups: their condition in the list. */
+export const CONDITIONAL_GROUP: NamedEntryKind<ConditionalGroup, ConditionalGroupFields> = {
+  title: 'Conditional groups',
+  noun: 'conditional group',
+  path: '/contacts/conditional-groups',
+  queryKey: CONDITIONAL_GROUPS_KEY,
+  list: listConditionalGroups,
+  column: 'Condition',
+  describe: (group) => group.condition ?? '',
+  get: getConditionalGroup,
+  create: createConditionalGroup,
+  update: updateConditionalGroup,
+  remove: deleteConditionalGroup,
+  Form: ConditionalGroupForm,
+};

@@ -1,8 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
-import { useForm } from 'react-hook-form';
 import type { Contact, ContactFields } from '../../api/contacts';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { Field } from '../forms/Field';
+import { useApiForm } from '../forms/useApiForm';
+import { NamedEntryForm } from './NamedEntryPages';
+import type { EntryFormProps } from './named-entry';
 import { dataText, readDataText } from './contact-data';
 
 interface Values {
@@ -27,55 +27,39 @@ function valuesOf(contact?: Contact): Values {
  * shown at the field it names.
  */
 export function ContactForm({
-  contact,
+  entry: contact,
   save,
   onSaved,
   submitLabel,
-}: {
-  contact?: Contact;
-  save: (fields: ContactFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
-  const {
-    register,
-    handleSubmit,
-    reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: valuesOf(contact) });
-  const mutation = useMutation({
+}: EntryFormProps<Contact, ContactFields>) {
+  const form = useApiForm({
+    defaultValues: valuesOf(contact),
+    fields: FIELDS,
+    request: (values: Values, setError): ContactFields | undefined => {
+      const data = readDataText(values.data);
+      if (data instanceof Error) {
+        setError('data', { type: 'json', message: data.message });
+        return undefined;
+      }
+      return { name: values.name, number: values.number, data };
+    },
     mutationFn: save,
     onSuccess: async (saved) => {
       await onSaved(saved);
       if (contact) {
-        reset(undefined, { keepValues: true });
+        form.reset(undefined, { keepValues: true });
       }
     },
-    onError: (error) => showApiError<Values>(error, FIELDS, setError),
   });
-
-  function submit(values: Values) {
-    const data = readDataText(values.data);
-    if (data instanceof Error) {
-      setError('data', { type: 'json', message: data.message });
-      return;
-    }
-    mutation.mutate({ name: values.name, number: values.number, data });
-  }
+  const { register, errors } = form;
 
   return (
-    <form
-      className="entry-form"
-      onSubmit={(event) => void handleSubmit(submit)(event)}
-      noValidate
-      aria-label={submitLabel}
+    <NamedEntryForm
+      form={form}
+      name={register('name')}
+      editing={contact !== undefined}
+      submitLabel={submitLabel}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Field
         label="Number"
         error={errors.number?.message}
@@ -103,15 +87,6 @@ export function ContactForm({
           />
         )}
       />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && contact && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }

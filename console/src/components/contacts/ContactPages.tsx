@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import {
   CONTACTS_KEY,
   createContact,
@@ -10,18 +10,8 @@ import {
 import { ConfirmDelete } from '../common/ConfirmDelete';
 import { LoadError } from '../common/LoadError';
 import { ContactForm } from './ContactForm';
+import { BackTo } from './NamedEntryPages';
 import { useEntryId } from './entry-route';
-
-/** Back to the list a page was opened from, with its search and page. */
-export function BackTo({ path, label }: { path: string; label: string }) {
-  const { state } = useLocation() as { state: { listSearch?: unknown } | null };
-  const search = typeof state?.listSearch === 'string' ? state.listSearch : '';
-  return (
-    <p className="back">
-      <Link to={`${path}${search}`}>← Back to {label}</Link>
-    </p>
-  );
-}
 
 export function NewContact() {
   const navigate = useNavigate();
@@ -72,7 +62,7 @@ export function ContactDetail() {
       )}
       <ContactForm
         key={contact.data.id}
-        contact={contact.data}
+        entry={contact.data}
         submitLabel="Save contact"
         save={(fields) => updateContact(id, fields)}
         onSaved={async (saved) => {

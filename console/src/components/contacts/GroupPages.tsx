@@ -1,6 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Controller, useForm } from 'react-hook-form';
-import { useNavigate } from 'react-router';
+import { Controller } from 'react-hook-form';
 import type { Contact } from '../../api/contacts';
 import {
   createGroup,
@@ -12,30 +10,10 @@ import {
   listGroups,
   updateGroup,
 } from '../../api/groups';
-import { ConfirmDelete } from '../common/ConfirmDelete';
-import { LoadError } from '../common/LoadError';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
-import { BackTo } from './ContactPages';
+import { useApiForm } from '../forms/useApiForm';
 import { GroupMembers } from './GroupMembers';
-import { NamedList } from './NamedList';
-import { useEntryId } from './entry-route';
-
-const PATH = '/contacts/groups';
-
-export function GroupList() {
-  return (
-    <NamedList<Group>
-      title="Groups"
-      path={PATH}
-      noun="group"
-      queryKey={GROUPS_KEY}
-      load={listGroups}
-      column="Members"
-      describe={(group) => String(group.nb_contact)}
-    />
-  );
-}
+import type { EntryFormProps, NamedEntryKind } from './named-entry';
+import { NamedEntryForm } from './NamedEntryPages';
 
 interface Values {
   name: string;
@@ -46,49 +24,29 @@ const FIELDS = ['name', 'contacts'] as const;
 
 /** A group's name and members; the API's refusal is shown at the field it names. */
 function GroupForm({
-  group,
+  entry: group,
   save,
   onSaved,
   submitLabel,
-}: {
-  group?: Group;
-  save: (fields: GroupFields) => Promise<unknown>;
-  onSaved: (saved: unknown) => unknown;
-  submitLabel: string;
-}) {
-  const {
-    register,
-    control,
-    handleSubmit,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({
+}: EntryFormProps<Group, GroupFields>) {
+  const form = useApiForm({
     defaultValues: { name: group?.name ?? '', contacts: group?.contacts ?? [] },
-  });
-  const mutation = useMutation({
+    fields: FIELDS,
+    request: (values: Values) => ({
+      name: values.name,
+      contacts: values.contacts.map((contact) => contact.id),
+    }),
     mutationFn: save,
     onSuccess: onSaved,
-    onError: (error) => showApiError<Values>(error, FIELDS, setError),
   });
+  const { register, control, errors } = form;
   return (
-    <form
-      className="entry-form"
-      aria-label={submitLabel}
-      noValidate
-      onSubmit={(event) =>
-        void handleSubmit((values) =>
-          mutation.mutate({
-            name: values.name,
-            contacts: values.contacts.map((contact) => contact.id),
-          }),
-        )(event)
-      }
+    <NamedEntryForm
+      form={form}
+      name={register('name')}
+      editing={group !== undefined}
+      submitLabel={submitLabel}
     >
-      <Field
-        label="Name"
-        error={errors.name?.message}
-        render={(props) => <input {...props} {...register('name')} autoComplete="off" />}
-      />
       <Controller
         control={control}
         name="contacts"
@@ -100,78 +58,23 @@ function GroupForm({
           />
         )}
       />
-      <FormError errors={errors} />
-      <button type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Saving…' : submitLabel}
-      </button>
-      {mutation.isSuccess && group && (
-        <p className="saved" role="status">
-          Saved.
-        </p>
-      )}
-    </form>
+    </NamedEntryForm>
   );
 }
 
-export function NewGroup() {
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  return (
-    <section aria-labelledby="new-group-title" className="entry-detail">
-      <BackTo path={PATH} label="groups" />
-      <h2 id="new-group-title">New group</h2>
-      <GroupForm
-        submitLabel="Create group"
-        save={createGroup}
-        onSaved={async (id) => {
-          await queryClient.invalidateQueries({ queryKey: GROUPS_KEY });
-          await navigate(`${PATH}/${Number(id)}`);
-        }}
-      />
-    </section>
-  );
-}
-
-export function GroupDetail() {
-  const id = useEntryId();
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const group = useQuery({ queryKey: [...GROUPS_KEY, id], queryFn: () => getGroup(id) });
-  if (group.isPending) {
-    return <p role="status">Loading…</p>;
-  }
-  if (group.isError) {
-    return (
-      <section>
-        <BackTo path={PATH} label="groups" />
-        <LoadError error={group.error} retry={group.refetch} />
-      </section>
-    );
-  }
-  return (
-    <section aria-labelledby="group-title" className="entry-detail">
-      <BackTo path={PATH} label="groups" />
-      <h2 id="group-title">{group.data.name}</h2>
-      <GroupForm
-        key={group.data.id}
-        group={group.data}
-        submitLabel="Save group"
-        save={(fields) => updateGroup(id, fields)}
-        onSaved={async (saved) => {
-          queryClient.setQueryData([...GROUPS_KEY, id], saved);
-          await queryClient.invalidateQueries({ queryKey: [...GROUPS_KEY, 'list'] });
-        }}
-      />
-      <div className="detail-actions">
-        <ConfirmDelete
-          what={`the group ${group.data.name} (its contacts stay)`}
-          remove={() => deleteGroup(id)}
-          onDeleted={async () => {
-            queryClient.removeQueries({ queryKey: GROUPS_KEY });
-            await navigate(PATH);
-          }}
-        />
-      </div>
-    </section>
-  );
-}
+/** Groups: their members counted in the list, kept when a group is deleted. */
+export const GROUP: NamedEntryKind<Group, GroupFields> = {
+  title: 'Groups',
+  noun: 'group',
+  path: '/contacts/groups',
+  queryKey: GROUPS_KEY,
+  list: listGroups,
+  column: 'Members',
+  describe: (group) => String(group.nb_contact),
+  get: getGroup,
+  create: createGroup,
+  update: updateGroup,
+  remove: deleteGroup,
+  deleteNote: '(its contacts stay)',
+  Form: GroupForm,
+};

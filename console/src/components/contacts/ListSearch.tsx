@@ -1,8 +1,6 @@
-import { useEffect } from 'react';
-import { useForm } from 'react-hook-form';
-import { useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { useQueryStringForm } from '../forms/useQueryStringForm';
 
 /** A search field: get_entries' filter name, which is also its name in the page's address. */
 export interface SearchField {
@@ -27,9 +25,8 @@ export function useSearchValues(fields: readonly SearchField[]): Record<string, 
 }
 
 /**
- * A list's search, kept in the page's address as get_entries' filters (a search is a bookmark,
- * and the back button returns to the one before). A value the API refuses, a number that is not
- * one, shows the API's message at its field.
+ * A list's search, kept in the page's address as get_entries' filters. A value the API refuses,
+ * a number that is not one, shows the API's message at its field.
  */
 export function ListSearch({
   label,
@@ -41,47 +38,16 @@ export function ListSearch({
   error: Error | null;
 }) {
   const current = useSearchValues(fields);
-  const navigate = useNavigate();
-  const { pathname, search } = useLocation();
   const names = fields.map((field) => field.name);
   const defaults = Object.fromEntries(names.map((name) => [name, current[name] ?? '']));
-  const {
-    register,
-    handleSubmit,
-    reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: defaults });
-
-  useEffect(() => {
-    reset(defaults);
-  }, [search, reset]);
-
-  useEffect(() => {
-    if (error) {
-      showApiError<Values>(error, names, setError);
-    }
-  }, [error, setError]);
-
-  function apply(values: Values) {
-    const query = new URLSearchParams();
-    for (const name of names) {
-      const value = values[name].trim();
-      if (value) {
-        query.set(name, value);
-      }
-    }
-    const text = query.toString();
-    void navigate(`${pathname}${text ? `?${text}` : ''}`);
-  }
+  const { register, errors, onSubmit, clear } = useQueryStringForm<Values>({
+    names,
+    defaults,
+    error,
+  });
 
   return (
-    <form
-      className="list-search"
-      role="search"
-      aria-label={label}
-      onSubmit={(event) => void handleSubmit(apply)(event)}
-    >
+    <form className="list-search" role="search" aria-label={label} onSubmit={onSubmit}>
       <div className="search-fields">
         {fields.map((field) => (
           <Field
@@ -102,7 +68,7 @@ export function ListSearch({
         <div className="search-actions">
           <button type="submit">Search</button>
           {Object.keys(current).length > 0 && (
-            <button type="button" className="secondary" onClick={() => void navigate(pathname)}>
+            <button type="button" className="secondary" onClick={clear}>
               Clear
             </button>
           )}

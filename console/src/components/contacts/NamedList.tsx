@@ -1,54 +1,32 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useLocation } from 'react-router';
 import { ApiError } from '../../api/client';
-import { type Cursor, type ListQuery, NEWEST } from '../../api/entries';
+import { NEWEST } from '../../api/entries';
 import { LoadError } from '../common/LoadError';
 import { Pager } from '../common/Pager';
 import { useCursor } from '../common/cursor';
 import { ListSearch, type SearchField, useSearchValues } from './ListSearch';
+import { type NamedEntry, type NamedEntryKind, slugOf } from './named-entry';
 
 const SEARCH: readonly SearchField[] = [{ name: 'name', label: 'Name contains' }];
-
-/** An entry of a list of groups: its id, its name, and what the table says of it. */
-export interface NamedEntry {
-  id: number;
-  name: string;
-}
 
 /**
  * A list of groups or conditional groups, newest first, 25 a page as the API pages them,
  * searched by get_entries' `name` filter; the search and the page are in the address.
  */
-export function NamedList<T extends NamedEntry>({
-  title,
-  path,
-  noun,
-  queryKey,
-  load,
-  column,
-  describe,
-}: {
-  title: string;
-  /** Where the list is: its entries are at `${path}/{id}`, a new one at `${path}/new`. */
-  path: string;
-  /** One entry, for the button and the empty list: "group". */
-  noun: string;
-  queryKey: readonly unknown[];
-  load: (query: ListQuery) => Promise<{ groups: T[]; next: Cursor | null; prev: Cursor | null }>;
-  column: string;
-  describe: (entry: T) => string;
-}) {
+export function NamedList<T extends NamedEntry, F>({ kind }: { kind: NamedEntryKind<T, F> }) {
+  const { title, path, noun, queryKey, column, describe } = kind;
   const filters = useSearchValues(SEARCH);
   const cursor = useCursor();
   const { search } = useLocation();
   const query = { ...filters, ...(cursor ?? NEWEST) };
   const result = useQuery({
     queryKey: [...queryKey, 'list', query],
-    queryFn: () => load(query),
+    queryFn: () => kind.list(query),
     placeholderData: keepPreviousData,
   });
   const refused = result.error instanceof ApiError && result.error.status === 400;
-  const titleId = `${noun.replace(/\W/g, '-')}-list-title`;
+  const titleId = `${slugOf(noun)}-list-title`;
   return (
     <section aria-labelledby={titleId} aria-busy={result.isFetching}>
       <div className="list-heading">

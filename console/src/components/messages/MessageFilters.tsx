@@ -1,10 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { useForm } from 'react-hook-form';
-import { useLocation, useNavigate } from 'react-router';
+import { useState } from 'react';
 import { listPhones, PHONES_KEY } from '../../api/entries';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { useQueryStringForm } from '../forms/useQueryStringForm';
 import { FILTERS, type FilterName, type MessageKind, useFilterValues } from './list-query';
 
 type Values = Record<FilterName, string>;
@@ -43,15 +41,12 @@ function toQuery(name: FilterName, value: string): string {
 }
 
 /**
- * The filters of a list, kept in the page's query string: applying them is a new entry of the
- * browser's history, so the back button returns to the previous filters. A filter the API
- * refuses shows the API's message at that filter.
+ * The filters of a list, kept in the page's query string. A filter the API refuses shows the
+ * API's message at that filter, unfolded.
  */
 export function MessageFilters({ kind, error }: { kind: MessageKind; error: Error | null }) {
   const names = FILTERS[kind];
   const current = useFilterValues(kind);
-  const navigate = useNavigate();
-  const { pathname, search } = useLocation();
   const phones = useQuery({ queryKey: PHONES_KEY, queryFn: listPhones });
   const active = Object.keys(current).length;
   // Open where there is room, and wherever filters are on; folded on a phone, above its list.
@@ -61,37 +56,13 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
   const defaults = Object.fromEntries(
     names.map((name) => [name, toForm(name, current[name])]),
   ) as Values;
-  const {
-    register,
-    handleSubmit,
-    reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: defaults });
-
-  // The form follows the query string when the back button changes it.
-  useEffect(() => {
-    reset(defaults);
-  }, [search, reset]);
-
-  useEffect(() => {
-    if (error) {
-      setOpen(true);
-      showApiError<Values>(error, names, setError);
-    }
-  }, [error, names, setError]);
-
-  function apply(values: Values) {
-    const query = new URLSearchParams();
-    for (const name of names) {
-      const value = values[name].trim();
-      if (value) {
-        query.set(name, toQuery(name, value));
-      }
-    }
-    const text = query.toString();
-    void navigate(`${pathname}${text ? `?${text}` : ''}`);
-  }
+  const { register, errors, onSubmit, clear } = useQueryStringForm<Values>({
+    names,
+    defaults,
+    error,
+    onError: () => setOpen(true),
+    toQuery,
+  });
 
   const statuses = STATUSES[kind];
   return (
@@ -101,7 +72,7 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
       onToggle={(event) => setOpen(event.currentTarget.open)}
     >
       <summary>Filters{active > 0 && ` (${active} on)`}</summary>
-      <form onSubmit={(event) => void handleSubmit(apply)(event)} aria-label="Filters">
+      <form onSubmit={onSubmit} aria-label="Filters">
         <div className="filter-fields">
           {names.map((name) => (
             <Field
@@ -152,7 +123,7 @@ export function MessageFilters({ kind, error }: { kind: MessageKind; error: Erro
         <FormError errors={errors} />
         <div className="filter-actions">
           <button type="submit">Apply filters</button>
-          <button type="button" className="secondary" onClick={() => void navigate(pathname)}>
+          <button type="button" className="secondary" onClick={clear}>
             Clear
           </button>
         </div>

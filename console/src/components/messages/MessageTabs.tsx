@@ -1,20 +1,12 @@
-import { NavLink } from 'react-router';
+import { SectionTabs } from '../common/SectionTabs';
+
+const TABS = [
+  { to: '/messages/sent', label: 'Sent' },
+  { to: '/messages/received', label: 'Received' },
+  { to: '/messages/scheduled', label: 'Scheduled' },
+] as const;
 
 /** The three lists of the Messages page; a message's detail keeps its list's tab current. */
 export function MessageTabs() {
-  return (
-    <nav className="section-tabs" aria-label="Message lists">
-      <ul>
-        <li>
-          <NavLink to="/messages/sent">Sent</NavLink>
-        </li>
-        <li>
-          <NavLink to="/messages/received">Received</NavLink>
-        </li>
-        <li>
-          <NavLink to="/messages/scheduled">Scheduled</NavLink>
-        </li>
-      </ul>
-    </nav>
-  );
+  return <SectionTabs label="Message lists" tabs={TABS} />;
 }

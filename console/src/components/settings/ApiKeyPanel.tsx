@@ -1,9 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
+import '../common/common.css';
 import { useRef, useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { newApiKey } from '../../api/account';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { PasswordField } from '../forms/PasswordField';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   password: string;
@@ -18,13 +19,15 @@ export function ApiKeyPanel() {
   const [key, setKey] = useState<string | null>(null);
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: { password: '' } });
-  const replace = useMutation({
-    mutationFn: ({ password }: Values) => newApiKey(password),
+    errors,
+    mutation: replace,
+    onSubmit,
+  } = useApiForm({
+    defaultValues: { password: '' },
+    fields: ['password'],
+    request: ({ password }: Values) => password,
+    mutationFn: newApiKey,
     // Not kept in the mutation cache once the page is left: the key lives in this component only.
     gcTime: 0,
     onSuccess: (made) => {
@@ -32,7 +35,6 @@ export function ApiKeyPanel() {
       setAsking(false);
       reset();
     },
-    onError: (error) => showApiError<Values>(error, ['password'], setError),
   });
   return (
     <section aria-labelledby="api-key-title">
@@ -50,31 +52,28 @@ export function ApiKeyPanel() {
         <form
           className="api-key-confirm"
           aria-labelledby="api-key-warning"
-          onSubmit={(event) => void handleSubmit((values) => replace.mutate(values))(event)}
+          onSubmit={onSubmit}
           noValidate
         >
           <p id="api-key-warning" className="warning" role="alert">
             The current key stops working at once: every script or program using it is refused until
             it is given the new one.
           </p>
-          <Field
+          <PasswordField
             label="Your password"
             error={errors.password?.message}
-            render={(props) => (
-              <input
-                {...props}
-                {...register('password')}
-                type="password"
-                autoComplete="current-password"
-                autoFocus
-              />
-            )}
+            registration={register('password')}
+            autoComplete="current-password"
+            autoFocus
           />
           <FormError errors={errors} />
           <div className="actions">
-            <button type="submit" className="danger" disabled={replace.isPending}>
-              {replace.isPending ? 'Replacing…' : 'Replace my API key'}
-            </button>
+            <SubmitButton
+              className="danger"
+              label="Replace my API key"
+              pendingLabel="Replacing…"
+              pending={replace.isPending}
+            />
             <button
               type="button"
               className="secondary"
@@ -133,11 +132,11 @@ function NewKey({ value }: { value: string }) {
         Copy the key
       </button>
       {copied && (
-        <p role="status" className="saved">
+        <SavedNote>
           {copied === 'yes'
             ? 'Copied.'
             : 'The browser refused to copy: the key is selected, copy it with Ctrl+C (⌘C on a Mac).'}
-        </p>
+        </SavedNote>
       )}
     </div>
   );

@@ -1,8 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
-import { useForm } from 'react-hook-form';
 import { changePassword } from '../../api/account';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { FormError } from '../forms/Field';
+import { PasswordField } from '../forms/PasswordField';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   current_password: string;
@@ -20,17 +20,18 @@ const FIELDS = ['current_password', 'new_password'] as const;
 export function PasswordForm() {
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({
+    errors,
+    mutation: change,
+    onSubmit,
+  } = useApiForm({
     defaultValues: { current_password: '', new_password: '', confirmation: '' },
-  });
-  const change = useMutation({
-    mutationFn: (values: Values) => changePassword(values.current_password, values.new_password),
-    onSuccess: () => reset(),
-    onError: (error) => showApiError<Values>(error, FIELDS, setError),
+    fields: FIELDS,
+    request: (values: Values) => values,
+    mutationFn: (values) => changePassword(values.current_password, values.new_password),
+    onSuccess: () => {
+      reset();
+    },
   });
   return (
     <section aria-labelledby="password-title">
@@ -38,59 +39,43 @@ export function PasswordForm() {
       <form
         className="password-form"
         aria-labelledby="password-title"
-        onSubmit={(event) => void handleSubmit((values) => change.mutate(values))(event)}
+        onSubmit={onSubmit}
         noValidate
       >
-        <Field
+        <PasswordField
           label="Current password"
           error={errors.current_password?.message}
-          render={(props) => (
-            <input
-              {...props}
-              {...register('current_password')}
-              type="password"
-              autoComplete="current-password"
-            />
-          )}
+          registration={register('current_password')}
+          autoComplete="current-password"
         />
-        <Field
+        <PasswordField
           label="New password"
           error={errors.new_password?.message}
           hint="10 to 1,024 characters."
-          render={(props) => (
-            <input
-              {...props}
-              {...register('new_password')}
-              type="password"
-              autoComplete="new-password"
-            />
-          )}
+          registration={register('new_password')}
+          autoComplete="new-password"
         />
-        <Field
+        <PasswordField
           label="New password again"
           error={errors.confirmation?.message}
-          render={(props) => (
-            <input
-              {...props}
-              {...register('confirmation', {
-                validate: (value, values) =>
-                  value === values.new_password || 'The two new passwords differ: type it again.',
-              })}
-              type="password"
-              autoComplete="new-password"
-            />
-          )}
+          registration={register('confirmation', {
+            validate: (value, values) =>
+              value === values.new_password || 'The two new passwords differ: type it again.',
+          })}
+          autoComplete="new-password"
         />
         <FormError errors={errors} />
         {change.isSuccess && (
-          <p role="status" className="saved">
+          <SavedNote>
             Password changed. Every other session of your account was ended (other browsers and
             devices sign in again with the new password); this one goes on.
-          </p>
+          </SavedNote>
         )}
-        <button type="submit" disabled={change.isPending}>
-          {change.isPending ? 'Changing…' : 'Change the password'}
-        </button>
+        <SubmitButton
+          label="Change the password"
+          pendingLabel="Changing…"
+          pending={change.isPending}
+        />
       </form>
     </section>
   );

@@ -1,9 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, type UseFormRegisterReturn } from 'react-hook-form';
 import { changeSettings, type SettingDefinition, SETTINGS_KEY } from '../../api/settings';
-import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { type ControlProps, Field, FormError } from '../forms/Field';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiMutation } from '../forms/useApiMutation';
 import { SettingHint } from './SettingHint';
 
 /** A form's values by setting name: a flag's checkbox, or the text of any other control. */
@@ -22,6 +23,35 @@ function valuesOf(definitions: SettingDefinition[], settings: Record<string, str
       return [definition.name, definition.type === 'flag' ? isOn(value) : value];
     }),
   );
+}
+
+/** The control of a setting other than a flag, with the API's bounds. */
+function control(definition: SettingDefinition, props: ControlProps & UseFormRegisterReturn) {
+  switch (definition.type) {
+    case 'choice':
+      return (
+        <select {...props}>
+          {(definition.choices ?? []).map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      );
+    case 'number':
+      return (
+        <input
+          {...props}
+          type="number"
+          inputMode={definition.decimals ? 'decimal' : 'numeric'}
+          min={definition.minimum ?? undefined}
+          max={definition.maximum ?? undefined}
+          step={definition.decimals ? 10 ** -definition.decimals : 1}
+        />
+      );
+    default:
+      return <textarea {...props} rows={3} maxLength={definition.max_length ?? undefined} />;
+  }
 }
 
 /**
@@ -48,13 +78,14 @@ export function SettingGroupForm({
     setError,
     formState: { errors, dirtyFields, isDirty },
   } = useForm<Values>({ defaultValues: valuesOf(definitions, settings) });
-  const save = useMutation({
+  const save = useApiMutation({
     mutationFn: changeSettings,
     onSuccess: (saved) => {
       queryClient.setQueryData(SETTINGS_KEY, saved);
       reset(valuesOf(definitions, saved));
     },
-    onError: (error) => showApiError<Values>(error, names, setError),
+    fields: names,
+    setError,
   });
 
   function submit(values: Values) {
@@ -102,72 +133,26 @@ export function SettingGroupForm({
                 )}
               </div>
             );
-          case 'choice':
+          default:
             return (
               <Field
                 key={definition.name}
                 label={definition.label}
                 error={error}
                 hint={hint}
-                render={(props) => (
-                  <select {...props} {...register(definition.name)}>
-                    {(definition.choices ?? []).map((choice) => (
-                      <option key={choice.value} value={choice.value}>
-                        {choice.label}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              />
-            );
-          case 'number':
-            return (
-              <Field
-                key={definition.name}
-                label={definition.label}
-                error={error}
-                hint={hint}
-                render={(props) => (
-                  <input
-                    {...props}
-                    {...register(definition.name)}
-                    type="number"
-                    inputMode={definition.decimals ? 'decimal' : 'numeric'}
-                    min={definition.minimum ?? undefined}
-                    max={definition.maximum ?? undefined}
-                    step={definition.decimals ? 10 ** -definition.decimals : 1}
-                  />
-                )}
-              />
-            );
-          case 'text':
-            return (
-              <Field
-                key={definition.name}
-                label={definition.label}
-                error={error}
-                hint={hint}
-                render={(props) => (
-                  <textarea
-                    {...props}
-                    {...register(definition.name)}
-                    rows={3}
-                    maxLength={definition.max_length ?? undefined}
-                  />
-                )}
+                render={(props) => control(definition, { ...props, ...register(definition.name) })}
               />
             );
         }
       })}
       <FormError errors={errors} />
-      {save.isSuccess && !isDirty && (
-        <p role="status" className="saved">
-          Saved.
-        </p>
-      )}
-      <button type="submit" disabled={save.isPending || !isDirty}>
-        {save.isPending ? 'Saving…' : 'Save'}
-      </button>
+      {save.isSuccess && !isDirty && <SavedNote />}
+      <SubmitButton
+        label="Save"
+        pendingLabel="Saving…"
+        pending={save.isPending}
+        disabled={!isDirty}
+      />
     </form>
   );
 }

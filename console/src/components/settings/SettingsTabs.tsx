@@ -1,23 +1,13 @@
-import { NavLink } from 'react-router';
+import { SectionTabs } from '../common/SectionTabs';
+
+const TABS = [
+  { to: '/settings/preferences', label: 'Settings' },
+  { to: '/settings/stop-list', label: 'STOP list' },
+  { to: '/settings/password', label: 'Password' },
+  { to: '/settings/api-key', label: 'API key' },
+] as const;
 
 /** The four parts of the Settings page. */
 export function SettingsTabs() {
-  return (
-    <nav className="settings-tabs" aria-label="Settings and account">
-      <ul>
-        <li>
-          <NavLink to="/settings/preferences">Settings</NavLink>
-        </li>
-        <li>
-          <NavLink to="/settings/stop-list">STOP list</NavLink>
-        </li>
-        <li>
-          <NavLink to="/settings/password">Password</NavLink>
-        </li>
-        <li>
-          <NavLink to="/settings/api-key">API key</NavLink>
-        </li>
-      </ul>
-    </nav>
-  );
+  return <SectionTabs label="Settings and account" tabs={TABS} className="settings-tabs" />;
 }

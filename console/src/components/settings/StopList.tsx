@@ -1,12 +1,20 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { NEWEST } from '../../api/entries';
 import { getSession, SESSION_KEY } from '../../api/session';
-import { listStop, STOP_LIST_KEY } from '../../api/stop-list';
+import { listStop, removeStop, STOP_LIST_KEY } from '../../api/stop-list';
+import { ConfirmDelete, type ConfirmWords } from '../common/ConfirmDelete';
 import { LoadError } from '../common/LoadError';
 import { Pager } from '../common/Pager';
 import { useCursor } from '../common/cursor';
-import { ConfirmRemove } from './ConfirmRemove';
 import { StopNumberForm } from './StopNumberForm';
+
+/** Taking a number off the list lets messages reach it again; it can be added back. */
+const REMOVE: ConfirmWords = {
+  verb: 'Remove',
+  pending: 'Removing…',
+  confirm: 'Yes, remove it',
+  consequence: 'Messages will reach it again.',
+};
 
 /**
  * The numbers messages are not sent to while the setting smsstop is on: a page of 25 from the
@@ -46,7 +54,15 @@ export function StopList() {
                 <span className="number">{entry.number}</span>{' '}
                 <span className="added">added {entry.createdAt}</span>
               </span>
-              <ConfirmRemove number={entry.number} id={entry.id} onRemoved={changed} />
+              <ConfirmDelete
+                what={`${entry.number} from the STOP list`}
+                words={REMOVE}
+                label={`Remove ${entry.number}`}
+                quiet
+                className="confirm-remove"
+                remove={() => removeStop(entry.id)}
+                onDeleted={changed}
+              />
             </li>
           ))}
         </ul>

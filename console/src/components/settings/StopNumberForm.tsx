@@ -1,9 +1,8 @@
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
 import { addStop } from '../../api/stop-list';
 import { Field, FormError } from '../forms/Field';
-import { showApiError } from '../forms/api-errors';
+import { SavedNote, SubmitButton } from '../forms/SubmitButton';
+import { useApiForm } from '../forms/useApiForm';
 
 interface Values {
   number: string;
@@ -14,28 +13,27 @@ export function StopNumberForm({ onAdded }: { onAdded: () => unknown }) {
   const [added, setAdded] = useState<string | null>(null);
   const {
     register,
-    handleSubmit,
     reset,
-    setError,
-    formState: { errors },
-  } = useForm<Values>({ defaultValues: { number: '' } });
-  const add = useMutation({
-    mutationFn: ({ number }: Values) => addStop(number),
-    onSuccess: async (_id, { number }) => {
+    errors,
+    mutation: add,
+    onSubmit,
+  } = useApiForm({
+    defaultValues: { number: '' },
+    fields: ['number'],
+    request: ({ number }: Values) => number,
+    mutationFn: addStop,
+    onSuccess: async (_id, number) => {
       setAdded(number);
       reset();
       await onAdded();
     },
-    onError: (error) => {
-      setAdded(null);
-      showApiError<Values>(error, ['number'], setError);
-    },
+    onError: () => setAdded(null),
   });
   return (
     <form
       className="stop-add"
       aria-label="Add a number to the STOP list"
-      onSubmit={(event) => void handleSubmit((values) => add.mutate(values))(event)}
+      onSubmit={onSubmit}
       noValidate
     >
       <Field
@@ -47,14 +45,8 @@ export function StopNumberForm({ onAdded }: { onAdded: () => unknown }) {
         )}
       />
       <FormError errors={errors} />
-      {added && (
-        <p role="status" className="saved">
-          {added} is on the STOP list.
-        </p>
-      )}
-      <button type="submit" disabled={add.isPending}>
-        {add.isPending ? 'Adding…' : 'Add to the STOP list'}
-      </button>
+      {added && <SavedNote>{added} is on the STOP list.</SavedNote>}
+      <SubmitButton label="Add to the STOP list" pendingLabel="Adding…" pending={add.isPending} />
     </form>
   );
 }
