@@ -66,7 +66,8 @@ describeInBrowser('the Contacts and groups page, in Chromium', () => {
   async function errorOf(field: Locator): Promise<string> {
     const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ');
     const id = ids.find((candidate) => candidate.endsWith('-error'));
-    return id ? ((await field.page().locator(`[id="${id}"]`).textContent()) ?? '') : '';
+    // Without waiting: the error may go between reading the field and reading it.
+    return id ? (await field.page().locator(`[id="${id}"]`).allTextContents()).join('') : '';
   }
 
   async function waitForError(field: Locator): Promise<string> {
