@@ -111,7 +111,7 @@ function messageOf(fields: SendFields): NewScheduled {
 export default function Send() {
   const queryClient = useQueryClient();
   const settings = useQuery({ queryKey: SETTINGS_KEY, queryFn: getSettings });
-  const [created, setCreated] = useState<number | null>(null);
+  const [created, setCreated] = useState<{ id: number; dueNow: boolean } | null>(null);
   const {
     control,
     formState: { errors },
@@ -127,8 +127,8 @@ export default function Send() {
         numbersCsv: fields.csv?.[0],
         medias: fields.mms && fields.medias ? [...fields.medias] : [],
       }),
-    onSuccess: async (id) => {
-      setCreated(id);
+    onSuccess: async (id, fields) => {
+      setCreated({ id, dueNow: fields.when === 'now' });
       reset(EMPTY);
       await queryClient.invalidateQueries({ queryKey: SCHEDULED_KEY });
       await queryClient.invalidateQueries({ queryKey: SENDED_KEY });
@@ -157,10 +157,12 @@ export default function Send() {
   return (
     <section className="send-page">
       <h1>Send a message</h1>
-      {created !== null && <ScheduledResult key={created} id={created} />}
+      {created !== null && (
+        <ScheduledResult key={created.id} id={created.id} dueNow={created.dueNow} />
+      )}
       {/* A new form after each send: the pickers' searches go with the message sent. */}
       <form
-        key={created ?? 'first'}
+        key={created?.id ?? 'first'}
         className="send-form"
         noValidate
         onSubmit={(event) => void handleSubmit((fields) => send.mutate(fields))(event)}

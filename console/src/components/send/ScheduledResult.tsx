@@ -13,31 +13,46 @@ import { usePhoneChoices } from './PhoneSelect';
 import { SENDED_KEY } from '../../api/sended';
 
 /**
- * How often, and how many times at most, the sent entries are read again while the dispatch is
- * still sending or their delivery is not yet known: a minute, after which "Refresh" reads them.
+ * How often, and how many times at most, a message due now is read again until the dispatch takes
+ * it, and its sent entries while the dispatch is still sending or their delivery is not yet known:
+ * a minute, after which "Refresh" reads them.
  */
 const SENDING_POLL_MS = 1500;
 const SENDING_POLLS = 40;
 
 /**
- * The scheduled message just created, as get_scheduled answers it. A message due now may already
- * have been taken by the dispatch (get_scheduled then answers 404): its sent entries are shown
- * instead, read again until each has one.
+ * The scheduled message just created, as get_scheduled answers it. A message due now is read
+ * again until the dispatch takes it (get_scheduled then answers 404); its sent entries are shown
+ * instead, read again while their number grows (the message's recipients are no longer known, and
+ * the dispatch records them batch by batch) or a delivery is not yet known.
  */
-export function ScheduledResult({ id }: { id: number }) {
+export function ScheduledResult({ id, dueNow }: { id: number; dueNow: boolean }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  const entriesRead = useRef(0);
   const scheduled = useQuery({
     queryKey: [...SCHEDULED_KEY, id],
     queryFn: () => getScheduled(id),
+    refetchInterval: (query) =>
+      dueNow && query.state.status === 'success' && query.state.dataUpdateCount < SENDING_POLLS
+        ? SENDING_POLL_MS
+        : false,
   });
   const taken = scheduled.error instanceof ApiError && scheduled.error.status === 404;
   const sent = useQuery({
     queryKey: [...SENDED_KEY, 'for', id],
-    queryFn: () => sentFor(id),
+    queryFn: async () => {
+      const entries = await sentFor(id);
+      const grew = entries.length > entriesRead.current;
+      entriesRead.current = entries.length;
+      return { entries, grew };
+    },
     enabled: taken,
     refetchInterval: (query) => {
-      const entries = query.state.data;
-      const pending = entries?.length === 0 || entries?.some((entry) => entry.status === 'unknown');
+      const read = query.state.data;
+      const pending =
+        read?.grew ||
+        read?.entries.length === 0 ||
+        read?.entries.some((entry) => entry.status === 'unknown');
       return pending && query.state.dataUpdateCount < SENDING_POLLS ? SENDING_POLL_MS : false;
     },
   });
@@ -62,7 +77,7 @@ export function ScheduledResult({ id }: { id: number }) {
       ) : (
         <>
           <p>smsgw has taken it for sending.</p>
-          <SentEntries entries={sent.data} />
+          <SentEntries entries={sent.data?.entries} />
           <button
             type="button"
             className="secondary"
