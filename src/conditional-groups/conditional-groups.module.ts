@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from './entities/conditional-group.entity';
 import { EntriesModule } from '../entries/entries.module';
 import { TextModule } from '../text/text.module';
 import { ConditionalGroupsController } from './conditional-groups.controller';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { DriverRunner } from '../common/database/driver-runner';
+import { DriverRunner } from '../database/driver/driver-runner';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContactsAfter } from '../contacts/contact-recipients';
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
-import { isNameKeyTaken } from '../common/database/name-key';
+import { ConditionalGroup } from './entities/conditional-group.entity';
+import { isNameKeyTaken } from '../database/name-key';
 
 /** A conditional group's stored fields an update changes. */
 export type ConditionalGroupRow = Pick<ConditionalGroup, 'name' | 'name_key' | 'condition'>;

@@ -1,4 +1,4 @@
-import { select, Sql } from '../common/database/driver-runner';
+import { select, Sql } from '../database/driver/driver-runner';
 import { RecipientInput } from '../text/recipient-text';
 
 /**

@@ -5,7 +5,7 @@ import { nowUtc } from '../common/time/datetime';
 import { ChunkWriter, ImportCounts } from './contacts-import';
 import { ContactFields } from './contacts.params';
 import { Contact } from './entities/contact.entity';
-import { isNameKeyTaken } from '../common/database/name-key';
+import { isNameKeyTaken } from '../database/name-key';
 
 /** Contacts. Every query is scoped by the owner's id. */
 @Injectable()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PAGE_SIZE } from '../common/paging/cursor';
 import { nowUtc } from '../common/time/datetime';
-import { Received } from '../messages/entities/received.entity';
+import { Received } from '../received/entities/received.entity';
 import { ConversationKey, Direction, MessageKey } from './conversations.params';
 
 /** A conversation of a page: its number and the time of its newest message (UTC). */

@@ -1,12 +1,12 @@
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
-import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Group, GroupContact } from '../groups/entities/group.entity';
 import { Outbox } from '../dispatch/entities/outbox.entity';
 import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
-import { Received } from '../messages/entities/received.entity';
-import { Sended } from '../messages/entities/sended.entity';
-import { SmsStop } from '../messages/entities/sms-stop.entity';
-import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { Received } from '../received/entities/received.entity';
+import { Sended } from '../sended/entities/sended.entity';
+import { SmsStop } from '../stop-list/entities/sms-stop.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
 import { PhoneLimit } from '../phones/entities/phone-limit.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {
@@ -20,7 +20,7 @@ import { Quota } from '../users/entities/quota.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
-import { Webhook } from '../events/entities/webhook.entity';
+import { Webhook } from '../webhooks/entities/webhook.entity';
 import { LoginAttempt } from '../sessions/entities/login-attempt.entity';
 import { Session } from '../sessions/entities/session.entity';
 import { PhoneReliabilityHistory } from '../reliability/entities/phone-reliability-history.entity';

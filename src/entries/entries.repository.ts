@@ -7,13 +7,13 @@ import {
   QueryRunner,
   SelectQueryBuilder,
 } from 'typeorm';
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
-import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Group, GroupContact } from '../groups/entities/group.entity';
 import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
-import { Received } from '../messages/entities/received.entity';
-import { Sended } from '../messages/entities/sended.entity';
-import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { Received } from '../received/entities/received.entity';
+import { Sended } from '../sended/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
 import { PhoneLimit } from '../phones/entities/phone-limit.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Group } from '../contacts/entities/group.entity';
+import { Group } from './entities/group.entity';
 import { EntriesModule } from '../entries/entries.module';
 import { GroupsController } from './groups.controller';
 import { GroupsRepository } from './groups.repository';

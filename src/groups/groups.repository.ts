@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import { idsNotOwned } from '../common/database/owned-ids';
+import { idsNotOwned } from '../database/owned-ids';
 import { nowUtc } from '../common/time/datetime';
 import { Contact } from '../contacts/entities/contact.entity';
-import { Group, GroupContact } from '../contacts/entities/group.entity';
+import { Group, GroupContact } from './entities/group.entity';
 import { GroupName } from './groups.params';
-import { isNameKeyTaken } from '../common/database/name-key';
+import { isNameKeyTaken } from '../database/name-key';
 
 /** Links per INSERT: far below the engines' limits on bound parameters. */
 const LINKS_PER_INSERT = 500;

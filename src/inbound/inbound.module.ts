@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Received } from '../messages/entities/received.entity';
-import { Sended } from '../messages/entities/sended.entity';
-import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { Received } from '../received/entities/received.entity';
+import { Sended } from '../sended/entities/sended.entity';
+import { SmsStop } from '../stop-list/entities/sms-stop.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { MediaModule } from '../media/media.module';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { runOn, select, Sql, write } from '../common/database/driver-runner';
+import { runOn, select, Sql, write } from '../database/driver/driver-runner';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { queueEvents } from '../events/webhook-events';
-import { Sended, SendedStatus } from '../messages/entities/sended.entity';
+import { Sended, SendedStatus } from '../sended/entities/sended.entity';
 import { addStop } from '../messages/sms-stop';
 import { Phone } from '../phones/entities/phone.entity';
 import { NewScheduled, ScheduledRepository } from '../scheduled/scheduled.repository';

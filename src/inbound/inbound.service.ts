@@ -11,7 +11,7 @@ import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.ci
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
-import { SendedStatus } from '../messages/entities/sended.entity';
+import { SendedStatus } from '../sended/entities/sended.entity';
 import { NewScheduled } from '../scheduled/scheduled.repository';
 import { DEFAULT_SETTINGS, isSettingOn } from '../users/settings';
 import { InboundPhone, InboundRepository, NewReceived, StoredReceived } from './inbound.repository';

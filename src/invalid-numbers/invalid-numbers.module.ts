@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Sended } from '../messages/entities/sended.entity';
+import { Sended } from '../sended/entities/sended.entity';
 import { InvalidNumbersController } from './invalid-numbers.controller';
 import { InvalidNumbersRepository } from './invalid-numbers.repository';
 import { InvalidNumbersService } from './invalid-numbers.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Sended } from '../messages/entities/sended.entity';
+import { Sended } from '../sended/entities/sended.entity';
 
 export interface DestinationCounts {
   destination: string;

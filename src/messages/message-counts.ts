@@ -1,4 +1,4 @@
-import { Sql, write } from '../common/database/driver-runner';
+import { Sql, write } from '../database/driver/driver-runner';
 
 /*
  * The `message_count` table (migration DashboardStatistics): the user's messages per phone, kind

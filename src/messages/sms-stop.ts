@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { SmsStop } from './entities/sms-stop.entity';
+import { SmsStop } from '../stop-list/entities/sms-stop.entity';
 
 /**
  * Puts a number on a user's STOP list unless it is there already; whether this call added it.

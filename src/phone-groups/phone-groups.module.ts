@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EntriesModule } from '../entries/entries.module';
-import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import { PhoneGroupsController } from './phone-groups.controller';
 import { PhoneGroupsRepository } from './phone-groups.repository';

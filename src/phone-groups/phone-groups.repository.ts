@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import { idsNotOwned } from '../common/database/owned-ids';
+import { idsNotOwned } from '../database/owned-ids';
 import { nowUtc } from '../common/time/datetime';
-import { PhoneGroup, PhoneGroupPhone } from '../phones/entities/phone-group.entity';
+import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
-import { isNameKeyTaken } from '../common/database/name-key';
+import { isNameKeyTaken } from '../database/name-key';
 
 /** A phone group's stored fields a write sets. */
 export type PhoneGroupRow = Pick<PhoneGroup, 'name' | 'name_key'>;

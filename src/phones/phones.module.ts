@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EntriesModule } from '../entries/entries.module';
-import { Sended } from '../messages/entities/sended.entity';
-import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
+import { Sended } from '../sended/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
 import { Phone } from './entities/phone.entity';
 import { PhonesController } from './phones.controller';

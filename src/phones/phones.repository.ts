@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PhoneStatus } from '../adapters/adapter';
 import { nowUtc } from '../common/time/datetime';
-import { Sended } from '../messages/entities/sended.entity';
+import { Sended } from '../sended/entities/sended.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
 import { Phone } from './entities/phone.entity';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../common/errors/api-error';
 import { isAbsent, Params, parseId } from '../common/params/parse';
-import { ReceivedStatus } from '../messages/entities/received.entity';
+import { ReceivedStatus } from './entities/received.entity';
 
 const STATUSES: readonly ReceivedStatus[] = ['read', 'unread'];
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
-import { runOn } from '../common/database/driver-runner';
+import { runOn } from '../database/driver/driver-runner';
 import { countAll } from '../messages/message-counts';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
-import { ReceivedStatus } from '../messages/entities/received.entity';
+import { ReceivedStatus } from './entities/received.entity';
 
 @Injectable()
 export class ReceivedRepository {

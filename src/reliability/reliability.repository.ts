@@ -1,7 +1,7 @@
 import { utcString } from '../common/time/datetime';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../common/database/driver-runner';
+import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
 import { queueEvents } from '../events/webhook-events';
 import { DEFAULT_SETTINGS, ReliabilityType } from '../users/settings';
 

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
-import { Group } from '../contacts/entities/group.entity';
+import { Group } from '../groups/entities/group.entity';
 import { Media, MediaScheduled } from '../media/entities/media.entity';
-import { PhoneGroup } from '../phones/entities/phone-group.entity';
+import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {
   Scheduled,

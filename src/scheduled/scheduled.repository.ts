@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { DriverRunner } from '../common/database/driver-runner';
-import { DriverSql, InsertTree, insertWith } from '../common/database/driver-sql';
+import { DriverRunner } from '../database/driver/driver-runner';
+import { DriverSql, InsertTree, insertWith } from '../database/driver/driver-sql';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
-import { ConditionalGroup } from '../contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
-import { Group } from '../contacts/entities/group.entity';
+import { Group } from '../groups/entities/group.entity';
 import { Media, MediaScheduled } from '../media/entities/media.entity';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
-import { PhoneGroup } from '../phones/entities/phone-group.entity';
+import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import {
   Scheduled,

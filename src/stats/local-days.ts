@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { API_DATETIME_FORMAT } from '../common/time/datetime';
-import { SendedStatus } from '../messages/entities/sended.entity';
+import { SendedStatus } from '../sended/entities/sended.entity';
 
 /*
  * get_sms_status_stats counts sent messages per day of the service time zone. Neither engine can

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Sended } from '../messages/entities/sended.entity';
+import { Sended } from '../sended/entities/sended.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import { DashboardController } from './dashboard.controller';
 import { DashboardRepository } from './dashboard.repository';

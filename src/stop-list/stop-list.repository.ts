@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { Cursor } from '../common/paging/cursor';
 import { applyCursor } from '../common/paging/cursor-query';
 import { nowUtc } from '../common/time/datetime';
-import { SmsStop } from '../messages/entities/sms-stop.entity';
+import { SmsStop } from './entities/sms-stop.entity';
 import { addStop } from '../messages/sms-stop';
 
 /** A stopped number as the API lists it; `created_at` in UTC, as stored. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Sended } from '../messages/entities/sended.entity';
+import { Sended } from '../sended/entities/sended.entity';
 import { Phone } from '../phones/entities/phone.entity';
 
 /** Inclusive bounds on `sended.at`, UTC strings; an absent bound does not limit. */

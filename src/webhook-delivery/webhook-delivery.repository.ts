@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../common/database/driver-runner';
+import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
 import { failPendingDeliveries } from '../events/webhook-events';
 
 /** A webhook with deliveries due, as the deliverer reaches it. */

@@ -3,8 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
-import { Webhook } from '../events/entities/webhook.entity';
-import { runOn } from '../common/database/driver-runner';
+import { Webhook } from './entities/webhook.entity';
+import { runOn } from '../database/driver/driver-runner';
 import { failPendingDeliveries, newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;

@@ -8,7 +8,7 @@ import { OutboundPolicy } from '../common/net/outbound-policy';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
-import { Webhook } from '../events/entities/webhook.entity';
+import { Webhook } from './entities/webhook.entity';
 import {
   checkSecret,
   CreateWebhookInput,

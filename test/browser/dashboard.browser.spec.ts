@@ -14,7 +14,7 @@ import {
   VIEWPORTS,
 } from '../support/browser';
 import { countExisting } from '../../src/database/migrations/1765200000000-DashboardStatistics';
-import type { SendedStatus } from '../../src/messages/entities/sended.entity';
+import type { SendedStatus } from '../../src/sended/entities/sended.entity';
 import { PhoneReliabilityHistory } from '../../src/reliability/entities/phone-reliability-history.entity';
 import type { TestDatabase } from '../support/databases';
 import {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Received } from '../../src/messages/entities/received.entity';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { Received } from '../../src/received/entities/received.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { User } from '../../src/users/entities/user.entity';
 import { startFakeServer } from '../support/adapters.factories';

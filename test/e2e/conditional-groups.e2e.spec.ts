@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ConditionalGroup } from '../../src/contacts/entities/conditional-group.entity';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { ConditionalGroup } from '../../src/conditional-groups/entities/conditional-group.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { ScheduledConditionalGroup } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';

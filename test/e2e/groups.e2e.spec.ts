@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
-import { Group, GroupContact } from '../../src/contacts/entities/group.entity';
+import { Group, GroupContact } from '../../src/groups/entities/group.entity';
 import { ScheduledGroup } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';

@@ -1,6 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { Received } from '../../src/messages/entities/received.entity';
+import { Received } from '../../src/received/entities/received.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { closedPort } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Received } from '../../src/messages/entities/received.entity';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { Received } from '../../src/received/entities/received.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Sended } from '../../src/messages/entities/sended.entity';
-import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../../src/phone-groups/entities/phone-group.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { Scheduled } from '../../src/scheduled/entities/scheduled.entity';
 import { startApp, TestApp } from '../support/app';

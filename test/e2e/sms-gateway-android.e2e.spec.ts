@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Received } from '../../src/messages/entities/received.entity';
+import { Received } from '../../src/received/entities/received.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { FakeServer } from '../support/adapters.factories';

@@ -1,6 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeSended, makeUser } from '../support/factories';

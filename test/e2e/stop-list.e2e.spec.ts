@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { SmsStop } from '../../src/messages/entities/sms-stop.entity';
+import { SmsStop } from '../../src/stop-list/entities/sms-stop.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';

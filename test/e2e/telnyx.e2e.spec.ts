@@ -1,8 +1,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Received } from '../../src/messages/entities/received.entity';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { Received } from '../../src/received/entities/received.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { FakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';

@@ -4,7 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { WebhookDelivery } from '../../src/events/entities/webhook-delivery.entity';
-import { Webhook } from '../../src/events/entities/webhook.entity';
+import { Webhook } from '../../src/webhooks/entities/webhook.entity';
 import { PER_ORIGIN, WebhookDeliverer } from '../../src/webhook-delivery/webhook-deliverer.service';
 import {
   AttemptRecord,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { Sended } from '../../src/messages/entities/sended.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';

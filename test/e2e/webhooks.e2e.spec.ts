@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Webhook } from '../../src/events/entities/webhook.entity';
+import { Webhook } from '../../src/webhooks/entities/webhook.entity';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { DriverSql, InsertTree, TREES_PER_COMMIT } from '../../src/common/database/driver-sql';
+import { DriverSql, InsertTree, TREES_PER_COMMIT } from '../../src/database/driver/driver-sql';
 import { migrate } from '../../src/database/data-source';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, describeEachDatabase, TestDatabase } from '../support/databases';

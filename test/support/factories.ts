@@ -5,18 +5,18 @@ import { generateApiKey, hashApiKey } from '../../src/common/auth/api-key';
 import { nameKey } from '../../src/common/params/entry-name';
 import { parseTextRecord, sealFields } from '../../src/common/secrets/sealed-fields';
 import { secretCipherOf } from '../../src/database/secrets-key.check';
-import { ConditionalGroup } from '../../src/contacts/entities/conditional-group.entity';
+import { ConditionalGroup } from '../../src/conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../../src/contacts/entities/contact.entity';
-import { Group, GroupContact } from '../../src/contacts/entities/group.entity';
+import { Group, GroupContact } from '../../src/groups/entities/group.entity';
 import {
   Media,
   MediaReceived,
   MediaScheduled,
   MediaSended,
 } from '../../src/media/entities/media.entity';
-import { Received } from '../../src/messages/entities/received.entity';
-import { Sended } from '../../src/messages/entities/sended.entity';
-import { PhoneGroup, PhoneGroupPhone } from '../../src/phones/entities/phone-group.entity';
+import { Received } from '../../src/received/entities/received.entity';
+import { Sended } from '../../src/sended/entities/sended.entity';
+import { PhoneGroup, PhoneGroupPhone } from '../../src/phone-groups/entities/phone-group.entity';
 import { PhoneLimit } from '../../src/phones/entities/phone-limit.entity';
 import { adapterDataScope } from '../../src/common/secrets/adapter-data-scope';
 import { Phone } from '../../src/phones/entities/phone.entity';

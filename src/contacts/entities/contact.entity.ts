@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 @Entity('contact')
 export class Contact extends Timestamped {

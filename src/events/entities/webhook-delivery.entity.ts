@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
 
 /**
  * One event to deliver to one webhook, and how its delivery went (docs/api.md#webhook-deliveries):

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
 import { PhoneStatus } from '../../adapters/adapter';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 @Entity('phone')
 export class Phone extends Timestamped {

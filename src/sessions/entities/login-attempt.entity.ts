@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 /** A failed sign-in, counted against its e-mail and its client address for a while. */
 @Entity('login_attempt')

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
 
 /** A signed-in console session; its token is stored only as a SHA-256 hash. */
 @Entity('session')

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
 
 /** A user's sending quota (docs/dispatch.md#quotas); at most one per user. */
 @Entity('quota')

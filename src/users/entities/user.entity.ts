@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 export type UserStatus = 'active' | 'suspended';
 export const USER_STATUSES: readonly UserStatus[] = ['active', 'suspended'];

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 /** Contacts matching an ExpressionLanguage condition, evaluated at send time. */
 @Entity('conditional_group')

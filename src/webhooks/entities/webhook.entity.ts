@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 /** Where and how a user's systems are told of one type of event (docs/api.md#post_webhook). */
 @Entity('webhook')

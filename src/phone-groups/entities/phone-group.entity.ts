@@ -1,9 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
-/** The API's `group` entry: a named set of contacts. */
-@Entity('contact_group')
-export class Group extends Timestamped {
+@Entity('phone_group')
+export class PhoneGroup extends Timestamped {
   @IdColumn()
   id!: number;
 
@@ -18,14 +17,14 @@ export class Group extends Timestamped {
   name_key!: string | null;
 }
 
-@Entity('group_contact')
-export class GroupContact extends Timestamped {
+@Entity('phone_group_phone')
+export class PhoneGroupPhone extends Timestamped {
   @IdColumn()
   id!: number;
 
   @Column({ type: 'integer' })
-  id_group!: number;
+  id_phone_group!: number;
 
   @Column({ type: 'integer' })
-  id_contact!: number;
+  id_phone!: number;
 }

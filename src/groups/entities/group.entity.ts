@@ -1,8 +1,9 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
-@Entity('phone_group')
-export class PhoneGroup extends Timestamped {
+/** The API's `group` entry: a named set of contacts. */
+@Entity('contact_group')
+export class Group extends Timestamped {
   @IdColumn()
   id!: number;
 
@@ -17,14 +18,14 @@ export class PhoneGroup extends Timestamped {
   name_key!: string | null;
 }
 
-@Entity('phone_group_phone')
-export class PhoneGroupPhone extends Timestamped {
+@Entity('group_contact')
+export class GroupContact extends Timestamped {
   @IdColumn()
   id!: number;
 
   @Column({ type: 'integer' })
-  id_phone_group!: number;
+  id_group!: number;
 
   @Column({ type: 'integer' })
-  id_phone!: number;
+  id_contact!: number;
 }

@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../common/database/columns';
+import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
 
 export type ReceivedStatus = 'unread' | 'read';
 

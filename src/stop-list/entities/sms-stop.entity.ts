@@ -1,5 +1,5 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../common/database/columns';
+import { IdColumn, Timestamped } from '../../database/columns';
 
 /** A number that answered STOP: the user's campaigns skip it (docs/dispatch.md#expansion). */
 @Entity('smsstop')
