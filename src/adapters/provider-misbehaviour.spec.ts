@@ -128,12 +128,6 @@ const KANNEL = { username: 'smsgw', password: 'kannelPassw0rd', from: '+33612345
 /** The misbehaviours that answer HTTP 200 with a body that is not the provider's answer. */
 const UNREADABLE_200: readonly Misbehaviour[] = ['html-page', 'invalid-json', 'huge-body'];
 
-/**
- * OVH's checks read the status of the service's and the line's answers, not their bodies: a
- * 200 that is not OVH's JSON passes them.
- */
-const OVH_DEPARTURES = { test: UNREADABLE_200, checkStatus: UNREADABLE_200 };
-
 /** The app's webhook registration reads the answer's status only: any 2xx is taken as done. */
 const ANDROID_DEPARTURES = { registerCallbacks: UNREADABLE_200 };
 
@@ -184,7 +178,6 @@ const ENTRIES: readonly HttpAdapterEntry[] = [
       new OvhShortcodeAdapter(adapterConfig({ OVH_API_URL: `${url}/1.0`, ...env })),
     data: () => FakeOvh.data(),
     wellAnswered: ovhClock,
-    departures: OVH_DEPARTURES,
   },
   {
     folder: 'ovh',
@@ -193,7 +186,6 @@ const ENTRIES: readonly HttpAdapterEntry[] = [
       new OvhVirtualNumberAdapter(adapterConfig({ OVH_API_URL: `${url}/1.0`, ...env })),
     data: () => FakeOvh.data({ number: '+33612345678' }),
     wellAnswered: ovhClock,
-    departures: OVH_DEPARTURES,
   },
   {
     folder: 'sms-gateway-android',
