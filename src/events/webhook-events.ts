@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { utcString } from '../common/time/datetime';
 import { isSettingOn } from '../users/settings';
 

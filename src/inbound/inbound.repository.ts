@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { runOn, select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
+import { runOn } from '../database/driver/runner';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { queueEvents } from '../events/webhook-events';

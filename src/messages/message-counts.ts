@@ -1,4 +1,4 @@
-import { Sql, write } from '../database/driver/driver-runner';
+import { Sql, write } from '../database/driver/sql';
 
 /*
  * The `message_count` table (migration DashboardStatistics): the user's messages per phone, kind

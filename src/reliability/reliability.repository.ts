@@ -1,7 +1,8 @@
 import { utcString } from '../common/time/datetime';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
+import { DriverRunner } from '../database/driver/runner';
 import { queueEvents } from '../events/webhook-events';
 import { DEFAULT_SETTINGS, ReliabilityType } from '../users/settings';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { DriverRunner } from '../database/driver/driver-runner';
-import { DriverSql, InsertTree, insertWith } from '../database/driver/driver-sql';
+import { DriverRunner } from '../database/driver/runner';
+import { DriverSql, InsertTree, insertWith } from '../database/driver/group-commit';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';

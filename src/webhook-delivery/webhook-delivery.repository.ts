@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
+import { DriverRunner } from '../database/driver/runner';
 import { failPendingDeliveries } from '../events/webhook-events';
 
 /** A webhook with deliveries due, as the deliverer reaches it. */

@@ -4,7 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from './entities/webhook.entity';
-import { runOn } from '../database/driver/driver-runner';
+import { runOn } from '../database/driver/runner';
 import { failPendingDeliveries, newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
