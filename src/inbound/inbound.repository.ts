@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
+import { rowMarks } from '../database/driver/placeholders';
 import { select, Sql, write } from '../database/driver/sql';
 import { runOn } from '../database/driver/runner';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
@@ -185,13 +186,16 @@ function* insertReceived(
 ): Sql<void> {
   const { firstId } = yield* write(
     'INSERT INTO received (id_user, id_phone, at, text, origin, command, status, mms, ' +
-      `created_at) VALUES ${message.chunks.map(() => "(?, ?, ?, ?, ?, 0, 'unread', 0, ?)").join(', ')}`,
+      `created_at) VALUES ${rowMarks(message.chunks.length, 9)}`,
     message.chunks.flatMap((text) => [
       message.userId,
       message.phoneId,
       message.at,
       text,
       message.origin,
+      0,
+      'unread',
+      0,
       now,
     ]),
   );
