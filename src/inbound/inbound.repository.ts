@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { rowMarks } from '../database/driver/placeholders';
+import { marks, rowMarks } from '../database/driver/placeholders';
 import { select, Sql, write } from '../database/driver/sql';
 import { runOn } from '../database/driver/runner';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
@@ -245,7 +245,7 @@ function* changeStatus(
     at: string;
   }>(
     'SELECT id, status, destination, id_phone, at FROM sended WHERE id_user = ? AND adapter = ? ' +
-      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id` +
+      `AND uid = ? AND status IN (${marks(from.length)}) ORDER BY id` +
       (mysql ? ' FOR UPDATE' : ''),
     [userId, adapter, uid, ...from],
   );
@@ -253,10 +253,11 @@ function* changeStatus(
     return 0;
   }
   const now = nowUtc();
-  yield* write(
-    `UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`,
-    [status, now, ...rows.map((row) => row.id)],
-  );
+  yield* write(`UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${marks(rows.length)})`, [
+    status,
+    now,
+    ...rows.map((row) => row.id),
+  ]);
   yield* countMessages(
     mysql,
     rows.flatMap((row) => {
