@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { DriverRunner } from '../../src/database/driver/driver-runner';
+import { DriverRunner } from '../../src/database/driver/runner';
 import { migrate } from '../../src/database/data-source';
 import { queueEvents } from '../../src/events/webhook-events';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
