@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { DriverRunner, runOn, select, Sql, write } from '../database/driver/driver-runner';
+import { DriverRunner, runOn } from '../database/driver/runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { QuotaRow, QuotaState, quotaState } from '../users/quota';
 import { DEFAULT_SETTINGS } from '../users/settings';

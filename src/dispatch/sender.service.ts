@@ -8,7 +8,7 @@ import { AdapterDataCipher, OpenedData, unreadableClause } from '../adapters/ada
 import { AdapterRegistry } from '../adapters/adapter.registry';
 import { callbackUrls } from '../common/http/callback-urls';
 import { nowUtc, utcDate, utcString, utcToZone } from '../common/time/datetime';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { AppConfig } from '../config/configuration';
