@@ -13,6 +13,7 @@ import {
   SETTING_DEFINITIONS,
   SettingDefinition,
 } from '../users/settings';
+import { USER_VIEW_PROPERTIES } from '../users/user-view.schema';
 import { UserView } from '../users/users.service';
 import { parseSettingsParams } from './account.params';
 import { AccountService } from './account.service';
@@ -176,14 +177,7 @@ export class AccountController {
   @ApiEnvelopeResponse(
     {
       type: 'object',
-      properties: {
-        id: { type: 'integer' },
-        email: { type: 'string' },
-        status: { type: 'string', enum: ['active'] },
-        admin: { type: 'boolean' },
-        created_at: { type: 'string', description: 'In the service time zone' },
-        quota: QUOTA,
-      },
+      properties: { ...USER_VIEW_PROPERTIES, quota: QUOTA },
     },
     'The account',
   )

@@ -1,18 +1,7 @@
-import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { thrownApiError } from '../../test/support/api-errors';
+import { ErrorCode } from '../common/errors/api-error';
 import { checkAdapterData, refuseUnknownFields } from './adapter-data.check';
 import { AdapterDescriptor } from './adapter.descriptor';
-
-function errorOf(action: () => unknown): ApiError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 /** A provider with a required secret, a required number and an optional field. */
 const PROVIDER: AdapterDescriptor = {
@@ -35,7 +24,7 @@ describe('refuseUnknownFields', () => {
   });
 
   it("refuses a field the adapter does not have, naming it and listing the adapter's fields", () => {
-    const error = errorOf(() => refuseUnknownFields(PROVIDER, { token: 'a', tokn: 'b' }));
+    const error = thrownApiError(() => refuseUnknownFields(PROVIDER, { token: 'a', tokn: 'b' }));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toBe(
       'You have specified an invalid parameter : adapter_data[tokn] : the provider adapter has ' +
@@ -44,12 +33,14 @@ describe('refuseUnknownFields', () => {
   });
 
   it('names every unknown field at once, even an empty one', () => {
-    const error = errorOf(() => refuseUnknownFields(PROVIDER, { a: 'x', b: '' }));
+    const error = thrownApiError(() => refuseUnknownFields(PROVIDER, { a: 'x', b: '' }));
     expect(error.message).toMatch(/: adapter_data\[a\], adapter_data\[b\] : the provider adapter/);
   });
 
   it('says so when the adapter takes no data at all', () => {
-    const error = errorOf(() => refuseUnknownFields({ ...PROVIDER, fields: [] }, { a: 'x' }));
+    const error = thrownApiError(() =>
+      refuseUnknownFields({ ...PROVIDER, fields: [] }, { a: 'x' }),
+    );
     expect(error.message).toBe(
       'You have specified an invalid parameter : adapter_data[a] : the provider adapter takes no ' +
         'adapter_data.',
@@ -75,14 +66,16 @@ describe('checkAdapterData', () => {
   });
 
   it('refuses a field value that is an object', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, callback: { a: 1 } }, ''));
+    const error = thrownApiError(() =>
+      checkAdapterData(PROVIDER, { ...valid, callback: { a: 1 } }, ''),
+    );
     expect(error.message).toMatch(/adapter_data\[callback\] must be a text/);
   });
 
   it.each([undefined, '', '  ', null])(
     'rule 5: a required field that is %p is MISSING_PARAMETER naming it and its description',
     (token) => {
-      const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, token }, ''));
+      const error = thrownApiError(() => checkAdapterData(PROVIDER, { ...valid, token }, ''));
       expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
       expect(error.message).toBe(
         'One require parameter is missing : adapter_data[token] (API token) is required by the provider adapter.',
@@ -91,7 +84,7 @@ describe('checkAdapterData', () => {
   );
 
   it('rule 5: every missing required field is named at once', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { callback: 'x' }, ''));
+    const error = thrownApiError(() => checkAdapterData(PROVIDER, { callback: 'x' }, ''));
     expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
     expect(error.message).toBe(
       'One require parameter is missing : adapter_data[token] (API token) and ' +
@@ -100,13 +93,15 @@ describe('checkAdapterData', () => {
   });
 
   it('rule 5 comes before rule 6: a missing number is MISSING_PARAMETER', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { token: 'secret' }, ''));
+    const error = thrownApiError(() => checkAdapterData(PROVIDER, { token: 'secret' }, ''));
     expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
     expect(error.message).toMatch(/adapter_data\[number\]/);
   });
 
   it('rule 6: an invalid number field is INVALID_PARAMETER naming it', () => {
-    const error = errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '12345' }, ''));
+    const error = thrownApiError(() =>
+      checkAdapterData(PROVIDER, { ...valid, number: '12345' }, ''),
+    );
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(
       /^You have specified an invalid parameter : adapter_data\[number\] must be a valid phone number/,
@@ -122,7 +117,8 @@ describe('checkAdapterData', () => {
   it("rule 6: a national number is read in the user's default country", () => {
     expect(checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, 'fr')).toEqual(valid);
     expect(
-      errorOf(() => checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, '')).code,
+      thrownApiError(() => checkAdapterData(PROVIDER, { ...valid, number: '06 12 34 56 78' }, ''))
+        .code,
     ).toBe(ErrorCode.INVALID_PARAMETER);
   });
 
@@ -131,7 +127,7 @@ describe('checkAdapterData', () => {
       ...PROVIDER,
       fields: [{ name: 'from', description: 'Sender', required: false, number: true }],
     };
-    expect(errorOf(() => checkAdapterData(optionalNumber, {}, '')).code).toBe(
+    expect(thrownApiError(() => checkAdapterData(optionalNumber, {}, '')).code).toBe(
       ErrorCode.INVALID_PARAMETER,
     );
   });

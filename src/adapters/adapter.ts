@@ -168,6 +168,30 @@ export interface CallbackRequest {
   rawBody: string;
 }
 
+/** A callback field, from the form (or JSON) the provider posts, else from the query of a GET. */
+export function callbackParam(request: CallbackRequest, name: string): string | undefined {
+  return request.form[name] ?? request.query[name];
+}
+
+/**
+ * The report of a status callback that names the message in field `uidField` and its status in
+ * field `statusField`, a status the provider names as `statuses` maps it (`unknown` when it is
+ * not there); null when either field is missing or empty.
+ */
+export function fieldsStatusReport(
+  request: CallbackRequest,
+  uidField: string,
+  statusField: string,
+  statuses: Readonly<Record<string, ReportedStatus>>,
+): StatusReport | null {
+  const uid = callbackParam(request, uidField);
+  const reported = callbackParam(request, statusField);
+  if (!uid || !reported) {
+    return null;
+  }
+  return { uid, status: statuses[reported] ?? 'unknown' };
+}
+
 export interface ListenedPhone {
   id: number;
   id_user: number;

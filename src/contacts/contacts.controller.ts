@@ -13,6 +13,7 @@ import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { countryOf } from '../common/phone/phone-number';
 import { Row } from '../entries/entries.repository';
 import { ImportCounts } from './contacts-import';
 import {
@@ -180,8 +181,4 @@ export class ContactsController {
   delete(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.contacts.delete(user, parseContactIdParams(params));
   }
-}
-
-function countryOf(user: AuthenticatedUser): string {
-  return user.settings.default_phone_country ?? '';
 }

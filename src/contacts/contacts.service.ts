@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
 import { nameTaken } from '../common/params/entry-name';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { EntriesService } from '../entries/entries.service';
 import { Row } from '../entries/entries.repository';
@@ -104,7 +105,7 @@ export class ContactsService {
    * was checked at the edge).
    */
   async import(user: AuthenticatedUser, input: ImportContactsInput): Promise<ImportCounts> {
-    const country = user.settings.default_phone_country ?? '';
+    const country = countryOf(user);
     const source = input.kind === 'csv' ? 'contacts_csv' : 'contacts';
     return this.contacts.importing(user.id, async (writeChunk) => {
       const batch = new ContactImport(writeChunk, this.config.limits.csvRows, source);

@@ -8,6 +8,7 @@ import { ApiEnvelopeResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import {
   parseConversationsParams,
@@ -138,7 +139,7 @@ export class ConversationsController {
     return this.conversations.thread(
       user.id,
       user.apiKey,
-      parseThreadParams(params, user.settings.default_phone_country ?? ''),
+      parseThreadParams(params, countryOf(user)),
       publicBaseUrl(request, this.config),
     );
   }
@@ -157,9 +158,6 @@ export class ConversationsController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<number> {
-    return this.conversations.markRead(
-      user.id,
-      parseCorrespondentParams(params, user.settings.default_phone_country ?? ''),
-    );
+    return this.conversations.markRead(user.id, parseCorrespondentParams(params, countryOf(user)));
   }
 }

@@ -13,7 +13,7 @@ import {
   notACorrespondent,
   ThreadInput,
 } from './conversations.params';
-import { ConversationsRepository } from './conversations.repository';
+import { ConversationsRepository, ThreadMessage } from './conversations.repository';
 
 /** One conversation as get_conversations lists it (docs/api.md#get_conversations). */
 export interface Conversation {
@@ -25,15 +25,8 @@ export interface Conversation {
   unread: number;
 }
 
-/** One message of a thread (docs/api.md#get_conversation). */
-export interface ConversationMessage {
-  direction: Direction;
-  id: number;
-  at: string;
-  text: string;
-  status: string;
-  id_phone: number | null;
-}
+/** One message of a thread (docs/api.md#get_conversation), `at` in the service's time zone. */
+export type ConversationMessage = ThreadMessage;
 
 /** get_conversations, get_conversation and post_conversation_read (docs/api.md#conversations). */
 @Injectable()

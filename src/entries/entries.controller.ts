@@ -7,6 +7,7 @@ import { ApiEnvelopeResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { parseEntriesParams } from './entries.params';
 import { Row } from './entries.repository';
@@ -83,7 +84,7 @@ export class EntriesController {
     return this.entries.list(
       user.id,
       user.apiKey,
-      parseEntriesParams(params, user.settings.default_phone_country ?? '', this.config.timeZone),
+      parseEntriesParams(params, countryOf(user), this.config.timeZone),
       publicBaseUrl(request, this.config),
     );
   }

@@ -8,13 +8,7 @@ import { Received } from '../received/entities/received.entity';
 import { Sended } from '../sended/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
-import {
-  Scheduled,
-  ScheduledConditionalGroup,
-  ScheduledContact,
-  ScheduledGroup,
-  ScheduledNumber,
-} from '../scheduled/entities/scheduled.entity';
+import { SCHEDULED_ENTITIES } from '../scheduled/entities/scheduled.entity';
 import { EntriesController } from './entries.controller';
 import { EntriesRepository } from './entries.repository';
 import { EntriesService } from './entries.service';
@@ -24,11 +18,7 @@ import { EntriesService } from './entries.service';
     TypeOrmModule.forFeature([
       Sended,
       Received,
-      Scheduled,
-      ScheduledNumber,
-      ScheduledContact,
-      ScheduledGroup,
-      ScheduledConditionalGroup,
+      ...SCHEDULED_ENTITIES,
       Contact,
       Group,
       GroupContact,

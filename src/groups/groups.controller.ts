@@ -3,10 +3,15 @@ import { ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
-import { API_BODY_TYPES, ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiNotFoundResponse,
+  GROUP_ENTRY_PROPERTIES,
+  idListSchema,
+} from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
-import { MAX_LIST_IDS } from '../common/params/id-list';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { Row } from '../entries/entries.repository';
@@ -25,14 +30,10 @@ const GROUP_FIELDS: Record<string, SchemaObject> = {
     maxLength: MAX_ENTRY_NAME,
     description: 'Trimmed; unique among your groups, case-insensitively',
   },
-  contacts: {
-    type: 'array',
-    maxItems: MAX_LIST_IDS,
-    items: { type: 'integer', minimum: 0 },
-    description:
-      'Ids of your contacts (`contacts[]=3`, a JSON array, or a JSON array in a string; a ' +
+  contacts: idListSchema(
+    'Ids of your contacts (`contacts[]=3`, a JSON array, or a JSON array in a string; a ' +
       'single id is accepted). On update the list replaces the members; `contacts=` empties it.',
-  },
+  ),
 };
 
 /** A group as get_entries lists it. */
@@ -40,11 +41,7 @@ const GROUP_ENTRY: SchemaObject = {
   type: 'object',
   required: ['id', 'id_user', 'name', 'created_at', 'updated_at', 'nb_contact', 'contacts'],
   properties: {
-    id: { type: 'integer' },
-    id_user: { type: 'integer' },
-    name: { type: 'string' },
-    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
-    updated_at: { type: 'string', nullable: true },
+    ...GROUP_ENTRY_PROPERTIES,
     nb_contact: { type: 'integer' },
     contacts: {
       type: 'array',

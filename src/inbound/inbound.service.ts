@@ -8,7 +8,7 @@ import {
   StatusReport,
 } from '../adapters/adapter';
 import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
-import { normalizePhoneNumber } from '../common/phone/phone-number';
+import { countryOf, normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { SendedStatus } from '../sended/entities/sended.entity';
@@ -141,8 +141,7 @@ export class InboundService implements InboundSink {
     phoneId: number,
     sms: IncomingSms,
   ): Promise<void> {
-    const origin =
-      normalizePhoneNumber(sms.origin, settings.default_phone_country ?? '') ?? sms.origin.trim();
+    const origin = normalizePhoneNumber(sms.origin, countryOf({ settings })) ?? sms.origin.trim();
     if (origin === '' || [...origin].length > MAX_ORIGIN_LENGTH) {
       this.logger.warn(
         `Message for phone ${phoneId} ignored: its sender is empty or longer than a number.`,

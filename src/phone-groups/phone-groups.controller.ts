@@ -8,10 +8,11 @@ import {
   ApiEnvelopeResponse,
   ApiNotFoundResponse,
   envelopeSchema,
+  GROUP_ENTRY_PROPERTIES,
+  idListSchema,
 } from '../common/http/openapi';
 import { AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
-import { MAX_LIST_IDS } from '../common/params/id-list';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { Row } from '../entries/entries.repository';
@@ -34,24 +35,16 @@ const FIELDS: Record<string, SchemaObject> = {
     maxLength: MAX_ENTRY_NAME,
     description: 'Trimmed; unique among your phone groups, case-insensitively',
   },
-  phones: {
-    type: 'array',
-    maxItems: MAX_LIST_IDS,
-    items: { type: 'integer', minimum: 0 },
-    description:
-      'Ids of your phones (`phones[]=3&phones[]=4`, a JSON array, or one id); duplicates count ' +
+  phones: idListSchema(
+    'Ids of your phones (`phones[]=3&phones[]=4`, a JSON array, or one id); duplicates count ' +
       'once. On update it replaces the list; an empty `phones=` empties it.',
-  },
+  ),
 };
 const GROUP: SchemaObject = {
   type: 'object',
   required: ['id', 'id_user', 'name', 'created_at', 'updated_at', 'nb_phone', 'phones'],
   properties: {
-    id: { type: 'integer' },
-    id_user: { type: 'integer' },
-    name: { type: 'string' },
-    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
-    updated_at: { type: 'string', nullable: true },
+    ...GROUP_ENTRY_PROPERTIES,
     nb_phone: { type: 'integer' },
     phones: {
       type: 'array',

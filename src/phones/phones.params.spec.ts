@@ -1,4 +1,5 @@
-import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { thrownApiError } from '../../test/support/api-errors';
+import { ErrorCode } from '../common/errors/api-error';
 import {
   checkDataSize,
   cleanLimits,
@@ -15,18 +16,6 @@ import {
   phpIntval,
 } from './phones.params';
 
-function errorOf(action: () => unknown): ApiError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
-
 describe('parseName', () => {
   it('treats absent, empty and blank names as not given', () => {
     expect(parseName(undefined)).toBeUndefined();
@@ -42,13 +31,13 @@ describe('parseName', () => {
   it('accepts 150 characters, counted as characters, and refuses 151', () => {
     expect(parseName('é'.repeat(150))).toBe('é'.repeat(150));
     expect(parseName('😀'.repeat(150))).toBe('😀'.repeat(150));
-    const error = errorOf(() => parseName('a'.repeat(151)));
+    const error = thrownApiError(() => parseName('a'.repeat(151)));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/name must be at most 150 characters/);
   });
 
   it('refuses a name that is not text', () => {
-    expect(errorOf(() => parseName(['a'])).message).toMatch(/name must be a text/);
+    expect(thrownApiError(() => parseName(['a'])).message).toMatch(/name must be a text/);
   });
 });
 
@@ -59,7 +48,7 @@ describe('parseAdapterName', () => {
   });
 
   it('refuses a list', () => {
-    expect(errorOf(() => parseAdapterName(['test'])).code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(thrownApiError(() => parseAdapterName(['test'])).code).toBe(ErrorCode.INVALID_PARAMETER);
   });
 });
 
@@ -84,7 +73,7 @@ describe('parsePriority', () => {
   it.each(['abc', '1.5', 1.5, '1e3', true, ['1'], '2147483648'])(
     'refuses %p with INVALID_PARAMETER naming priority',
     (value) => {
-      const error = errorOf(() => parsePriority(value));
+      const error = thrownApiError(() => parsePriority(value));
       expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
       expect(error.message).toMatch(/priority must be an integer/);
     },
@@ -137,7 +126,7 @@ describe('parseRate', () => {
     ['1'],
     { rate: 1 },
   ])('refuses %p with INVALID_PARAMETER saying what a rate is', (value) => {
-    const error = errorOf(() => parseRate(value));
+    const error = thrownApiError(() => parseRate(value));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toBe(
       'You have specified an invalid parameter : rate must be a number of messages per second ' +
@@ -157,7 +146,7 @@ describe('parseAdapterData', () => {
   });
 
   it.each(['login', '"text"', '[1]', '5', ['a'], 5])('refuses %p', (value) => {
-    const error = errorOf(() => parseAdapterData(value));
+    const error = thrownApiError(() => parseAdapterData(value));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/adapter_data must be an object/);
   });
@@ -165,7 +154,7 @@ describe('parseAdapterData', () => {
 
 describe('checkDataSize', () => {
   it('refuses data too large for the column', () => {
-    const error = errorOf(() => checkDataSize({ callback: 'x'.repeat(70_000) }));
+    const error = thrownApiError(() => checkDataSize({ callback: 'x'.repeat(70_000) }));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/adapter_data must take at most 65535 bytes/);
   });
@@ -254,7 +243,7 @@ describe('cleanLimits (post_phone rule 3)', () => {
   it(`refuses more than ${MAX_LIMITS} limits with INVALID_PARAMETER`, () => {
     const limits = Array.from({ length: MAX_LIMITS + 1 }, () => ({ volume: 1, startpoint: 'now' }));
     expect(cleanLimits(limits.slice(1))).toHaveLength(MAX_LIMITS);
-    const error = errorOf(() => cleanLimits(limits));
+    const error = thrownApiError(() => cleanLimits(limits));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/limits : a phone may have at most 100 limits/);
   });
@@ -283,14 +272,16 @@ describe('parseCreatePhoneParams (post_phone)', () => {
       parseCreatePhoneParams({ name: 'Office', adapter: 'test', rate }, 'test');
     expect(create('0.5').rate).toBe(0.5);
     expect(create('').rate).toBeNull();
-    expect(errorOf(() => create('-1')).code).toBe(ErrorCode.INVALID_PARAMETER);
+    expect(thrownApiError(() => create('-1')).code).toBe(ErrorCode.INVALID_PARAMETER);
   });
 
   it('refuses a missing name, then a missing adapter, listing the adapters', () => {
-    expect(errorOf(() => parseCreatePhoneParams({ adapter: 'nope' }, 'test')).code).toBe(
+    expect(thrownApiError(() => parseCreatePhoneParams({ adapter: 'nope' }, 'test')).code).toBe(
       ErrorCode.MISSING_PARAMETER,
     );
-    const error = errorOf(() => parseCreatePhoneParams({ name: 'Office', priority: 'x' }, 'a, b'));
+    const error = thrownApiError(() =>
+      parseCreatePhoneParams({ name: 'Office', priority: 'x' }, 'a, b'),
+    );
     expect(error.code).toBe(ErrorCode.MISSING_PARAMETER);
     expect(error.message).toMatch(/adapter is required: one of a, b\.$/);
   });
@@ -300,16 +291,16 @@ describe('parseCreatePhoneParams (post_phone)', () => {
       { name: 'Office', adapter: 'test', limits: TOO_MANY_LIMITS },
       'test',
     );
-    expect(errorOf(() => input.limits.get()).message).toMatch(/at most 100 limits/);
+    expect(thrownApiError(() => input.limits.get()).message).toMatch(/at most 100 limits/);
   });
 });
 
 describe('parseUpdatePhoneParams (post_update_phone)', () => {
   it('requires the id outright', () => {
-    expect(errorOf(() => parseUpdatePhoneParams({ name: 'x' })).code).toBe(
+    expect(thrownApiError(() => parseUpdatePhoneParams({ name: 'x' })).code).toBe(
       ErrorCode.MISSING_PARAMETER,
     );
-    expect(errorOf(() => parseUpdatePhoneParams({ id: 'one' })).code).toBe(
+    expect(thrownApiError(() => parseUpdatePhoneParams({ id: 'one' })).code).toBe(
       ErrorCode.INVALID_PARAMETER,
     );
   });
@@ -317,9 +308,9 @@ describe('parseUpdatePhoneParams (post_update_phone)', () => {
   it('keeps rule 2 for after rule 1: an invalid name or nothing to change', () => {
     const invalid = parseUpdatePhoneParams({ id: '3', name: ['a'], adapter: 7 });
     expect(invalid.id).toBe(3);
-    expect(errorOf(() => invalid.changes.get()).message).toMatch(/name must be a text/);
+    expect(thrownApiError(() => invalid.changes.get()).message).toMatch(/name must be a text/);
     const nothing = parseUpdatePhoneParams({ id: '3' });
-    expect(errorOf(() => nothing.changes.get()).code).toBe(ErrorCode.MISSING_PARAMETER);
+    expect(thrownApiError(() => nothing.changes.get()).code).toBe(ErrorCode.MISSING_PARAMETER);
   });
 
   it('counts a rate as a change, an empty or null one removing the pacing', () => {
@@ -327,7 +318,7 @@ describe('parseUpdatePhoneParams (post_update_phone)', () => {
     expect(parseUpdatePhoneParams({ id: '3', rate: '' }).changes.get()).toEqual({ rate: null });
     expect(parseUpdatePhoneParams({ id: '3', rate: null }).changes.get()).toEqual({ rate: null });
     const invalid = parseUpdatePhoneParams({ id: '3', rate: '0' });
-    expect(errorOf(() => invalid.changes.get()).message).toMatch(/rate must be a number/);
+    expect(thrownApiError(() => invalid.changes.get()).message).toMatch(/rate must be a number/);
   });
 
   it('counts limits alone as a change, an empty one removing every limit', () => {
@@ -340,14 +331,14 @@ describe('parseUpdatePhoneParams (post_update_phone)', () => {
   it('keeps too many limits for rule 4', () => {
     const input = parseUpdatePhoneParams({ id: '3', limits: TOO_MANY_LIMITS });
     expect(input.changes.get()).toEqual({});
-    expect(errorOf(() => input.limits.get()).message).toMatch(/at most 100 limits/);
+    expect(thrownApiError(() => input.limits.get()).message).toMatch(/at most 100 limits/);
   });
 });
 
 describe('parsePhoneIdParams and parseForceStatusParams', () => {
   it('reads the id', () => {
     expect(parsePhoneIdParams({ id: '12' })).toEqual({ id: 12 });
-    expect(errorOf(() => parsePhoneIdParams({})).code).toBe(ErrorCode.MISSING_PARAMETER);
+    expect(thrownApiError(() => parsePhoneIdParams({})).code).toBe(ErrorCode.MISSING_PARAMETER);
   });
 
   it('checks the status before the id', () => {
@@ -355,7 +346,7 @@ describe('parsePhoneIdParams and parseForceStatusParams', () => {
       id: 4,
       status: 'disabled',
     });
-    const error = errorOf(() => parseForceStatusParams({ status: 'limit_reached' }));
+    const error = thrownApiError(() => parseForceStatusParams({ status: 'limit_reached' }));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/status must be "available" or "disabled"/);
   });

@@ -4,6 +4,7 @@ import { checkParsedJson } from '../common/params/check-params';
 import { Deferred } from '../common/params/deferred';
 import { asList, isAbsent, Params, parseId } from '../common/params/parse';
 import { isValidStartpoint } from '../common/limits/startpoint';
+import { leadingNumber, toBool, toNumber } from '../text/php-values';
 
 /** `phone.name` is VARCHAR(150). */
 export const MAX_NAME_LENGTH = 150;
@@ -269,33 +270,13 @@ export function checkStoredSize(stored: string): void {
   }
 }
 
-/** PHP's truthiness, which RaspiSMS applies to `startpoint` and `volume`. */
-function isPhpTruthy(value: unknown): boolean {
-  return !(
-    value === undefined ||
-    value === null ||
-    value === false ||
-    value === 0 ||
-    value === '' ||
-    value === '0' ||
-    (Array.isArray(value) && value.length === 0)
-  );
-}
-
 /**
  * PHP's `(int)` of a scalar: the leading number of a text (`"12abc"` is 12, `"abc"` 0, `"1e3"`
- * 1000), truncated toward zero; kept within the column's range.
+ * 1000), truncated toward zero; kept within the column's range, so that a text too large
+ * (`"1e999"`) is capped where toInteger of a template gives 0.
  */
 export function phpIntval(value: string | number | boolean): number {
-  let number: number;
-  if (typeof value === 'boolean') {
-    number = value ? 1 : 0;
-  } else if (typeof value === 'number') {
-    number = value;
-  } else {
-    const match = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/.exec(value);
-    number = match ? Number(match[1]) : 0;
-  }
+  const number = typeof value === 'string' ? (leadingNumber(value) ?? 0) : toNumber(value);
   if (Number.isNaN(number)) {
     return 0;
   }
@@ -315,13 +296,14 @@ export function cleanLimits(value: unknown): LimitInput[] {
       continue;
     }
     const { startpoint, volume } = element as Record<string, unknown>;
-    if (!isPhpTruthy(startpoint) || !isPhpTruthy(volume)) {
+    if (
+      typeof startpoint !== 'string' ||
+      (typeof volume !== 'string' && typeof volume !== 'number' && typeof volume !== 'boolean')
+    ) {
       continue;
     }
-    if (typeof startpoint !== 'string' || !isValidStartpoint(startpoint)) {
-      continue;
-    }
-    if (typeof volume !== 'string' && typeof volume !== 'number' && typeof volume !== 'boolean') {
+    // PHP's truth, which RaspiSMS tests them with.
+    if (!toBool(startpoint) || !toBool(volume) || !isValidStartpoint(startpoint)) {
       continue;
     }
     limits.push({ startpoint, volume: Math.max(phpIntval(volume), 1) });

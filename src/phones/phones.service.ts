@@ -10,6 +10,7 @@ import { CallbackUrls, callbackUrls } from '../common/http/callback-urls';
 import { AuthenticatedUser } from '../common/http/request';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { isAbsent } from '../common/params/parse';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { EntriesService } from '../entries/entries.service';
 import { Row } from '../entries/entries.repository';
@@ -57,7 +58,7 @@ export class PhonesService {
     // Rules 5 and 6.
     const adapterId = adapter.descriptor.id;
     refuseUnknownFields(adapter.descriptor, input.adapterData);
-    const data = checkAdapterData(adapter.descriptor, input.adapterData, defaultCountry(user));
+    const data = checkAdapterData(adapter.descriptor, input.adapterData, countryOf(user));
     checkDataSize(data);
     // The encryption's length does not depend on the phone's id, not known yet.
     checkStoredSize(this.secrets.seal(adapterId, data, { id: 0, id_user: user.id }));
@@ -153,7 +154,7 @@ export class PhonesService {
       const data = checkAdapterData(
         adapter.descriptor,
         nextData(adapter.descriptor, this.secrets.open(phone), sentData, sameAdapter),
-        defaultCountry(user),
+        countryOf(user),
       );
       checkDataSize(data);
       const stored = this.secrets.seal(adapter.descriptor.id, data, phone);
@@ -378,10 +379,6 @@ function disabledPhone(id: number): ApiError {
     `the phone was disabled manually; re-enable it with POST /api/phone/${id}/status/force/ ` +
       'and status=available.',
   );
-}
-
-function defaultCountry(user: AuthenticatedUser): string {
-  return user.settings.default_phone_country ?? '';
 }
 
 /**

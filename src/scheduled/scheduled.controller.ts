@@ -7,6 +7,7 @@ import { API_BODY_TYPES, ApiEnvelopeResponse, ApiErrorResponse } from '../common
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { Row } from '../entries/entries.repository';
 import {
@@ -332,9 +333,4 @@ export class ScheduledController {
   remove(@CurrentUser() user: AuthenticatedUser, @RequestParams() params: Params): Promise<true> {
     return this.scheduled.remove(user.id, parseRemoveParams(params));
   }
-}
-
-/** The caller's default country, which national numbers are read in. */
-function countryOf(user: AuthenticatedUser): string {
-  return user.settings.default_phone_country ?? '';
 }

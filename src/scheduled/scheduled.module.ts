@@ -6,13 +6,7 @@ import { Group } from '../groups/entities/group.entity';
 import { Media, MediaScheduled } from '../media/entities/media.entity';
 import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
-import {
-  Scheduled,
-  ScheduledConditionalGroup,
-  ScheduledContact,
-  ScheduledGroup,
-  ScheduledNumber,
-} from './entities/scheduled.entity';
+import { SCHEDULED_ENTITIES } from './entities/scheduled.entity';
 import { DispatchSignalModule } from '../common/dispatch-signal';
 import { EntriesModule } from '../entries/entries.module';
 import { MediaModule } from '../media/media.module';
@@ -24,11 +18,7 @@ import { ScheduledService } from './scheduled.service';
 @Module({
   imports: [
     TypeOrmModule.forFeature([
-      Scheduled,
-      ScheduledNumber,
-      ScheduledContact,
-      ScheduledGroup,
-      ScheduledConditionalGroup,
+      ...SCHEDULED_ENTITIES,
       Contact,
       Group,
       ConditionalGroup,

@@ -26,9 +26,8 @@ export interface RecipientNumber {
   data: string;
 }
 
-/** Everything one scheduled message is made of, checked and normalised by the service. */
-export interface NewScheduled {
-  userId: number;
+/** A scheduled message as stored, what an update starts from. */
+export interface StoredMessage {
   /** UTC `YYYY-MM-DD HH:MM:SS`. */
   at: string;
   text: string;
@@ -41,24 +40,13 @@ export interface NewScheduled {
   contactIds: number[];
   groupIds: number[];
   conditionalGroupIds: number[];
-  /** Media files already in the media folder, relative to it. */
-  mediaPaths: string[];
 }
 
-/** A scheduled message as stored, what an update starts from. */
-export interface StoredMessage {
-  /** UTC. */
-  at: string;
-  text: string;
-  flash: boolean;
-  mms: boolean;
-  tag: string | null;
-  phoneId: number | null;
-  phoneGroupId: number | null;
-  numbers: RecipientNumber[];
-  contactIds: number[];
-  groupIds: number[];
-  conditionalGroupIds: number[];
+/** Everything one scheduled message is made of, checked and normalised by the service. */
+export interface NewScheduled extends StoredMessage {
+  userId: number;
+  /** Media files already in the media folder, relative to it. */
+  mediaPaths: string[];
 }
 
 /** What an update makes of a message, and which of its lists were sent (and are replaced). */

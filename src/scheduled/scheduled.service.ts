@@ -5,6 +5,7 @@ import { DispatchSignal } from '../common/dispatch-signal';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
 import { Deferred } from '../common/params/deferred';
+import { countryOf } from '../common/phone/phone-number';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { MediaStorage } from '../media/media-storage';
@@ -378,9 +379,4 @@ function checkTemplate(user: AuthenticatedUser, text: string): void {
   if (error !== null) {
     throw ApiError.invalid(`text : ${error}`);
   }
-}
-
-/** The caller's default country, which national numbers are read in. */
-function countryOf(user: AuthenticatedUser): string {
-  return user.settings.default_phone_country ?? '';
 }

@@ -10,6 +10,7 @@ import { ApiRequest, AuthenticatedUser, RequestSession } from '../common/http/re
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
 import { AppConfig } from '../config/configuration';
+import { USER_VIEW_PROPERTIES } from '../users/user-view.schema';
 import { clearSessionCookie, ownOrigin, setSessionCookie } from './session-cookie';
 import { SessionAnswer, SessionsService } from './sessions.service';
 
@@ -20,13 +21,7 @@ const SESSION: SchemaObject = {
     user: {
       type: 'object',
       required: ['id', 'email', 'status', 'admin', 'created_at'],
-      properties: {
-        id: { type: 'integer' },
-        email: { type: 'string' },
-        status: { type: 'string', enum: ['active'] },
-        admin: { type: 'boolean' },
-        created_at: { type: 'string', description: 'In the service time zone' },
-      },
+      properties: USER_VIEW_PROPERTIES,
     },
     csrf_token: {
       type: 'string',

@@ -15,6 +15,7 @@ import { ApiEnvelopeResponse, envelopeSchema } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
 import { RequestParams } from '../common/params/request-params.decorator';
+import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { parseAddStopParams, parseListStopsParams, parseStopIdParams } from './stop-list.params';
 import { StopRow } from './stop-list.repository';
@@ -94,10 +95,7 @@ export class StopListController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
   ): Promise<WithStatus<number>> {
-    return this.stops.add(
-      user,
-      parseAddStopParams(params, user.settings.default_phone_country ?? ''),
-    );
+    return this.stops.add(user, parseAddStopParams(params, countryOf(user)));
   }
 
   @Delete(':id')

@@ -64,6 +64,15 @@ export function isNumericString(text: string): boolean {
   return NUMERIC.test(text);
 }
 
+/**
+ * The number a text starts with, as PHP's conversions read it (`"12abc"` is 12, `"1e3"` 1000,
+ * leading whitespace skipped), or null when it starts with none (`"abc"`).
+ */
+export function leadingNumber(text: string): number | null {
+  const leading = LEADING_NUMERIC.exec(text);
+  return leading === null ? null : Number(leading[0].trim());
+}
+
 /** PHP's truth: false, 0, 0.0, '', '0', null and empty lists/hashes are false; all else true. */
 export function toBool(value: unknown): boolean {
   switch (kindOf(value)) {
@@ -97,11 +106,11 @@ export function toNumber(value: unknown): number {
     case 'number':
       return value as number;
     case 'string': {
-      const leading = LEADING_NUMERIC.exec(value as string);
+      const leading = leadingNumber(value as string);
       if (leading === null) {
         throw new PhpError(`"${shorten(value as string)}" is not a number`);
       }
-      return Number(leading[0].trim());
+      return leading;
     }
     case 'list':
     case 'hash':
@@ -119,7 +128,7 @@ export function toInteger(value: unknown): number {
   if (kind === 'date') {
     throw new PhpError('a date is not a number');
   }
-  if (kind === 'string' && LEADING_NUMERIC.exec(value as string) === null) {
+  if (kind === 'string' && leadingNumber(value as string) === null) {
     return 0;
   }
   const number = toNumber(value);

@@ -1,5 +1,6 @@
 import { renderTooSlow } from './recipient-text';
-import { compileSandboxed, SandboxedTemplate, TemplateProblem } from './twig-sandbox';
+import { TemplateProblem } from './twig-bounds';
+import { compileSandboxed, SandboxedTemplate } from './twig-sandbox';
 import { TimeLimitExceeded } from './time-limit';
 
 export interface TemplateVariables {

@@ -1,5 +1,6 @@
 import { twig } from 'twig';
-import { compileSandboxed, MAX_ITERATIONS, TemplateProblem } from './twig-sandbox';
+import { TemplateProblem } from './twig-bounds';
+import { compileSandboxed, MAX_ITERATIONS } from './twig-sandbox';
 
 describe('compileSandboxed', () => {
   it('leaves the twig package itself untouched: the sandbox is a private instance', () => {

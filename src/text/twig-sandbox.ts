@@ -1,7 +1,9 @@
 import { factory, TwigTemplate } from 'twig';
 import { compilePhpPattern } from './php-pattern';
-import { toText } from './php-values';
 import { runWithin } from './time-limit';
+import { budget, printable, TemplateProblem, weigh, withinBudget } from './twig-bounds';
+import { Context, Filter, Thenable, Token, TwigFunction, TwigInternals } from './twig-internals';
+import { phpFilters } from './twig-php-filters';
 
 /**
  * A private twig.js instance turned into the sandbox RaspiSMS configures for Twig
@@ -13,8 +15,6 @@ import { runWithin } from './time-limit';
 
 /** A template's output is at most this long. */
 export const MAX_OUTPUT_LENGTH = 10_000;
-/** A text, list or mapping a template builds holds at most this many characters and items. */
-export const MAX_VALUE_WEIGHT = 100_000;
 /** A range (`1..n`, `range()`) holds at most this many items. */
 export const MAX_RANGE_ITEMS = 10_000;
 /**
@@ -24,13 +24,6 @@ export const MAX_RANGE_ITEMS = 10_000;
 export const MAX_ITERATIONS = 1_000;
 /** Output produced along the way (loop bodies, captures) before it is joined, in all. */
 const MAX_PRODUCED_LENGTH = 10 * MAX_OUTPUT_LENGTH;
-/** Width and precision of `format` and decimals of `number_format` and `round`. */
-const MAX_DIGITS = 100;
-/** Characters given to `trim`. */
-const MAX_TRIM_CHARACTERS = 100;
-
-/** Why a template is refused or a render stops: a sentence for the user, without a full stop. */
-export class TemplateProblem extends Error {}
 
 const ALLOWED_TAGS = new Set([
   'if',
@@ -56,114 +49,6 @@ const ALLOWED_TESTS = new Set([
   'same as',
   'iterable',
 ]);
-
-interface Token {
-  type: string;
-  value?: unknown;
-  key?: string;
-  fn?: string;
-  filter?: string;
-  stack?: Token[];
-  params?: Token[];
-  expression?: Token[] | boolean;
-  output?: Token[];
-  token?: Token;
-}
-
-type Stack = unknown[];
-type Context = Record<string, unknown>;
-type Thenable = { then(onResolved: (value: unknown) => unknown): Thenable };
-
-interface ParseState {
-  parseAsync(tokens: Token[], context: Context): Thenable;
-}
-
-interface ExpressionHandler {
-  type?: string;
-  regex?: RegExp;
-  next?: string[];
-  compile?: (token: Token, stack: Token[], output: Token[]) => void;
-  parse?: (
-    this: ParseState,
-    token: Token,
-    stack: Stack,
-    context: Context,
-    nextToken?: Token,
-  ) => unknown;
-}
-
-type Pair = { start: string; end: string };
-
-/** twig.js's expression token types, plus the two this sandbox adds. */
-interface ExpressionTypes {
-  variable: string;
-  context: string;
-  filter: string;
-  slice: string;
-  test: string;
-  _function: string;
-  key: { period: string; brackets: string };
-  array: Pair;
-  object: Pair;
-  parameter: Pair;
-  operator: { binary: string; unary: string };
-  smsgwPrint: string;
-  smsgwLoopGuard: string;
-}
-
-type Filter = (value: unknown, params: unknown[] | false | undefined) => unknown;
-type TwigFunction = (...args: unknown[]) => unknown;
-type ParseMethod = (this: ParseState, tokens: Token[], context: Context, async: boolean) => unknown;
-
-interface TwigInternals {
-  /** Where twig.js's error constructor, called without `new`, leaves its message. */
-  message?: unknown;
-  log: { error: (...args: unknown[]) => void };
-  Templates: { unRegisterLoader(name: string): void };
-  Promise: { resolve(value: unknown): Thenable };
-  logic: { handler: Record<string, { compile?: (token: Token) => Token }> };
-  expression: {
-    handler: Record<string, ExpressionHandler>;
-    type: ExpressionTypes;
-    extendType(name: string): void;
-    extend(definition: ExpressionHandler): void;
-    operator: { parse(operator: string, stack: Stack): void };
-    parse: (this: ParseState, ...args: unknown[]) => unknown;
-    parseAsync(this: ParseState, tokens: Token[], context: Context): Thenable;
-  };
-  filters: Record<string, Filter>;
-  filter: (this: ParseState, name: string, value: unknown, params: unknown[] | false) => unknown;
-  functions: Record<string, TwigFunction>;
-  tests: Record<string, (value: unknown, params: unknown) => unknown>;
-  test: (name: string, value: unknown, params: unknown) => unknown;
-  ParseState: { prototype: { parse: ParseMethod } };
-}
-
-/** What one render has used so far. Renders are synchronous: one is active at a time. */
-class RenderBudget {
-  iterations = 0;
-  produced = 0;
-  private readonly deadline: number;
-
-  constructor(private readonly timeLimitMs: number) {
-    this.deadline = Date.now() + timeLimitMs;
-  }
-
-  checkTime(): void {
-    if (Date.now() > this.deadline) {
-      throw new TemplateProblem(`The template takes longer than ${this.timeLimitMs} ms to render`);
-    }
-  }
-}
-
-let activeBudget: RenderBudget | null = null;
-
-function budget(): RenderBudget {
-  if (activeBudget === null) {
-    throw new TemplateProblem('The template is rendered outside of its sandbox');
-  }
-  return activeBudget;
-}
 
 const engine = factory();
 let twig!: TwigInternals;
@@ -257,48 +142,6 @@ handlers[types.context].parse = function () {
   throw new TemplateProblem('the variable _context is not allowed');
 };
 
-/** Checks the size of a value just built (array or hash literal, filter or function result). */
-function weigh(value: unknown): unknown {
-  if (weightOf(value, new Map(), new Set()) > MAX_VALUE_WEIGHT) {
-    tooLarge();
-  }
-  return value;
-}
-
-function tooLarge(): never {
-  throw new TemplateProblem(
-    `The template builds a text or a list larger than ${MAX_VALUE_WEIGHT} characters or items`,
-  );
-}
-
-/** Characters of texts and items of lists, counted as often as they are reached. */
-function weightOf(value: unknown, known: Map<object, number>, open: Set<object>): number {
-  if (typeof value === 'string' || value instanceof String) {
-    return Math.max(1, value.length);
-  }
-  if (value === null || typeof value !== 'object') {
-    return 1;
-  }
-  const measured = known.get(value);
-  if (measured !== undefined) {
-    return measured;
-  }
-  if (open.has(value)) {
-    return 1;
-  }
-  open.add(value);
-  let weight = 1;
-  for (const key of Object.keys(value)) {
-    weight += weightOf((value as Record<string, unknown>)[key], known, open);
-    if (weight > MAX_VALUE_WEIGHT) {
-      break;
-    }
-  }
-  open.delete(value);
-  known.set(value, weight);
-  return weight;
-}
-
 for (const end of [types.array.end, types.object.end]) {
   const handler = handlers[end];
   const build = handler.parse;
@@ -309,25 +152,6 @@ for (const end of [types.array.end, types.object.end]) {
     build.call(this, token, stack, context, nextToken);
     weigh(stack[stack.length - 1]);
   };
-}
-
-/** Text as Twig prints it (PHP's conversions); lists, hashes and dates cannot be printed. */
-function printable(value: unknown): string {
-  if (value === undefined || value === null) {
-    return '';
-  }
-  if (value instanceof String) {
-    return value.valueOf();
-  }
-  if (value instanceof Date) {
-    throw new TemplateProblem(
-      "The template prints a date: format it with the date filter, as in date()|date('d/m/Y')",
-    );
-  }
-  if (typeof value === 'object') {
-    throw new TemplateProblem('The template prints a list or a mapping: print one of its items');
-  }
-  return toText(value);
 }
 
 twig.expression.extendType('smsgwPrint');
@@ -481,7 +305,7 @@ const FILTERS: Readonly<Record<string, Filter>> = Object.assign(
       'url_encode',
     ].map((name): [string, Filter] => [name, twig.filters[name]]),
   ),
-  { format, join, number_format: numberFormat, replace, round, title, trim },
+  phpFilters(twig.filters),
 );
 
 twig.filter = function (name, value, params) {
@@ -498,154 +322,6 @@ twig.test = (name, value, params) => {
   }
   return twig.tests[name](value, params);
 };
-
-function parameter(params: unknown[] | false | undefined, index: number): unknown {
-  return Array.isArray(params) ? params[index] : undefined;
-}
-
-/** format: sprintf, refused before it runs when it would pad or repeat beyond the size limit. */
-function format(value: unknown, params: unknown[] | false | undefined): unknown {
-  if (typeof value === 'string') {
-    const args = Array.isArray(params) ? params : [];
-    let estimate = value.length;
-    let next = 0;
-    for (const spec of value.matchAll(SPRINTF_SPECS)) {
-      if (spec[0] === '%%') {
-        continue;
-      }
-      const width = Number(spec[3] ?? 0);
-      const precision = Number(spec[4] || 0);
-      if (width > MAX_DIGITS || precision > MAX_DIGITS) {
-        throw new TemplateProblem(`format widths and precisions go up to ${MAX_DIGITS}`);
-      }
-      const arg = spec[1] === undefined ? args[next++] : args[Number(spec[1]) - 1];
-      estimate += Math.max(width, precision) + weightOf(arg, new Map(), new Set()) + 30;
-    }
-    if (estimate > MAX_VALUE_WEIGHT) {
-      tooLarge();
-    }
-  }
-  return twig.filters.format(value, params);
-}
-
-/** The conversion specifications of locutus's sprintf, which twig.js's format uses. */
-const SPRINTF_SPECS = /%%|%(?:(\d+)\$)?((?:[-+#0 ]|'[\s\S])*)(\d+)?(?:\.(\d*))?([\s\S])/g;
-
-function numberFormat(value: unknown, params: unknown[] | false | undefined): unknown {
-  if (Math.abs(Number(parameter(params, 0) ?? 0)) > MAX_DIGITS) {
-    throw new TemplateProblem(`number_format shows at most ${MAX_DIGITS} decimals`);
-  }
-  return twig.filters.number_format(value, params);
-}
-
-function round(value: unknown, params: unknown[] | false | undefined): unknown {
-  const precision = parameter(params, 0);
-  const method = parameter(params, 1) ?? 'common';
-  if (Math.abs(Number(precision ?? 0)) > MAX_DIGITS) {
-    throw new TemplateProblem(`round keeps at most ${MAX_DIGITS} decimals`);
-  }
-  if (method !== 'common' && method !== 'ceil' && method !== 'floor') {
-    throw new TemplateProblem("round's method is common, ceil or floor");
-  }
-  return twig.filters.round(value, params);
-}
-
-/** join: refused before it runs when the glue repeated between the items would be too long. */
-function join(value: unknown, params: unknown[] | false | undefined): unknown {
-  const glue = parameter(params, 0);
-  if (typeof glue === 'string' && value !== null && typeof value === 'object') {
-    const items = Object.keys(value).length;
-    if (glue.length * items + weightOf(value, new Map(), new Set()) > MAX_VALUE_WEIGHT) {
-      tooLarge();
-    }
-  }
-  return twig.filters.join(value, params);
-}
-
-/**
- * replace: PHP's strtr, as Twig's replace is (longest keys first, replaced text never replaced
- * again); twig.js's own version replaces pair after pair and reads `$&` in replacements.
- */
-function replace(value: unknown, params: unknown[] | false | undefined): unknown {
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  const pairs = parameter(params, 0);
-  if (pairs === null || typeof pairs !== 'object') {
-    throw new TemplateProblem('replace needs a mapping, as in replace({"%name%": contact.name})');
-  }
-  const byFirstCharacter = new Map<string, string[]>();
-  for (const key of Object.keys(pairs)) {
-    if (key !== '' && key !== '_keys') {
-      const keys = byFirstCharacter.get(key[0]) ?? [];
-      keys.push(key);
-      byFirstCharacter.set(key[0], keys);
-    }
-  }
-  for (const keys of byFirstCharacter.values()) {
-    keys.sort((left, right) => right.length - left.length);
-  }
-  const text = printable(value);
-  let result = '';
-  let index = 0;
-  while (index < text.length) {
-    const key = byFirstCharacter
-      .get(text[index])
-      ?.find((candidate) => text.startsWith(candidate, index));
-    if (key === undefined) {
-      result += text[index];
-      index += 1;
-    } else {
-      result += printable((pairs as Record<string, unknown>)[key]);
-      index += key.length;
-    }
-    if (result.length > MAX_VALUE_WEIGHT) {
-      tooLarge();
-    }
-  }
-  return result;
-}
-
-/** title: Twig's (mb_convert_case), which also capitalises accented and hyphenated words. */
-function title(value: unknown): unknown {
-  if (typeof value !== 'string') {
-    return value;
-  }
-  return value
-    .toLowerCase()
-    .replace(/(^|[^\p{L}\p{M}\p{N}'’])(\p{L})/gu, (_match, before: string, letter: string) => {
-      return before + letter.toUpperCase();
-    });
-}
-
-const WHITESPACE = new Set([...' \t\n\r\0\x0B']);
-
-/** trim: Twig's (PHP's trim), with its optional characters and side. */
-function trim(value: unknown, params: unknown[] | false | undefined): unknown {
-  if (value === undefined || value === null) {
-    return undefined;
-  }
-  const characters = parameter(params, 0);
-  const side = parameter(params, 1) ?? 'both';
-  if (typeof characters === 'string' && characters.length > MAX_TRIM_CHARACTERS) {
-    throw new TemplateProblem(`trim takes at most ${MAX_TRIM_CHARACTERS} characters`);
-  }
-  if (side !== 'both' && side !== 'left' && side !== 'right') {
-    throw new TemplateProblem("trim's side is both, left or right");
-  }
-  const strip =
-    characters === undefined || characters === null ? WHITESPACE : new Set(printable(characters));
-  const text = printable(value);
-  let start = 0;
-  let end = text.length;
-  while (side !== 'right' && start < end && strip.has(text[start])) {
-    start += 1;
-  }
-  while (side !== 'left' && end > start && strip.has(text[end - 1])) {
-    end -= 1;
-  }
-  return text.slice(start, end);
-}
 
 const parseTokens = twig.ParseState.prototype.parse;
 twig.ParseState.prototype.parse = function (tokens, context, async) {
@@ -702,17 +378,13 @@ export function compileSandboxed(source: string): SandboxedTemplate {
   instrument(tokens);
   return {
     render(variables, timeLimitMs) {
-      const previous = activeBudget;
-      activeBudget = new RenderBudget(timeLimitMs);
-      try {
+      return withinBudget(timeLimitMs, () =>
         // Only a watchdog stops a pattern that backtracks without end; it costs about 50 µs a
         // render, so templates without `matches` rely on the budget's own checks.
-        return usesPatterns
+        usesPatterns
           ? runWithin(timeLimitMs, () => template.render(variables))
-          : template.render(variables);
-      } finally {
-        activeBudget = previous;
-      }
+          : template.render(variables),
+      );
     },
   };
 }

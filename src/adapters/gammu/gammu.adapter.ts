@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { commandEnvironment } from '../../config/command-environment';
 import { AppConfig } from '../../config/configuration';
 import { measureSms } from '../../common/text/gsm';
 import { ProviderFolderSetting } from '../../config/provider-settings';
@@ -22,34 +20,15 @@ import {
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
 import { pollEvery } from '../poller';
-import { formatDuration } from '../../common/net/http-answers';
 import { parseGetAllSms, receivedMessages } from './gammu-sms';
-
-/** How one gammu command ended. */
-type GammuRun =
-  | { kind: 'exited'; code: number | null; stdout: string; stderr: string }
-  | { kind: 'timeout'; stdout: string }
-  | { kind: 'not_started'; code: string | undefined };
-
-/** Why a gammu command failed, in words for the user, and whether trying later may work. */
-interface GammuFailure {
-  reason: string;
-  transient: boolean;
-}
-
-/** gammu's answers are a few lines; more is not kept. */
-const MAX_OUTPUT_CHARS = 64 * 1024;
-
-/**
- * Exit codes gammu documents (GSM_Error + 100) for a modem it cannot use right now: device
- * unknown or busy (102), locked (103), missing (104), opened by another program (105), not
- * connected (108, 133), no answer in time (114), in a menu (132), busy (166). Trying later
- * may work; any other failure is one a retry will not fix.
- */
-const MODEM_UNAVAILABLE = new Set([102, 103, 104, 105, 108, 114, 132, 133, 166]);
-
-/** A part of a message the network accepted, as `gammu sendsms` prints it. */
-const SENT_PART = /\.\.OK, message reference=(\d+)/g;
+import {
+  GammuCommands,
+  GammuFailure,
+  gammuFailure,
+  GammuRun,
+  said,
+  sentParts,
+} from './gammu.process';
 
 /**
  * The one refusal of a config_file, whether it is missing, a folder, unreadable or outside
@@ -85,8 +64,7 @@ interface Modem {
 @Injectable()
 export class GammuAdapter implements Adapter {
   private readonly logger = new Logger(GammuAdapter.name);
-  /** Per configuration file, the end of the last gammu command queued on that modem. */
-  private readonly modems = new Map<string, Promise<void>>();
+  private readonly commands = new GammuCommands();
 
   readonly descriptor: AdapterDescriptor = {
     id: 'gammu',
@@ -355,87 +333,12 @@ export class GammuAdapter implements Adapter {
     return Date.now() + this.config.providers.timeoutMs;
   }
 
-  private failure(command: string, run: GammuRun): GammuFailure {
-    switch (run.kind) {
-      case 'timeout':
-        return {
-          reason: `gammu ${command} did not finish within ${formatDuration(this.config.providers.timeoutMs)}: check that the modem is connected.`,
-          transient: true,
-        };
-      case 'not_started':
-        return {
-          reason:
-            run.code === 'ENOENT'
-              ? 'The gammu command is not installed on the server (not found on its PATH).'
-              : `The gammu command could not be started (${run.code ?? 'unknown error'}).`,
-          transient: false,
-        };
-      case 'exited':
-        return {
-          reason: `gammu ${command} failed (${said(run)}): check config_file and the modem.`,
-          transient: run.code !== null && MODEM_UNAVAILABLE.has(run.code),
-        };
-    }
-  }
-
-  /**
-   * Runs gammu without a shell, its arguments as a list, under the PATH of the moment, in the
-   * C locale for English answers but with UTF-8 for texts (gammu prints them in the locale's
-   * charset), with nothing else of the server's environment. Commands on one modem wait for
-   * each other: gammu would refuse a second one while the first holds the device. The
-   * deadline counts that wait, and holds even when a child of gammu keeps its output open.
-   */
   private gammu(modem: Modem, command: string[], deadline: number): Promise<GammuRun> {
-    const key = modem.configFile;
-    const previous = this.modems.get(key) ?? Promise.resolve();
-    const run = previous.then(() => this.spawnGammu(key, command, deadline));
-    const done = run.then(() => undefined);
-    this.modems.set(key, done);
-    void done.then(() => {
-      if (this.modems.get(key) === done) {
-        this.modems.delete(key);
-      }
-    });
-    return run;
+    return this.commands.run(modem.configFile, command, deadline);
   }
 
-  private spawnGammu(configFile: string, command: string[], deadline: number): Promise<GammuRun> {
-    return new Promise((settled) => {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        settled({ kind: 'timeout', stdout: '' });
-        return;
-      }
-      let stdout = '';
-      let stderr = '';
-      let done = false;
-      const settle = (run: GammuRun) => {
-        if (!done) {
-          done = true;
-          clearTimeout(timer);
-          settled(run);
-        }
-      };
-      const child = spawn('gammu', ['-c', configFile, ...command], {
-        env: commandEnvironment({ LC_ALL: 'C.UTF-8' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const timer = setTimeout(() => {
-        // SIGTERM lets gammu release the modem's lock file; smsgw does not wait for it.
-        child.kill('SIGTERM');
-        settle({ kind: 'timeout', stdout });
-      }, remaining);
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout = (stdout + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
-      });
-      child.on('error', (error: NodeJS.ErrnoException) =>
-        settle({ kind: 'not_started', code: error.code }),
-      );
-      child.on('close', (code) => settle({ kind: 'exited', code, stdout, stderr }));
-    });
+  private failure(command: string, run: GammuRun): GammuFailure {
+    return gammuFailure(command, run, this.config.providers.timeoutMs);
   }
 }
 
@@ -447,27 +350,4 @@ function outcome({ reason, transient }: GammuFailure): SendResult {
 /** Why `pin` cannot be a SIM PIN, or null when it can (or is empty). */
 function pinProblem(data: AdapterData): string | null {
   return data.pin && !/^\d{4,8}$/.test(data.pin) ? 'pin must be 4 to 8 digits.' : null;
-}
-
-/** The message references of the parts the network accepted. */
-function sentParts(stdout: string): string[] {
-  return [...stdout.matchAll(SENT_PART)].map((match) => match[1]);
-}
-
-/**
- * What a failed gammu said: the last line of its errors, else of its output, where it names
- * the problem (its first lines are progress, such as "If you want break, press Ctrl+C...").
- */
-function said(run: Extract<GammuRun, { kind: 'exited' }>): string {
-  const last = (text: string) =>
-    text
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter(Boolean)
-      .pop();
-  const line = last(run.stderr) ?? last(run.stdout);
-  if (line) {
-    return line.slice(0, 200);
-  }
-  return run.code === null ? 'stopped by a signal' : `exit code ${run.code}`;
 }

@@ -8,6 +8,8 @@ import {
   AdapterCapabilities,
   AdapterData,
   CallbackRequest,
+  callbackParam,
+  fieldsStatusReport,
   IncomingSms,
   OutgoingSms,
   PhoneStatus,
@@ -195,12 +197,7 @@ export class TwilioAdapter implements Adapter {
 
   /** Twilio's status callback: `MessageSid` and `MessageStatus`, posted as a form. */
   parseStatusCallback(request: CallbackRequest): StatusReport | null {
-    const uid = param(request, 'MessageSid');
-    const reported = param(request, 'MessageStatus');
-    if (!uid || !reported) {
-      return null;
-    }
-    return { uid, status: REPORTED_STATUSES[reported] ?? 'unknown' };
+    return fieldsStatusReport(request, 'MessageSid', 'MessageStatus', REPORTED_STATUSES);
   }
 
   /**
@@ -208,9 +205,9 @@ export class TwilioAdapter implements Adapter {
    * own, so the message is received now.
    */
   parseReceptionCallback(request: CallbackRequest): IncomingSms | null {
-    const origin = param(request, 'From');
-    const text = param(request, 'Body');
-    if (!param(request, 'MessageSid') || !origin || text === undefined) {
+    const origin = callbackParam(request, 'From');
+    const text = callbackParam(request, 'Body');
+    if (!callbackParam(request, 'MessageSid') || !origin || text === undefined) {
       return null;
     }
     return { origin: normalizePhoneNumber(origin) ?? origin, text, at: null };
@@ -285,11 +282,6 @@ function twilioError(answer: unknown): { code: number; message: string } | undef
 /** `text` ending with a full stop, to sit inside a sentence of ours. */
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
-/** A callback field, from the form Twilio posts or from the query of a GET callback. */
-function param(request: CallbackRequest, name: string): string | undefined {
-  return request.form[name] ?? request.query[name];
 }
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: ':80', https: ':443' };

@@ -10,6 +10,8 @@ import {
   AdapterCapabilities,
   AdapterData,
   CallbackRequest,
+  callbackParam,
+  fieldsStatusReport,
   FieldRefusal,
   IncomingSms,
   OutgoingSms,
@@ -196,12 +198,7 @@ export class VonageAdapter implements Adapter {
    * webhook method says: `messageId` and `status`.
    */
   parseStatusCallback(request: CallbackRequest): StatusReport | null {
-    const uid = param(request, 'messageId');
-    const reported = param(request, 'status');
-    if (!uid || !reported) {
-      return null;
-    }
-    return { uid, status: REPORTED_STATUSES[reported] ?? 'unknown' };
+    return fieldsStatusReport(request, 'messageId', 'status', REPORTED_STATUSES);
   }
 
   /**
@@ -210,12 +207,12 @@ export class VonageAdapter implements Adapter {
    * so is stored as its own message.
    */
   parseReceptionCallback(request: CallbackRequest): IncomingSms | null {
-    const msisdn = param(request, 'msisdn');
-    const text = param(request, 'text');
-    if (!param(request, 'messageId') || !msisdn || text === undefined) {
+    const msisdn = callbackParam(request, 'msisdn');
+    const text = callbackParam(request, 'text');
+    if (!callbackParam(request, 'messageId') || !msisdn || text === undefined) {
       return null;
     }
-    const at = param(request, 'message-timestamp');
+    const at = callbackParam(request, 'message-timestamp');
     return {
       origin: normalizePhoneNumber(`+${msisdn}`) ?? msisdn,
       text,
@@ -404,9 +401,4 @@ function vonageSignature(
     return createHash('md5').update(`${signed}${secret}`).digest('hex');
   }
   return createHmac(method, secret).update(signed).digest('hex');
-}
-
-/** A callback field, from the body Vonage posts or from the query of a GET callback. */
-function param(request: CallbackRequest, name: string): string | undefined {
-  return request.form[name] ?? request.query[name];
 }

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiConsumes, ApiResponse } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger';
 import { ErrorCode } from '../errors/api-error';
+import { MAX_LIST_IDS } from '../params/id-list';
 
 /** The envelope around `response` (docs/api.md#envelope), for the OpenAPI document. */
 export function envelopeSchema(response: SchemaObject): SchemaObject {
@@ -88,3 +89,22 @@ export function ApiNotFoundResponse(code: ErrorCode, noun: string): MethodDecora
     `No such ${noun} (error ${code}); the same for another user's ${noun}`,
   );
 }
+
+/** A parameter taking a list of ids, at most MAX_LIST_IDS of them. */
+export function idListSchema(description: string): SchemaObject {
+  return {
+    type: 'array',
+    maxItems: MAX_LIST_IDS,
+    items: { type: 'integer', minimum: 0 },
+    description,
+  };
+}
+
+/** The first properties of a group, of contacts or of phones, as get_entries lists it. */
+export const GROUP_ENTRY_PROPERTIES: Record<string, SchemaObject> = {
+  id: { type: 'integer' },
+  id_user: { type: 'integer' },
+  name: { type: 'string' },
+  created_at: { type: 'string', example: '2030-01-31 08:30:00' },
+  updated_at: { type: 'string', nullable: true },
+};

@@ -1,21 +1,11 @@
-import { ApiError, ErrorCode, httpStatusOf } from '../errors/api-error';
+import { thrownApiError } from '../../../test/support/api-errors';
+import { ErrorCode, httpStatusOf } from '../errors/api-error';
 import { asList, parseBoolean, parseId, parseIdList, parseOptionalString } from './parse';
 import { ParamBudget, parseQueryString as parseWithBudget } from './query-string';
 
 const parseQueryString = (source: string) => parseWithBudget(source, new ParamBudget(1000));
 
 /** The ApiError thrown by `run`, or a failure when nothing is thrown. */
-function thrown(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected an ApiError, nothing was thrown');
-}
 
 describe('parseId (ids are non-negative decimal integers)', () => {
   it.each([
@@ -55,7 +45,7 @@ describe('parseId (ids are non-negative decimal integers)', () => {
     [['1']],
     [{ 0: '1' }],
   ])('refuses %p with INVALID_PARAMETER naming the parameter (HTTP 400, never a 500)', (value) => {
-    const error = thrown(() => parseId(value, 'id_phone'));
+    const error = thrownApiError(() => parseId(value, 'id_phone'));
 
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/^You have specified an invalid parameter : id_phone /);
@@ -63,15 +53,15 @@ describe('parseId (ids are non-negative decimal integers)', () => {
   });
 
   it('says what it got: the text, or that it was a list or an object', () => {
-    expect(thrown(() => parseId('abc', 'page')).message).toBe(
+    expect(thrownApiError(() => parseId('abc', 'page')).message).toBe(
       'You have specified an invalid parameter : page must be a non-negative integer, got "abc".',
     );
-    expect(thrown(() => parseId(['1'], 'page')).message).toContain('got a list');
-    expect(thrown(() => parseId({ a: '1' }, 'page')).message).toContain('got an object');
+    expect(thrownApiError(() => parseId(['1'], 'page')).message).toContain('got a list');
+    expect(thrownApiError(() => parseId({ a: '1' }, 'page')).message).toContain('got an object');
   });
 
   it('cuts a long bad value short in the message', () => {
-    const error = thrown(() => parseId('x'.repeat(500), 'id'));
+    const error = thrownApiError(() => parseId('x'.repeat(500), 'id'));
 
     expect(error.message).toContain(`"${'x'.repeat(40)}…"`);
     expect(error.message.length).toBeLessThan(150);
@@ -105,7 +95,7 @@ describe('parseBoolean (flash, mms)', () => {
   it.each([['maybe'], ['2'], ['y'], [2], [-1], [['1']], [{}]])(
     'refuses %p with INVALID_PARAMETER naming the parameter',
     (value) => {
-      const error = thrown(() => parseBoolean(value, 'mms'));
+      const error = thrownApiError(() => parseBoolean(value, 'mms'));
 
       expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
       expect(error.message).toMatch(
@@ -130,7 +120,7 @@ describe('parseOptionalString', () => {
   it.each([[['a']], [{ a: 'b' }], [true], [Number.NaN]])(
     'refuses %p with INVALID_PARAMETER naming the parameter',
     (value) => {
-      const error = thrown(() => parseOptionalString(value, 'tag'));
+      const error = thrownApiError(() => parseOptionalString(value, 'tag'));
 
       expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
       expect(error.message).toBe('You have specified an invalid parameter : tag must be a string.');
@@ -183,7 +173,7 @@ describe('parseIdList', () => {
   });
 
   it('refuses a bad element with INVALID_PARAMETER naming its position', () => {
-    const error = thrown(() => parseIdList(['1', 'x'], 'contacts'));
+    const error = thrownApiError(() => parseIdList(['1', 'x'], 'contacts'));
 
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toBe(
@@ -192,7 +182,7 @@ describe('parseIdList', () => {
   });
 
   it('refuses an empty element inside a list rather than skipping it', () => {
-    const error = thrown(() => parseIdList(['1', ''], 'groups'));
+    const error = thrownApiError(() => parseIdList(['1', ''], 'groups'));
 
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toContain('groups[1]');

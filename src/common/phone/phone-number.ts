@@ -12,6 +12,14 @@ import {
 const DECODED_PLUS = /^ \d/;
 
 /**
+ * The country a user's national numbers are read in: their `default_phone_country` setting, ''
+ * when unset (then only international numbers are accepted).
+ */
+export function countryOf(user: { readonly settings: Readonly<Record<string, string>> }): string {
+  return user.settings.default_phone_country ?? '';
+}
+
+/**
  * A phone number in E.164 when it is valid (full metadata, not merely possible), else null.
  * Without a country only international input (`+…`) is accepted, as in RaspiSMS; with the
  * user's `default_phone_country` (an ISO code such as `fr`) national numbers of that country

@@ -82,3 +82,12 @@ export class ScheduledConditionalGroup extends Timestamped {
   @Column({ type: 'integer' })
   id_conditional_group!: number;
 }
+
+/** A scheduled message's table and those of its recipients, for the modules that read them. */
+export const SCHEDULED_ENTITIES = [
+  Scheduled,
+  ScheduledNumber,
+  ScheduledContact,
+  ScheduledGroup,
+  ScheduledConditionalGroup,
+];
