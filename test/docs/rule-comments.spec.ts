@@ -83,6 +83,43 @@ function operationOf(citation: Citation): string | undefined {
   );
 }
 
+/**
+ * `code` without its catch blocks: a write that fails on a name taken meanwhile tells it as the
+ * earlier rule that checks names, which is not the rule its comment cites.
+ */
+function withoutCatches(code: string): string {
+  let kept = code;
+  for (let at = kept.search(/\bcatch\b[^{]*\{/); at >= 0; at = kept.search(/\bcatch\b[^{]*\{/)) {
+    let depth = 0;
+    let end = kept.indexOf('{', at);
+    do {
+      depth += kept[end] === '{' ? 1 : kept[end] === '}' ? -1 : 0;
+      end++;
+    } while (depth > 0 && end < kept.length);
+    kept = kept.slice(0, at) + kept.slice(end);
+  }
+  return kept;
+}
+
+/**
+ * The error codes `code` throws through ApiError: `ApiError.invalid(…)` and the helpers made on it
+ * are INVALID_PARAMETER, `ApiError.missing(…)` MISSING_PARAMETER, the others name theirs.
+ */
+function thrownCodes(code: string): string[] {
+  code = withoutCatches(code);
+  const codes = new Set<string>();
+  if (/ApiError\.invalid\(|\b(?:nameTaken|notYours)\(/.test(code)) {
+    codes.add('INVALID_PARAMETER');
+  }
+  if (/ApiError\.missing\(/.test(code)) {
+    codes.add('MISSING_PARAMETER');
+  }
+  for (const named of code.matchAll(/ApiError\.\w+\(\s*ErrorCode\.(\w+)/g)) {
+    codes.add(named[1]);
+  }
+  return [...codes];
+}
+
 const where = (citation: Citation) => `${citation.file}:${citation.line}`;
 
 describe('the `// Rule N` comments of src/ and the rules of docs/api.md', () => {
@@ -122,6 +159,24 @@ describe('the `// Rule N` comments of src/ and the rules of docs/api.md', () => 
       return citation.numbers
         .filter((n) => !numbered.has(n))
         .map((n) => `${where(citation)}: ${operation} has no rule ${n} (it has ${numbered.size})`);
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it('heads code throwing only the error codes of the rule it cites', () => {
+    // `// Rule 8.` above a `throw ApiError.missing(…)`: rule 8 is the one that ends in
+    // MISSING_PARAMETER, so rules swapped in the docs only are caught, words or none.
+    const wrong = citations.flatMap((citation) => {
+      const operation = operationOf(citation);
+      const text = operation && rules.get(operation)?.get(citation.numbers[0]);
+      if (!text || citation.numbers.length !== 1 || !/^\/\/ Rule \d+\.$/.test(citation.comment)) {
+        return [];
+      }
+      return thrownCodes(citation.code)
+        .filter((code) => !text.includes(code))
+        .map(
+          (code) => `${where(citation)}: ${operation} rule ${citation.numbers[0]} is not ${code}`,
+        );
     });
     expect(wrong).toEqual([]);
   });

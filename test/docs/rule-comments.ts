@@ -52,6 +52,11 @@ export interface Citation {
   numbers: number[];
   /** The whole comment, to compare its words with the rule's. */
   comment: string;
+  /**
+   * The code the comment heads: from its end to the next comment citing rules, or to the end of
+   * the declaration it is in.
+   */
+  code: string;
 }
 
 const CITATION =
@@ -101,6 +106,8 @@ function operationNamed(comment: string): string | undefined {
 export interface Place {
   name: string;
   operation?: string;
+  /** Where the declaration ends in its file. */
+  end: number;
 }
 
 /** The named declarations whose text, leading comments included, holds `position`, outermost first. */
@@ -116,7 +123,7 @@ function placesOf(source: ts.SourceFile, position: number): Place[] {
       const docs = (ts.getLeadingCommentRanges(source.text, node.getFullStart()) ?? []).map(
         (range) => source.text.slice(range.pos, range.end),
       );
-      places.push({ name, operation: docs.map(operationNamed).find(Boolean) });
+      places.push({ name, operation: docs.map(operationNamed).find(Boolean), end: node.getEnd() });
     }
     ts.forEachChild(node, visit);
   };
@@ -140,22 +147,31 @@ export function readCitations(root: string, path: string): Citation[] {
   };
   collect(source);
   const citations: Citation[] = [];
-  for (const range of [...comments.values()].sort((a, b) => a.pos - b.pos)) {
+  const citing = [...comments.values()]
+    .sort((a, b) => a.pos - b.pos)
+    .filter((range) => new RegExp(CITATION.source).test(text.slice(range.pos, range.end)));
+  citing.forEach((range, index) => {
     const raw = text.slice(range.pos, range.end);
     const comment = raw.replace(/\s*\n\s*\*?\s*/g, ' ');
+    const places = placesOf(source, range.pos);
+    const end = Math.min(
+      citing[index + 1]?.pos ?? text.length,
+      places[places.length - 1]?.end ?? text.length,
+    );
     for (const match of comment.matchAll(CITATION)) {
       const words = match[0].split(' ');
       const offset = raw.indexOf(`${words[0]} ${words[1]}`);
       citations.push({
         file: relative(root, path),
         line: source.getLineAndCharacterOfPosition(range.pos + Math.max(offset, 0)).line + 1,
-        places: placesOf(source, range.pos),
+        places,
         operation: match[1] ?? match[2] ?? match[5] ?? operationNamed(raw),
         numbers: numbersOf(match[3], match[4]),
         comment,
+        code: text.slice(range.end, Math.max(range.end, end)),
       });
     }
-  }
+  });
   return citations;
 }
 
