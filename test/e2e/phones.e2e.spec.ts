@@ -335,69 +335,6 @@ describeEachDatabase('phones', (database) => {
           `${MISSING}name is required: the phone's name, unique among your phones.`,
         );
       });
-
-      it('refuses an empty or blank name as missing', async () => {
-        const { apiKey } = await makeUser(ds);
-
-        const empty = await api(t, apiKey).form('/api/phone/').send({ name: '', adapter: 'test' });
-        const blank = await api(t, apiKey)
-          .form('/api/phone/')
-          .send({ name: '   ', adapter: 'test' });
-
-        expectError(empty, 400, MISSING_PARAMETER, /^One require parameter is missing : name /);
-        expectError(blank, 400, MISSING_PARAMETER, /^One require parameter is missing : name /);
-      });
-
-      it('refuses a missing adapter with MISSING_PARAMETER naming adapter', async () => {
-        const { apiKey } = await makeUser(ds);
-
-        const response = await api(t, apiKey).form('/api/phone/').send({ name: 'no adapter' });
-
-        const ids = t.app
-          .get(AdapterRegistry)
-          .adapters.map((adapter) => adapter.descriptor.id)
-          .join(', ');
-        expectError(
-          response,
-          400,
-          MISSING_PARAMETER,
-          `${MISSING}adapter is required: one of ${ids}.`,
-        );
-      });
-
-      it('names name first when both are missing', async () => {
-        const { apiKey } = await makeUser(ds);
-
-        const response = await api(t, apiKey).form('/api/phone/').send({ priority: '1' });
-
-        expectError(response, 400, MISSING_PARAMETER, /^One require parameter is missing : name /);
-      });
-
-      it('refuses a name longer than 150 characters with INVALID_PARAMETER', async () => {
-        const { user, apiKey } = await makeUser(ds);
-
-        const accepted = await api(t, apiKey)
-          .form('/api/phone/')
-          .send({
-            name: 'n'.repeat(150),
-            adapter: 'test',
-          });
-        const refused = await api(t, apiKey)
-          .form('/api/phone/')
-          .send({
-            name: 'm'.repeat(151),
-            adapter: 'test',
-          });
-
-        expectSuccess(accepted, 201, expect.any(Number));
-        expectError(
-          refused,
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}name must be at most 150 characters long.`,
-        );
-        expect(await phonesNamed(user.id, 'm'.repeat(151))).toBe(0);
-      });
     });
 
     describe('rule 2: the name is unique among the caller’s phones', () => {
@@ -707,24 +644,6 @@ describeEachDatabase('phones', (database) => {
         expectSuccess(response, 201, expect.any(Number));
         expect((await phoneRow(response.body.response as number))?.priority).toBe(stored);
       });
-
-      it('refuses a priority that is not an integer with INVALID_PARAMETER', async () => {
-        const { user, apiKey } = await makeUser(ds);
-
-        const response = await api(t, apiKey).form('/api/phone/').send({
-          name: 'bad priority',
-          adapter: 'test',
-          priority: 'high',
-        });
-
-        expectError(
-          response,
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}priority must be an integer from 0 to 2147483647.`,
-        );
-        expect(await phonesNamed(user.id, 'bad priority')).toBe(0);
-      });
     });
   });
 
@@ -857,19 +776,6 @@ describeEachDatabase('phones', (database) => {
 
         expectError(response, 404, CANNOT_UPDATE, /^Cannot update this entry : id : /);
       });
-
-      it('refuses an id that is not an integer with INVALID_PARAMETER', async () => {
-        const { apiKey } = await makeUser(ds);
-
-        const response = await api(t, apiKey).form('/api/phone/abc/').send({ name: 'x' });
-
-        expectError(
-          response,
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}id must be a non-negative integer, got "abc".`,
-        );
-      });
     });
 
     describe('rule 2: something must be sent', () => {
@@ -885,17 +791,6 @@ describeEachDatabase('phones', (database) => {
           MISSING_PARAMETER,
           `${MISSING}give at least one of name, adapter, adapter_data, priority, rate or limits to change.`,
         );
-      });
-
-      it('counts empty name, adapter, priority and adapter_data as not sent', async () => {
-        const { user, apiKey } = await makeUser(ds);
-        const phone = await makePhone(ds, user.id);
-
-        const response = await api(t, apiKey)
-          .form(`/api/phone/${phone.id}/`)
-          .send('name=&adapter=&priority=&adapter_data=');
-
-        expectError(response, 400, MISSING_PARAMETER, /give at least one of/);
       });
 
       it('accepts an update sending only an empty limits, which removes every limit', async () => {
@@ -1563,25 +1458,23 @@ describeEachDatabase('phones', (database) => {
       expectSuccess(response, 200, 'disabled');
     });
 
-    it.each([undefined, '', 'limit_reached', 'Disabled', 'enabled'])(
-      'refuses status %p with INVALID_PARAMETER',
-      async (status) => {
-        const { user, apiKey } = await makeUser(ds);
-        const phone = await makePhone(ds, user.id);
+    // The other values refused: parseForceStatusParams' spec.
+    it.each(['limit_reached'])('refuses status %p with INVALID_PARAMETER', async (status) => {
+      const { user, apiKey } = await makeUser(ds);
+      const phone = await makePhone(ds, user.id);
 
-        const response = await force(phone.id, apiKey)
-          .type('form')
-          .send(status === undefined ? {} : { status });
+      const response = await force(phone.id, apiKey)
+        .type('form')
+        .send(status === undefined ? {} : { status });
 
-        expectError(
-          response,
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}status must be "available" or "disabled".`,
-        );
-        expect((await phoneRow(phone.id))?.status).toBe('available');
-      },
-    );
+      expectError(
+        response,
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}status must be "available" or "disabled".`,
+      );
+      expect((await phoneRow(phone.id))?.status).toBe('available');
+    });
 
     it('checks status before ownership', async () => {
       const other = await makeUser(ds);
@@ -1802,35 +1695,22 @@ describeEachDatabase('phones', (database) => {
       expect(JSON.stringify(listed.body)).not.toContain(SLOT);
     });
 
-    it.each<[string, unknown]>([
-      ['text', 'fast'],
-      ['a negative rate', '-1'],
-      ['zero', '0'],
-      ['zero as a JSON number', 0],
-      ['a negative JSON number', -2.5],
-      ['less than 0.001', '0.0009'],
-      ['more than 1000', '1000.5'],
-      ['more than 1000 as a JSON number', 1001],
-      ['NaN', 'NaN'],
-      ['Infinity', 'Infinity'],
-      ['a decimal comma', '0,5'],
-      ['an exponent', '1e2'],
-      ['a number followed by text', '5 per second'],
-      ['a boolean', true],
-      ['a list', [1]],
-      ['an object', { per: 1 }],
-    ])('refuses %s with HTTP 400 INVALID_PARAMETER, creating nothing', async (_, rate) => {
-      const { user, apiKey } = await makeUser(ds);
+    // The other rates refused: parseCreatePhoneParams' spec.
+    it.each<[string, unknown]>([['text', 'fast']])(
+      'refuses %s with HTTP 400 INVALID_PARAMETER, creating nothing',
+      async (_, rate) => {
+        const { user, apiKey } = await makeUser(ds);
 
-      const response = await api(t, apiKey).json('/api/phone/', {
-        name: 'bad rate',
-        adapter: 'test',
-        rate,
-      });
+        const response = await api(t, apiKey).json('/api/phone/', {
+          name: 'bad rate',
+          adapter: 'test',
+          rate,
+        });
 
-      expectError(response, 400, INVALID_PARAMETER, RATE_REFUSED);
-      expect(await phonesNamed(user.id, 'bad rate')).toBe(0);
-    });
+        expectError(response, 400, INVALID_PARAMETER, RATE_REFUSED);
+        expect(await phonesNamed(user.id, 'bad rate')).toBe(0);
+      },
+    );
 
     it('refuses a bad rate from a form and from the query string alike', async () => {
       const { user, apiKey } = await makeUser(ds);
@@ -1866,11 +1746,8 @@ describeEachDatabase('phones', (database) => {
       expect((await phoneRow(phone.id))?.name).toBe('renamed');
     });
 
-    it.each<[string, unknown]>([
-      ['zero', '0'],
-      ['text', 'slow'],
-      ['over 1000', 5000],
-    ])(
+    // The other rates refused: parseUpdatePhoneParams' spec.
+    it.each<[string, unknown]>([['zero', '0']])(
       'refuses %s on update with HTTP 400 INVALID_PARAMETER, changing nothing',
       async (_, rate) => {
         const booked = await bookedPhone({ name: 'paced' });
