@@ -4,6 +4,7 @@ import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Media } from '../../src/media/entities/media.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -89,19 +90,13 @@ describeEachDatabase('post_scheduled', (database) => {
   });
 
   /** POSTs a JSON body (an object) or a raw urlencoded body (a string), as curl -d sends it. */
-  const post = (apiKey: string, body: Record<string, unknown> | string) => {
-    const call = request(t.url).post('/api/scheduled/').set('X-Api-Key', apiKey);
-    return typeof body === 'string'
-      ? call.set('Content-Type', 'application/x-www-form-urlencoded').send(body)
-      : call.send(body);
-  };
+  const post = (apiKey: string, body: Record<string, unknown> | string) =>
+    typeof body === 'string'
+      ? api(t, apiKey).form('/api/scheduled/').send(body)
+      : api(t, apiKey).json('/api/scheduled/', body);
   const postMultipart = (apiKey: string, parts: FormPart[]) => {
     const { body, contentType } = curlMultipart(parts);
-    return request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .set('Content-Type', contentType)
-      .send(body);
+    return api(t, apiKey).post('/api/scheduled/').set('Content-Type', contentType).send(body);
   };
   const mediaFolder = (userId: number) => join(t.config.dataDir, 'media', String(userId));
 
@@ -257,10 +252,10 @@ describeEachDatabase('post_scheduled', (database) => {
 
     it('answers with the envelope on the path without its trailing slash too', async () => {
       const { apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .post('/api/scheduled')
-        .set('X-Api-Key', apiKey)
-        .send({ text: 'Hi', numbers: '+33612345678' });
+      const response = await api(t, apiKey).json('/api/scheduled', {
+        text: 'Hi',
+        numbers: '+33612345678',
+      });
       expectCreated(response);
     });
 
@@ -1116,9 +1111,8 @@ describeEachDatabase('post_scheduled, rule 12: a failing creation', (database) =
       { name: 'numbers_csv', value: DOC_CSV, filename: 'numbers.csv' },
     ]);
 
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
       .set('Content-Type', contentType)
       .send(body);
 
@@ -1145,10 +1139,10 @@ describeEachDatabase('post_scheduled, rule 12: a failing creation', (database) =
 
   it('still creates a message without medias, which needs no media link', async () => {
     const { apiKey } = await makeUser(ds);
-    const response = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Hi', numbers: '+33612345678' });
+    const response = await api(t, apiKey).json('/api/scheduled/', {
+      text: 'Hi',
+      numbers: '+33612345678',
+    });
     expectCreated(response);
   });
 });
@@ -1299,9 +1293,8 @@ describeEachDatabase('post_scheduled: a CSV of the default maximum of 200,000 ro
       { name: 'text', value: 'Hello {{ contact.name }}' },
       { name: 'numbers_csv', value: `number,name\n${rows.join('\n')}\n`, filename: 'big.csv' },
     ]);
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
       .set('Content-Type', contentType)
       .send(body);
     expectCreated(response);
