@@ -1,5 +1,5 @@
 import { thrownApiError } from '../../test/support/api-errors';
-import { ErrorCode } from '../common/errors/api-error';
+import { ErrorCode, httpStatusOf } from '../common/errors/api-error';
 import {
   checkDataSize,
   cleanLimits,
@@ -350,4 +350,147 @@ describe('parsePhoneIdParams and parseForceStatusParams', () => {
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/status must be "available" or "disabled"/);
   });
+});
+
+/*
+ * The refusals below are the API's answers, whole: the HTTP status the exception filter gives
+ * them, the code and the message. The e2e spec (test/e2e/phones.e2e.spec.ts) keeps one of each
+ * over HTTP, for the envelope and each way parameters arrive.
+ */
+
+const INVALID = 'You have specified an invalid parameter : ';
+const MISSING = 'One require parameter is missing : ';
+const RATE_REFUSED =
+  `${INVALID}rate must be a number of messages per second between 0.001 and 1000, such as ` +
+  '0.5 or 50; leave it empty for no pacing.';
+
+/** A refusal as the API answers it. */
+function refusal(action: () => unknown) {
+  const error = thrownApiError(action);
+  return { status: httpStatusOf(error), code: error.code, message: error.message };
+}
+
+describe('post_phone refusals', () => {
+  const ADAPTERS = 'adapters\\TestAdapter, adapters\\TwilioAdapter';
+  const create = (params: Record<string, unknown>) => parseCreatePhoneParams(params, ADAPTERS);
+
+  it('refuses an empty or blank name as missing', () => {
+    const missingName = {
+      status: 400,
+      code: ErrorCode.MISSING_PARAMETER,
+      message: expect.stringMatching(/^One require parameter is missing : name /),
+    };
+    expect(refusal(() => create({ name: '', adapter: 'test' }))).toEqual(missingName);
+    expect(refusal(() => create({ name: '   ', adapter: 'test' }))).toEqual(missingName);
+  });
+
+  it('refuses a missing adapter with MISSING_PARAMETER naming adapter', () => {
+    expect(refusal(() => create({ name: 'no adapter' }))).toEqual({
+      status: 400,
+      code: ErrorCode.MISSING_PARAMETER,
+      message: `${MISSING}adapter is required: one of ${ADAPTERS}.`,
+    });
+  });
+
+  it('names name first when both are missing', () => {
+    expect(refusal(() => create({ priority: '1' }))).toEqual({
+      status: 400,
+      code: ErrorCode.MISSING_PARAMETER,
+      message: expect.stringMatching(/^One require parameter is missing : name /),
+    });
+  });
+
+  it('refuses a name longer than 150 characters with INVALID_PARAMETER', () => {
+    expect(create({ name: 'n'.repeat(150), adapter: 'test' }).name).toBe('n'.repeat(150));
+    expect(refusal(() => create({ name: 'm'.repeat(151), adapter: 'test' }))).toEqual({
+      status: 400,
+      code: ErrorCode.INVALID_PARAMETER,
+      message: `${INVALID}name must be at most 150 characters long.`,
+    });
+  });
+
+  it('refuses a priority that is not an integer with INVALID_PARAMETER', () => {
+    expect(
+      refusal(() => create({ name: 'bad priority', adapter: 'test', priority: 'high' })),
+    ).toEqual({
+      status: 400,
+      code: ErrorCode.INVALID_PARAMETER,
+      message: `${INVALID}priority must be an integer from 0 to 2147483647.`,
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['a negative rate', '-1'],
+    ['zero', '0'],
+    ['zero as a JSON number', 0],
+    ['a negative JSON number', -2.5],
+    ['less than 0.001', '0.0009'],
+    ['more than 1000', '1000.5'],
+    ['more than 1000 as a JSON number', 1001],
+    ['NaN', 'NaN'],
+    ['Infinity', 'Infinity'],
+    ['a decimal comma', '0,5'],
+    ['an exponent', '1e2'],
+    ['a number followed by text', '5 per second'],
+    ['a boolean', true],
+    ['a list', [1]],
+    ['an object', { per: 1 }],
+  ])('refuses %s with HTTP 400 INVALID_PARAMETER', (_, rate) => {
+    expect(refusal(() => create({ name: 'bad rate', adapter: 'test', rate }))).toEqual({
+      status: 400,
+      code: ErrorCode.INVALID_PARAMETER,
+      message: RATE_REFUSED,
+    });
+  });
+});
+
+describe('post_update_phone refusals', () => {
+  it('refuses an id that is not an integer with INVALID_PARAMETER', () => {
+    expect(refusal(() => parseUpdatePhoneParams({ id: 'abc', name: 'x' }))).toEqual({
+      status: 400,
+      code: ErrorCode.INVALID_PARAMETER,
+      message: `${INVALID}id must be a non-negative integer, got "abc".`,
+    });
+  });
+
+  it('counts empty name, adapter, priority and adapter_data as not sent', () => {
+    const input = parseUpdatePhoneParams({
+      id: '3',
+      name: '',
+      adapter: '',
+      priority: '',
+      adapter_data: '',
+    });
+    expect(refusal(() => input.changes.get())).toEqual({
+      status: 400,
+      code: ErrorCode.MISSING_PARAMETER,
+      message: expect.stringMatching(/give at least one of/),
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['text', 'slow'],
+    ['over 1000', 5000],
+  ])('refuses %s on update with HTTP 400 INVALID_PARAMETER', (_, rate) => {
+    const input = parseUpdatePhoneParams({ id: '3', name: 'renamed', rate });
+    expect(refusal(() => input.changes.get())).toEqual({
+      status: 400,
+      code: ErrorCode.INVALID_PARAMETER,
+      message: RATE_REFUSED,
+    });
+  });
+});
+
+describe('post_change_phone_status refusals', () => {
+  it.each([undefined, '', 'Disabled', 'enabled'])(
+    'refuses status %p with INVALID_PARAMETER',
+    (status) => {
+      const params = status === undefined ? { id: '4' } : { id: '4', status };
+      expect(refusal(() => parseForceStatusParams(params))).toEqual({
+        status: 400,
+        code: ErrorCode.INVALID_PARAMETER,
+        message: `${INVALID}status must be "available" or "disabled".`,
+      });
+    },
+  );
 });

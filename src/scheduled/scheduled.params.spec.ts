@@ -1,4 +1,4 @@
-import { ErrorCode } from '../common/errors/api-error';
+import { ApiError, ErrorCode, httpStatusOf } from '../common/errors/api-error';
 import { UploadedFile } from '../common/http/request';
 import {
   parseMergedScheduleParams,
@@ -220,6 +220,141 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
         code: ErrorCode.INVALID_PARAMETER,
         message: expect.stringMatching(/: id must be/),
       }),
+    );
+  });
+});
+
+/*
+ * post_scheduled's refusals of parameters sent as JSON values, as the API answers them: the HTTP
+ * status the exception filter gives them, the code and the start of the message. The e2e spec
+ * (test/e2e/scheduled.e2e.spec.ts) keeps one of each over HTTP, and the form-encoded ones.
+ */
+describe('post_scheduled refusals', () => {
+  const INVALID = 'You have specified an invalid parameter : ';
+  const MISSING = 'One require parameter is missing : ';
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  /** The refusal of `action`, as the API answers it. */
+  const refusal = (action: () => unknown) => {
+    try {
+      action();
+    } catch (error) {
+      if (error instanceof ApiError) {
+        return { status: httpStatusOf(error), code: error.code, message: error.message };
+      }
+      throw error;
+    }
+    throw new Error('expected an ApiError');
+  };
+  /** HTTP 400 with `code` and a message starting with `message`. */
+  const refused = (code: ErrorCode, message: string) => ({
+    status: 400,
+    code,
+    message: expect.stringMatching(new RegExp(`^${escaped(message)}`)),
+  });
+  /** The parameters as the app reads them, in its service time zone. */
+  const post = (params: Record<string, unknown>) =>
+    parseScheduleParams(params, [], '', 'Europe/Paris');
+
+  it('refuses a JSON null text with MISSING_PARAMETER naming text', () => {
+    expect(refusal(() => post({ text: null, numbers: '+33612345678' }))).toEqual(
+      refused(ErrorCode.MISSING_PARAMETER, `${MISSING}text`),
+    );
+  });
+
+  it.each<unknown>([20300101, { date: '2030-01-01 00:00:00' }, ['2030-01-01 00:00:00'], true])(
+    'refuses an at of %p, not a string, with INVALID_PARAMETER naming at',
+    (at) => {
+      expect(refusal(() => post({ text: 'Hi', at, numbers: '+33612345678' }))).toEqual(
+        refused(ErrorCode.INVALID_PARAMETER, `${INVALID}at must be a string.`),
+      );
+    },
+  );
+
+  it.each<unknown>([12, { a: 'b' }, ['Hi'], true])(
+    'refuses a text of %p, not a string, with INVALID_PARAMETER naming text',
+    (text) => {
+      expect(refusal(() => post({ text, numbers: '+33612345678' }))).toEqual(
+        refused(ErrorCode.INVALID_PARAMETER, `${INVALID}text must be a string.`),
+      );
+    },
+  );
+
+  it('checks at before text', () => {
+    expect(refusal(() => post({ text: 1, at: 2, numbers: '+33612345678' }))).toEqual(
+      refused(ErrorCode.INVALID_PARAMETER, `${INVALID}at must be a string.`),
+    );
+  });
+
+  it('refuses 1001 code points with INVALID_PARAMETER naming text, before the date format', () => {
+    expect(
+      refusal(() => post({ text: '😀'.repeat(1001), at: 'tomorrow', numbers: '+33612345678' })),
+    ).toEqual(
+      refused(
+        ErrorCode.INVALID_PARAMETER,
+        `${INVALID}text must be at most 1000 characters long, got 1001.`,
+      ),
+    );
+  });
+
+  it.each([
+    '2030-01-01',
+    '2030-01-01T10:00:00',
+    '2030-1-1 10:00:00',
+    '2030-01-01 24:00:00',
+    'tomorrow',
+  ])(
+    'refuses an at of %p, not a calendar-valid YYYY-MM-DD HH:MM:SS, with INVALID_PARAMETER',
+    (at) => {
+      expect(refusal(() => post({ text: 'Hi', at, numbers: '+33612345678' }))).toEqual(
+        refused(
+          ErrorCode.INVALID_PARAMETER,
+          `${INVALID}at must be a date of format "YYYY-MM-DD HH:MM:SS"`,
+        ),
+      );
+    },
+  );
+
+  it('refuses an mms that is not a boolean with INVALID_PARAMETER naming it', () => {
+    expect(refusal(() => post({ text: 'Hi', numbers: '+33612345678', mms: 'sure' }))).toEqual(
+      refused(ErrorCode.INVALID_PARAMETER, `${INVALID}mms must be a boolean`),
+    );
+  });
+
+  it('refuses a tag over 1000 characters or not a string with INVALID_PARAMETER naming tag', () => {
+    expect(
+      refusal(() => post({ text: 'Hi', tag: 'x'.repeat(1001), numbers: '+33612345678' })),
+    ).toEqual(
+      refused(ErrorCode.INVALID_PARAMETER, `${INVALID}tag must be at most 1000 characters long.`),
+    );
+    expect(refusal(() => post({ text: 'Hi', tag: ['a'], numbers: '+33612345678' }))).toEqual(
+      refused(ErrorCode.INVALID_PARAMETER, `${INVALID}tag must be a string.`),
+    );
+  });
+
+  it.each(['null', '{"a":'])(
+    'refuses number data %p, not JSON or the JSON null, with INVALID_PARAMETER naming it',
+    (data) => {
+      const input = post({
+        text: 'Hi',
+        numbers: ['+33612345670', { number: '+33612345678', data }],
+      });
+      expect(refusal(() => input.numbers.get())).toEqual(
+        refused(
+          ErrorCode.INVALID_PARAMETER,
+          `${INVALID}numbers[1][data] must be valid JSON other than null, or left out`,
+        ),
+      );
+    },
+  );
+
+  it('refuses both id_phone and id_phone_group with INVALID_PARAMETER naming both', () => {
+    const input = post({ text: 'Hi', numbers: '+33612345678', id_phone: 1, id_phone_group: 2 });
+    expect(refusal(() => input.phone.get())).toEqual(
+      refused(
+        ErrorCode.INVALID_PARAMETER,
+        `${INVALID}id_phone, id_phone_group : You must specify at most one of id_phone or id_phone_group, not both.`,
+      ),
     );
   });
 });

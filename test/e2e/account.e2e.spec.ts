@@ -2,6 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Setting } from '../../src/users/entities/setting.entity';
 import { DEFAULT_SETTINGS } from '../../src/users/settings';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makePhoneLimit, makeUser } from '../support/factories';
@@ -53,16 +54,10 @@ describeEachDatabase('settings and the account', (database) => {
     Object.fromEntries(
       (await ds.getRepository(Setting).findBy({ id_user })).map(({ name, value }) => [name, value]),
     );
-  const getSettings = (apiKey: string) =>
-    request(t.url).get('/api/setting/').query({ api_key: apiKey });
+  const getSettings = (apiKey: string) => api(t, apiKey, 'query').get('/api/setting/');
   const postSettings = (apiKey: string, body: Record<string, unknown> | string) =>
-    request(t.url).post('/api/setting/').set('X-Api-Key', apiKey).type('form').send(body);
-  const postJson = (apiKey: string, body: string) =>
-    request(t.url)
-      .post('/api/setting/')
-      .set('X-Api-Key', apiKey)
-      .set('Content-Type', 'application/json')
-      .send(body);
+    api(t, apiKey).form('/api/setting/').send(body);
+  const postJson = (apiKey: string, body: string) => api(t, apiKey).json('/api/setting/', body);
 
   describe('get_setting (GET /api/setting/)', () => {
     it('answers 401 INVALID_CREDENTIALS in the envelope without an API key', async () => {
@@ -106,9 +101,7 @@ describeEachDatabase('settings and the account', (database) => {
       choices: Array<{ value: string; label: string }> | null;
     }
     const getDefinitions = async (apiKey: string): Promise<Definition[]> => {
-      const response = await request(t.url)
-        .get('/api/setting/definitions/')
-        .query({ api_key: apiKey });
+      const response = await api(t, apiKey, 'query').get('/api/setting/definitions/');
       expect(response.status).toBe(200);
       return response.body.response as Definition[];
     };
@@ -522,7 +515,7 @@ describeEachDatabase('settings and the account', (database) => {
       const { user, apiKey } = await makeUser(ds, { admin: 1 });
       await makeUser(ds);
 
-      expectSuccess(await request(t.url).get('/api/me/').set('X-Api-Key', apiKey), 200, {
+      expectSuccess(await api(t, apiKey).get('/api/me/'), 200, {
         id: user.id,
         email: user.email,
         status: 'active',
@@ -535,7 +528,7 @@ describeEachDatabase('settings and the account', (database) => {
     it('answers a user who is not an admin with admin false', async () => {
       const { apiKey } = await makeUser(ds);
 
-      const response = await request(t.url).get('/api/me').query({ api_key: apiKey });
+      const response = await api(t, apiKey, 'query').get('/api/me');
 
       expect(response.body.response.admin).toBe(false);
     });
@@ -543,7 +536,7 @@ describeEachDatabase('settings and the account', (database) => {
     it('answers a suspended user with 403 SUSPENDED_USER, as every operation does', async () => {
       const { user, apiKey } = await makeUser(ds, { status: 'suspended' });
 
-      const me = await request(t.url).get('/api/me/').query({ api_key: apiKey });
+      const me = await api(t, apiKey, 'query').get('/api/me/');
       const settings = await getSettings(apiKey);
       const change = await postSettings(apiKey, { mms: '0' });
 
@@ -556,16 +549,13 @@ describeEachDatabase('settings and the account', (database) => {
 
   describe('settings changed here take effect on the next request and the next dispatch', () => {
     const schedule = async (apiKey: string, body: Record<string, unknown>) => {
-      const response = await request(t.url)
-        .post('/api/scheduled/')
-        .set('X-Api-Key', apiKey)
-        .send(body);
+      const response = await api(t, apiKey).post('/api/scheduled/').send(body);
       expect(response.status).toBe(201);
     };
     const dispatched = async (apiKey: string, count: number): Promise<SendedEntry[]> => {
       let entries: SendedEntry[] = [];
       await waitFor(async () => {
-        const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+        const response = await api(t, apiKey, 'query').get('/api/list/sended/');
         entries = response.body.response;
         return entries.length >= count;
       }, `${count} sent entries`);
@@ -595,11 +585,7 @@ describeEachDatabase('settings and the account', (database) => {
     it('smsstop 0 sends to a stopped number, and 1 skips it again', async () => {
       const { user, apiKey } = await makeUser(ds);
       await makePhone(ds, user.id);
-      await request(t.url)
-        .post('/api/stop/')
-        .set('X-Api-Key', apiKey)
-        .type('form')
-        .send({ number: '+33612345672' });
+      await api(t, apiKey).form('/api/stop/').send({ number: '+33612345672' });
       const message = { text: 'News', numbers: ['+33612345672', '+33612345673'] };
 
       await change(apiKey, { smsstop: '0' });
@@ -609,7 +595,7 @@ describeEachDatabase('settings and the account', (database) => {
       await schedule(apiKey, message);
       const entries = await dispatched(apiKey, 3);
       await waitFor(async () => {
-        const pending = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+        const pending = await api(t, apiKey, 'query').get('/api/list/scheduled/');
         return pending.body.response.length === 0;
       }, 'the second message dispatched');
 
@@ -624,9 +610,7 @@ describeEachDatabase('settings and the account', (database) => {
       const { user, apiKey } = await makeUser(ds);
       await makePhone(ds, user.id);
       const send = () =>
-        request(t.url)
-          .get('/api/send-sms/')
-          .query({ api_key: apiKey, to: '0612345674', text: 'Bonjour' });
+        api(t, apiKey, 'query').get('/api/send-sms/', { to: '0612345674', text: 'Bonjour' });
 
       const before = await send();
       await change(apiKey, { default_phone_country: 'fr' });

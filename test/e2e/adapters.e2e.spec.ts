@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { AdapterRegistry } from '../../src/adapters/adapter.registry';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -25,7 +26,7 @@ describeEachDatabase('get_adapters', (database) => {
     await t.close();
   });
 
-  const list = (apiKey: string) => request(t.url).get('/api/adapter/').set('X-Api-Key', apiKey);
+  const list = (apiKey: string) => api(t, apiKey).get('/api/adapter/');
 
   it('lists every registered adapter, in order, with its fields and capabilities', async () => {
     const { apiKey } = await makeUser(t.dataSource);
@@ -83,7 +84,7 @@ describeEachDatabase('get_adapters', (database) => {
     const { apiKey } = await makeUser(t.dataSource);
     const withKey = (await list(apiKey)).body as unknown;
 
-    const withQueryKey = await request(t.url).get('/api/adapter').query({ api_key: apiKey });
+    const withQueryKey = await api(t, apiKey, 'query').get('/api/adapter');
 
     expect(withQueryKey.body).toEqual(withKey);
   });
@@ -102,7 +103,7 @@ describeEachDatabase('get_adapters', (database) => {
   it('answers another method at its path with the envelope naming GET', async () => {
     const { apiKey } = await makeUser(t.dataSource);
 
-    const response = await request(t.url).post('/api/adapter/').set('X-Api-Key', apiKey);
+    const response = await api(t, apiKey).post('/api/adapter/');
 
     expectError(response, 404, INVALID_PARAMETER, /this path serves GET/);
   });

@@ -5,6 +5,7 @@ import { Sended } from '../../src/sended/entities/sended.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { User } from '../../src/users/entities/user.entity';
 import { startFakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { waitFor } from '../support/instruments';
 import { describeEachDatabase } from '../support/databases';
@@ -36,13 +37,13 @@ describeEachDatabase('phone callback URLs', (database) => {
   async function phoneOf(
     apiKey: string,
   ): Promise<{ id: number; status: string; reception: string }> {
-    const created = await request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .send({ name: `phone ${Math.random()}`, adapter: 'test' });
+    const created = await api(t, apiKey).json('/api/phone/', {
+      name: `phone ${Math.random()}`,
+      adapter: 'test',
+    });
     expect(created.status).toBe(201);
     const id = created.body.response as number;
-    const listed = await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey);
+    const listed = await api(t, apiKey).get('/api/list/phone/');
     const phone = (listed.body.response as Array<Record<string, unknown>>).find(
       (entry) => entry.id === id,
     );
@@ -94,9 +95,7 @@ describeEachDatabase('phone callback URLs', (database) => {
     const phone = await phoneOf(apiKey);
     const sended = await makeSended(ds, user.id, { id_phone: phone.id });
 
-    const rotated = await request(t.url)
-      .post(`/api/phone/${phone.id}/callback-token/`)
-      .set('X-Api-Key', apiKey);
+    const rotated = await api(t, apiKey).post(`/api/phone/${phone.id}/callback-token/`);
 
     expect(rotated.status).toBe(200);
     const urls = rotated.body.response as { status: string; reception: string };
@@ -134,27 +133,23 @@ describeEachDatabase('phone callback URLs', (database) => {
     });
     try {
       const { user, apiKey } = await makeUser(ds);
-      const created = await request(t.url)
-        .post('/api/phone/')
-        .set('X-Api-Key', apiKey)
-        .send({
-          name: 'kannel',
-          adapter: 'kannel',
-          adapter_data: JSON.stringify({
-            kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
-            username: 'smsgw',
-            password: 'secret',
-            from: 'smsgw',
-          }),
-        });
+      const created = await api(t, apiKey).json('/api/phone/', {
+        name: 'kannel',
+        adapter: 'kannel',
+        adapter_data: JSON.stringify({
+          kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
+          username: 'smsgw',
+          password: 'secret',
+          from: 'smsgw',
+        }),
+      });
       expect(created.status).toBe(201);
-      const [listed] = (await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey)).body
-        .response as Array<{ callback_urls: { status: string } }>;
+      const [listed] = (await api(t, apiKey).get('/api/list/phone/')).body.response as Array<{
+        callback_urls: { status: string };
+      }>;
 
-      await request(t.url)
-        .post('/api/scheduled/')
-        .set('X-Api-Key', apiKey)
-        .send({ text: 'Hello', numbers: ['+33612345678'] })
+      await api(t, apiKey)
+        .json('/api/scheduled/', { text: 'Hello', numbers: ['+33612345678'] })
         .expect(201);
       await waitFor(
         async () => (await ds.getRepository(Sended).countBy({ id_user: user.id })) === 1,
@@ -189,9 +184,7 @@ describeEachDatabase('phone callback URLs', (database) => {
     expect(refused.status).toBe(401);
     expect(await ds.getRepository(Received).countBy({ id_user: user.id })).toBe(0);
     expectError(
-      await request(t.url)
-        .post(`/api/phone/${phone.id}/callback-token/`)
-        .set('X-Api-Key', other.apiKey),
+      await api(t, other.apiKey).post(`/api/phone/${phone.id}/callback-token/`),
       404,
       CANNOT_UPDATE,
       /phone/,

@@ -8,6 +8,7 @@ import { Received } from '../../src/received/entities/received.entity';
 import { Sended, SendedStatus } from '../../src/sended/entities/sended.entity';
 import { SmsStop } from '../../src/stop-list/entities/sms-stop.entity';
 import { Scheduled, ScheduledNumber } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { curlMultipart } from '../support/curl';
 import { describeEachDatabase } from '../support/databases';
@@ -56,7 +57,7 @@ describeEachDatabase('provider callbacks', (database) => {
 
   /** GET /callback/status/{adapter}/ with the key and the receipt in the query. */
   const receipt = (apiKey: string, uid: string, status: string, adapter = 'test') =>
-    request(t.url).get(`/callback/status/${adapter}/`).query({ api_key: apiKey, uid, status });
+    api(t, apiKey, 'query').get(`/callback/status/${adapter}/`, { uid, status });
 
   /** POST /callback/reception/{adapter}/{id_phone}/ with a urlencoded body, as providers do. */
   const reception = (
@@ -65,9 +66,8 @@ describeEachDatabase('provider callbacks', (database) => {
     fields: Record<string, string>,
     adapter = 'test',
   ) =>
-    request(t.url)
+    api(t, apiKey, 'query')
       .post(`/callback/reception/${adapter}/${phoneId}/`)
-      .query({ api_key: apiKey })
       .type('form')
       .send(fields);
 
@@ -118,10 +118,8 @@ describeEachDatabase('provider callbacks', (database) => {
           .send({ api_key: apiKey, uid: byForm.uid!, status: 'delivered' }),
       );
       expectEmpty(
-        await request(t.url)
-          .post('/callback/status/test/')
-          .set('X-Api-Key', apiKey)
-          .type('form')
+        await api(t, apiKey)
+          .form('/callback/status/test/')
           .send({ uid: byHeader.uid!, status: 'failed' }),
       );
       expect([await statusOf(byForm.id), await statusOf(byHeader.id)]).toEqual([
@@ -328,7 +326,7 @@ describeEachDatabase('provider callbacks', (database) => {
         status: 'unread',
         mms: 0,
       });
-      const listing = await request(t.url).get('/api/list/received/').query({ api_key: apiKey });
+      const listing = await api(t, apiKey, 'query').get('/api/list/received/');
       expect(listing.body.response).toEqual([
         expect.objectContaining({ id: stored.id, text: 'Hello there', status: 'unread' }),
       ]);
@@ -482,7 +480,7 @@ describeEachDatabase('provider callbacks', (database) => {
           .getRepository(ScheduledNumber)
           .findBy({ id_scheduled: scheduled[0].id });
         expect(numbers.map((row) => row.number)).toEqual([ORIGIN]);
-        const listing = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+        const listing = await api(t, apiKey, 'query').get('/api/list/scheduled/');
         expect(listing.body.response).toEqual([
           expect.objectContaining({ id: scheduled[0].id, tag: 'SMS_STOP', id_phone: phone.id }),
         ]);

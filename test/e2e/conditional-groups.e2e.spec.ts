@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConditionalGroup } from '../../src/conditional-groups/entities/conditional-group.entity';
 import { Sended } from '../../src/sended/entities/sended.entity';
 import { ScheduledConditionalGroup } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -57,15 +58,8 @@ describeEachDatabase('conditional groups', (database) => {
     ds.getRepository(ConditionalGroup).find({ where: { id_user }, order: { id: 'ASC' } });
   const groupRow = (id: number) => ds.getRepository(ConditionalGroup).findOneBy({ id });
 
-  const post = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form');
-  const get = (path: string, apiKey: string, query: Record<string, unknown> = {}) =>
-    request(t.url)
-      .get(path)
-      .query({ api_key: apiKey, ...query });
-
   const create = async (apiKey: string, body: Record<string, unknown>): Promise<number> => {
-    const response = await post('/api/conditional_group/', apiKey).send(body);
+    const response = await api(t, apiKey).form('/api/conditional_group/').send(body);
     expect(response.status).toBe(201);
     return (response.body as { response: number }).response;
   };
@@ -120,7 +114,7 @@ describeEachDatabase('conditional groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const condition = "contact.gender == 'female' && contact.vip == 1";
 
-      const response = await post('/api/conditional_group/', apiKey).send({
+      const response = await api(t, apiKey).form('/api/conditional_group/').send({
         name: '  Women VIP ',
         condition,
       });
@@ -137,10 +131,10 @@ describeEachDatabase('conditional groups', (database) => {
 
     it('creates a conditional group from a JSON body', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .post('/api/conditional_group/')
-        .set('X-Api-Key', apiKey)
-        .send({ name: 'Birthdays', condition: 'is_birthday(date(contact.birthday))' });
+      const response = await api(t, apiKey).json('/api/conditional_group/', {
+        name: 'Birthdays',
+        condition: 'is_birthday(date(contact.birthday))',
+      });
       expectSuccess(response, 201, expect.any(Number));
       expect((await groupsOf(user.id)).map((group) => group.name)).toEqual(['Birthdays']);
     });
@@ -152,7 +146,7 @@ describeEachDatabase('conditional groups', (database) => {
       [{ name: 'Empty condition', condition: '' }, /^condition is required: /],
     ])('answers MISSING_PARAMETER for %j', async (body, detail) => {
       const { user, apiKey } = await makeUser(ds);
-      const response = await post('/api/conditional_group/', apiKey).send(body);
+      const response = await api(t, apiKey).form('/api/conditional_group/').send(body);
       expectError(
         response,
         400,
@@ -205,7 +199,7 @@ describeEachDatabase('conditional groups', (database) => {
       'refuses a condition with %s with INVALID_PARAMETER quoting the parser',
       async (_what, condition, detail) => {
         const { user, apiKey } = await makeUser(ds);
-        const response = await post('/api/conditional_group/', apiKey).send({
+        const response = await api(t, apiKey).form('/api/conditional_group/').send({
           name: 'Bad',
           condition,
         });
@@ -222,7 +216,7 @@ describeEachDatabase('conditional groups', (database) => {
     it('refuses a name already used by another of its conditional groups, in any case', async () => {
       const { user, apiKey } = await makeUser(ds);
       await create(apiKey, { name: 'Women', condition: '1 == 1' });
-      const response = await post('/api/conditional_group/', apiKey).send({
+      const response = await api(t, apiKey).form('/api/conditional_group/').send({
         name: 'WOMEN',
         condition: '1 == 1',
       });
@@ -239,7 +233,7 @@ describeEachDatabase('conditional groups', (database) => {
       const { user: other } = await makeUser(ds);
       await makeConditionalGroup(ds, other.id, { name: 'Shared name' });
       const { apiKey } = await makeUser(ds);
-      const response = await post('/api/conditional_group/', apiKey).send({
+      const response = await api(t, apiKey).form('/api/conditional_group/').send({
         name: 'Shared name',
         condition: '1 == 1',
       });
@@ -262,10 +256,11 @@ describeEachDatabase('conditional groups', (database) => {
       ).map(([field, value, detail]) => [field, shown(value), value, detail] as const),
     )('refuses %s = %s with INVALID_PARAMETER naming it', async (field, _shown, value, detail) => {
       const { user, apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .post('/api/conditional_group/')
-        .set('X-Api-Key', apiKey)
-        .send({ name: 'Good name', condition: '1 == 1', [field]: value });
+      const response = await api(t, apiKey).json('/api/conditional_group/', {
+        name: 'Good name',
+        condition: '1 == 1',
+        [field]: value,
+      });
       expectError(
         response,
         400,
@@ -277,11 +272,10 @@ describeEachDatabase('conditional groups', (database) => {
 
     it('refuses a body that is not JSON with INVALID_PARAMETER and creates nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .post('/api/conditional_group/')
-        .set('X-Api-Key', apiKey)
-        .set('Content-Type', 'application/json')
-        .send('{"name": "x", "condition": ');
+      const response = await api(t, apiKey).json(
+        '/api/conditional_group/',
+        '{"name": "x", "condition": ',
+      );
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ error: INVALID_PARAMETER, response: null });
       expect(await groupsOf(user.id)).toEqual([]);
@@ -293,8 +287,8 @@ describeEachDatabase('conditional groups', (database) => {
       const { apiKey } = await makeUser(ds);
       const id = await create(apiKey, { name: 'VIP', condition: 'contact.vip == 1' });
 
-      const response = await get(`/api/conditional_group/${id}/`, apiKey);
-      const listed = await get('/api/list/conditional_group/', apiKey);
+      const response = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/`);
+      const listed = await api(t, apiKey, 'query').get('/api/list/conditional_group/');
 
       expectSuccess(response, 200, listed.body.response[0]);
       expect(Object.keys(response.body.response)).toEqual([
@@ -313,8 +307,8 @@ describeEachDatabase('conditional groups', (database) => {
       const { apiKey } = await makeUser(ds);
       const missing = theirs.id + 100_000;
 
-      const foreign = await get(`/api/conditional_group/${theirs.id}/`, apiKey);
-      const absent = await get(`/api/conditional_group/${missing}/`, apiKey);
+      const foreign = await api(t, apiKey, 'query').get(`/api/conditional_group/${theirs.id}/`);
+      const absent = await api(t, apiKey, 'query').get(`/api/conditional_group/${missing}/`);
 
       expectError(
         foreign,
@@ -332,7 +326,7 @@ describeEachDatabase('conditional groups', (database) => {
       'refuses the id %s with INVALID_PARAMETER naming id',
       async (id) => {
         const { apiKey } = await makeUser(ds);
-        const response = await get(`/api/conditional_group/${id}/`, apiKey);
+        const response = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/`);
         expectError(response, 400, INVALID_PARAMETER, /^.+ : id must be a non-negative integer/);
       },
     );
@@ -350,8 +344,10 @@ describeEachDatabase('conditional groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const id = await create(apiKey, { name: 'VIP', condition: 'contact.vip == 1' });
 
-      const renamed = await post(`/api/conditional_group/${id}/`, apiKey).send({ name: ' Gold ' });
-      const listed = await get(`/api/conditional_group/${id}/`, apiKey);
+      const renamed = await api(t, apiKey)
+        .form(`/api/conditional_group/${id}/`)
+        .send({ name: ' Gold ' });
+      const listed = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/`);
       expectSuccess(renamed, 200, listed.body.response);
       expect(renamed.body.response).toMatchObject({
         id,
@@ -362,7 +358,7 @@ describeEachDatabase('conditional groups', (database) => {
       });
       expect((await groupRow(id))?.name_key).toBe('gold');
 
-      const changed = await post(`/api/conditional_group/${id}/`, apiKey).send({
+      const changed = await api(t, apiKey).form(`/api/conditional_group/${id}/`).send({
         condition: 'contact.vip == 2',
       });
       expect(changed.body.response).toMatchObject({ name: 'Gold', condition: 'contact.vip == 2' });
@@ -371,8 +367,8 @@ describeEachDatabase('conditional groups', (database) => {
     it('succeeds without changing anything when nothing is sent', async () => {
       const { apiKey } = await makeUser(ds);
       const id = await create(apiKey, { name: 'VIP', condition: 'contact.vip == 1' });
-      const before = await get(`/api/conditional_group/${id}/`, apiKey);
-      const response = await post(`/api/conditional_group/${id}/`, apiKey).send({});
+      const before = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/`);
+      const response = await api(t, apiKey).form(`/api/conditional_group/${id}/`).send({});
       expectSuccess(response, 200, before.body.response);
     });
 
@@ -381,10 +377,14 @@ describeEachDatabase('conditional groups', (database) => {
       const id = await create(apiKey, { name: 'VIP', condition: '1 == 1' });
       await create(apiKey, { name: 'Gold', condition: '1 == 1' });
 
-      const recased = await post(`/api/conditional_group/${id}/`, apiKey).send({ name: 'vip' });
+      const recased = await api(t, apiKey)
+        .form(`/api/conditional_group/${id}/`)
+        .send({ name: 'vip' });
       expect(recased.body.response).toMatchObject({ name: 'vip' });
 
-      const taken = await post(`/api/conditional_group/${id}/`, apiKey).send({ name: 'GOLD' });
+      const taken = await api(t, apiKey)
+        .form(`/api/conditional_group/${id}/`)
+        .send({ name: 'GOLD' });
       expectError(
         taken,
         400,
@@ -413,10 +413,9 @@ describeEachDatabase('conditional groups', (database) => {
         const id = await create(apiKey, { name: 'VIP', condition: 'contact.vip == 1' });
         const before = await groupRow(id);
 
-        const response = await request(t.url)
-          .post(`/api/conditional_group/${id}/`)
-          .set('X-Api-Key', apiKey)
-          .send({ [field]: value });
+        const response = await api(t, apiKey).json(`/api/conditional_group/${id}/`, {
+          [field]: value,
+        });
 
         expectError(
           response,
@@ -433,12 +432,14 @@ describeEachDatabase('conditional groups', (database) => {
       const theirs = await makeConditionalGroup(ds, other.id, { name: 'Theirs' });
       const { apiKey } = await makeUser(ds);
 
-      const foreign = await post(`/api/conditional_group/${theirs.id}/`, apiKey).send({
+      const foreign = await api(t, apiKey).form(`/api/conditional_group/${theirs.id}/`).send({
         name: 'Mine now',
       });
-      const absent = await post(`/api/conditional_group/${theirs.id + 100_000}/`, apiKey).send({
-        name: 'Mine now',
-      });
+      const absent = await api(t, apiKey)
+        .form(`/api/conditional_group/${theirs.id + 100_000}/`)
+        .send({
+          name: 'Mine now',
+        });
 
       expectError(
         foreign,
@@ -476,9 +477,7 @@ describeEachDatabase('conditional groups', (database) => {
         conditionalGroupIds: [id],
       });
 
-      const response = await request(t.url)
-        .delete(`/api/conditional_group/${id}/`)
-        .set('X-Api-Key', apiKey);
+      const response = await api(t, apiKey).delete(`/api/conditional_group/${id}/`);
 
       expectSuccess(response, 200, true);
       expect(await groupRow(id)).toBeNull();
@@ -492,12 +491,8 @@ describeEachDatabase('conditional groups', (database) => {
       const theirs = await makeConditionalGroup(ds, other.id);
       const { apiKey } = await makeUser(ds);
 
-      const foreign = await request(t.url)
-        .delete(`/api/conditional_group/${theirs.id}/`)
-        .set('X-Api-Key', apiKey);
-      const absent = await request(t.url)
-        .delete(`/api/conditional_group/${theirs.id + 100_000}/`)
-        .set('X-Api-Key', apiKey);
+      const foreign = await api(t, apiKey).delete(`/api/conditional_group/${theirs.id}/`);
+      const absent = await api(t, apiKey).delete(`/api/conditional_group/${theirs.id + 100_000}/`);
 
       expectError(
         foreign,
@@ -512,9 +507,7 @@ describeEachDatabase('conditional groups', (database) => {
 
     it('refuses a malformed id with INVALID_PARAMETER', async () => {
       const { apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .delete('/api/conditional_group/-4/')
-        .set('X-Api-Key', apiKey);
+      const response = await api(t, apiKey).delete('/api/conditional_group/-4/');
       expectError(response, 400, INVALID_PARAMETER, /^.+ : id must be a non-negative integer/);
     });
 
@@ -541,7 +534,7 @@ describeEachDatabase('conditional groups', (database) => {
       });
       const listed = await listedContacts(apiKey);
 
-      const response = await get('/api/conditional_group/preview/', apiKey, {
+      const response = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
         condition: "contact.gender == 'female'",
       });
 
@@ -568,7 +561,9 @@ describeEachDatabase('conditional groups', (database) => {
           api_key: apiKey,
         }).toString()}`;
 
-      const first = await get('/api/conditional_group/preview/', apiKey, { condition });
+      const first = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
+        condition,
+      });
       expect(first.body.response.map((row: { id: number }) => row.id)).toEqual(
         selected.slice(0, 25),
       );
@@ -583,11 +578,17 @@ describeEachDatabase('conditional groups', (database) => {
       expect(secondBody.response.map((row) => row.id)).toEqual(selected.slice(25, 50));
       expect([secondBody.next, secondBody.prev]).toEqual([link(2), link(0)]);
 
-      const last = await get('/api/conditional_group/preview/', apiKey, { condition, page: 2 });
+      const last = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
+        condition,
+        page: 2,
+      });
       expect(last.body.response.map((row: { id: number }) => row.id)).toEqual(selected.slice(50));
       expect([last.body.next, last.body.prev]).toEqual([null, link(1)]);
 
-      const past = await get('/api/conditional_group/preview/', apiKey, { condition, page: 9 });
+      const past = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
+        condition,
+        page: 9,
+      });
       expect(past.status).toBe(200);
       expect(past.body).toEqual({
         error: 0,
@@ -608,15 +609,17 @@ describeEachDatabase('conditional groups', (database) => {
       }
       const id = await create(apiKey, { name: 'VIP', condition: 'contact.vip == 1' });
 
-      const byId = await get(`/api/conditional_group/${id}/contacts/`, apiKey);
-      const preview = await get('/api/conditional_group/preview/', apiKey, {
+      const byId = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/contacts/`);
+      const preview = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
         condition: 'contact.vip == 1',
       });
 
       expect(byId.body.response).toHaveLength(15);
       expect(byId.body.response).toEqual(preview.body.response);
       expect([byId.body.next, byId.body.prev]).toEqual([null, null]);
-      const page1 = await get(`/api/conditional_group/${id}/contacts/`, apiKey, { page: 1 });
+      const page1 = await api(t, apiKey, 'query').get(`/api/conditional_group/${id}/contacts/`, {
+        page: 1,
+      });
       expect(page1.body.response).toEqual([]);
       expect(page1.body.prev).toBe(
         `${t.url}/api/conditional_group/${id}/contacts/?page=0&api_key=${apiKey}`,
@@ -629,7 +632,9 @@ describeEachDatabase('conditional groups', (database) => {
       const empty = await makeConditionalGroup(ds, user.id, { condition: null });
       const broken = await makeConditionalGroup(ds, user.id, { condition: 'contact.vip ==' });
       for (const group of [empty, broken]) {
-        const response = await get(`/api/conditional_group/${group.id}/contacts/`, apiKey);
+        const response = await api(t, apiKey, 'query').get(
+          `/api/conditional_group/${group.id}/contacts/`,
+        );
         expectSuccess(response, 200, []);
       }
     });
@@ -641,11 +646,17 @@ describeEachDatabase('conditional groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const mine = await makeContact(ds, user.id, { data: '{"vip":"1"}' });
 
-      const preview = await get('/api/conditional_group/preview/', apiKey, { condition: '1 == 1' });
+      const preview = await api(t, apiKey, 'query').get('/api/conditional_group/preview/', {
+        condition: '1 == 1',
+      });
       expect(preview.body.response.map((row: { id: number }) => row.id)).toEqual([mine.id]);
 
-      const foreign = await get(`/api/conditional_group/${theirs.id}/contacts/`, apiKey);
-      const absent = await get(`/api/conditional_group/${theirs.id + 100_000}/contacts/`, apiKey);
+      const foreign = await api(t, apiKey, 'query').get(
+        `/api/conditional_group/${theirs.id}/contacts/`,
+      );
+      const absent = await api(t, apiKey, 'query').get(
+        `/api/conditional_group/${theirs.id + 100_000}/contacts/`,
+      );
       expectError(
         foreign,
         404,
@@ -654,7 +665,9 @@ describeEachDatabase('conditional groups', (database) => {
       );
       expect(absent.status).toBe(404);
       expect(absent.body.error).toBe(INVALID_PARAMETER);
-      const theirsListed = await get(`/api/conditional_group/${theirs.id}/contacts/`, otherKey);
+      const theirsListed = await api(t, otherKey, 'query').get(
+        `/api/conditional_group/${theirs.id}/contacts/`,
+      );
       expect(theirsListed.body.response).toHaveLength(1);
     });
 
@@ -716,7 +729,10 @@ describeEachDatabase('conditional groups', (database) => {
       'answers the preview of %s with its error naming the parameter',
       async (_shown, query, code, detail) => {
         const { apiKey } = await makeUser(ds);
-        const response = await get('/api/conditional_group/preview/', apiKey, query);
+        const response = await api(t, apiKey, 'query').get(
+          '/api/conditional_group/preview/',
+          query,
+        );
         const prefix = code === MISSING_PARAMETER ? MISSING : INVALID;
         expectError(
           response,
@@ -732,9 +748,12 @@ describeEachDatabase('conditional groups', (database) => {
       async (page) => {
         const { user, apiKey } = await makeUser(ds);
         const group = await makeConditionalGroup(ds, user.id);
-        const response = await get(`/api/conditional_group/${group.id}/contacts/`, apiKey, {
-          page,
-        });
+        const response = await api(t, apiKey, 'query').get(
+          `/api/conditional_group/${group.id}/contacts/`,
+          {
+            page,
+          },
+        );
         expectError(response, 400, INVALID_PARAMETER, /^.+ : page must be a non-negative integer/);
       },
     );
@@ -854,17 +873,17 @@ describeEachDatabase('conditional groups', (database) => {
         );
         expect(byId).toEqual(byCondition);
         previews.set(condition, byCondition.map((contactId) => numbers.get(contactId)!).sort());
-        const scheduled = await request(t.url)
-          .post('/api/scheduled/')
-          .set('X-Api-Key', apiKey)
-          .send({ text: `condition ${index}`, conditional_groups: [id] });
+        const scheduled = await api(t, apiKey).json('/api/scheduled/', {
+          text: `condition ${index}`,
+          conditional_groups: [id],
+        });
         expect(scheduled.status).toBe(201);
         messages.set(scheduled.body.response as number, condition);
       }
 
       // Every message is dispatched once none of them is left scheduled.
       await waitFor(async () => {
-        const listed = await get('/api/list/scheduled/', apiKey);
+        const listed = await api(t, apiKey, 'query').get('/api/list/scheduled/');
         return (listed.body.response as unknown[]).length === 0;
       }, 'every message dispatched');
       const expected = [...previews.values()].reduce((sum, list) => sum + list.length, 0);

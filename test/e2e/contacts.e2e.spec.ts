@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { GroupContact } from '../../src/groups/entities/group.entity';
 import { ScheduledContact } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeContact, makeGroup, makeScheduled, makeUser } from '../support/factories';
@@ -50,27 +51,10 @@ describeEachDatabase('contacts', (database) => {
   const contactsOf = (id_user: number) =>
     ds.getRepository(Contact).find({ where: { id_user }, order: { id: 'ASC' } });
   const contactRow = (id: number) => ds.getRepository(Contact).findOneBy({ id });
-  const form = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form');
-  const json = (path: string, apiKey: string, body: unknown) =>
-    request(t.url)
-      .post(path)
-      .set('X-Api-Key', apiKey)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(body));
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
-  const del = (path: string, apiKey: string) =>
-    request(t.url).delete(path).set('X-Api-Key', apiKey);
   const importCsv = (apiKey: string, csv: string) =>
-    request(t.url)
+    api(t, apiKey)
       .post('/api/contact/import/')
-      .set('X-Api-Key', apiKey)
       .attach('contacts_csv', Buffer.from(csv), 'contacts.csv');
-  /** The contact as get_entries lists it. */
-  const listed = async (apiKey: string, id: number) => {
-    const response = await get('/api/list/contact/', apiKey);
-    return (response.body.response as Array<{ id: number }>).find((entry) => entry.id === id);
-  };
 
   describe('post_contact (POST /api/contact/)', () => {
     it('answers 401 INVALID_CREDENTIALS without an API key and creates nothing', async () => {
@@ -88,9 +72,9 @@ describeEachDatabase('contacts', (database) => {
     it('creates a contact from a form with bracket data, name trimmed, with HTTP 201 and its id', async () => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await form('/api/contact/', apiKey).send(
-        'name=  John Doe  &number=%2B33 6 12 34 56 78&data[firstname]=John&data[age]=42',
-      );
+      const response = await api(t, apiKey)
+        .form('/api/contact/')
+        .send('name=  John Doe  &number=%2B33 6 12 34 56 78&data[firstname]=John&data[age]=42');
 
       expectSuccess(response, 201, expect.any(Number));
       expect(await contactRow(response.body.response as number)).toMatchObject({
@@ -106,20 +90,22 @@ describeEachDatabase('contacts', (database) => {
     it('takes data as a JSON object, or as a JSON object in a string, and defaults it to {}', async () => {
       const { apiKey } = await makeUser(ds);
 
-      const object = await json('/api/contact/', apiKey, {
+      const object = await api(t, apiKey).json('/api/contact/', {
         name: 'Object',
         number: '+33612345678',
         data: { firstname: 'Ann', vip: true, score: 1.5 },
       });
-      const text = await form('/api/contact/', apiKey).send({
+      const text = await api(t, apiKey).form('/api/contact/').send({
         name: 'Text',
         number: '+33612345679',
         data: '{"city":"Lyon"}',
       });
-      const none = await form('/api/contact/', apiKey).send({
-        name: 'None',
-        number: '+3361234567' + '0',
-      });
+      const none = await api(t, apiKey)
+        .form('/api/contact/')
+        .send({
+          name: 'None',
+          number: '+3361234567' + '0',
+        });
 
       expectSuccess(object, 201, expect.any(Number));
       expectSuccess(text, 201, expect.any(Number));
@@ -135,11 +121,11 @@ describeEachDatabase('contacts', (database) => {
       const { apiKey } = await makeUser(ds, { settings: { default_phone_country: 'fr' } });
       const { apiKey: noCountry } = await makeUser(ds);
 
-      const national = await form('/api/contact/', apiKey).send({
+      const national = await api(t, apiKey).form('/api/contact/').send({
         name: 'National',
         number: '06 12 34 56 78',
       });
-      const refused = await form('/api/contact/', noCountry).send({
+      const refused = await api(t, noCountry).form('/api/contact/').send({
         name: 'National',
         number: '06 12 34 56 78',
       });
@@ -158,19 +144,19 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
 
       expectError(
-        await form('/api/contact/', apiKey).send({ number: '+33612345678' }),
+        await api(t, apiKey).form('/api/contact/').send({ number: '+33612345678' }),
         400,
         MISSING_PARAMETER,
         `${MISSING}name is required.`,
       );
       expectError(
-        await form('/api/contact/', apiKey).send({ name: 'No number', number: '' }),
+        await api(t, apiKey).form('/api/contact/').send({ name: 'No number', number: '' }),
         400,
         MISSING_PARAMETER,
         `${MISSING}number is required.`,
       );
       expectError(
-        await form('/api/contact/', apiKey).send({}),
+        await api(t, apiKey).form('/api/contact/').send({}),
         400,
         MISSING_PARAMETER,
         `${MISSING}name and number are required.`,
@@ -181,7 +167,7 @@ describeEachDatabase('contacts', (database) => {
     it('refuses an invalid number with INVALID_PARAMETER naming number, never dropping it', async () => {
       const { user, apiKey } = await makeUser(ds, { settings: { default_phone_country: 'fr' } });
 
-      const response = await form('/api/contact/', apiKey).send({
+      const response = await api(t, apiKey).form('/api/contact/').send({
         name: 'Bad number',
         number: '+3361234',
       });
@@ -199,20 +185,20 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const { apiKey: otherKey } = await makeUser(ds);
       expectSuccess(
-        await form('/api/contact/', apiKey).send({ name: 'Bob', number: '+33612345678' }),
+        await api(t, apiKey).form('/api/contact/').send({ name: 'Bob', number: '+33612345678' }),
         201,
         expect.any(Number),
       );
 
-      const sameCase = await form('/api/contact/', apiKey).send({
+      const sameCase = await api(t, apiKey).form('/api/contact/').send({
         name: 'bOB',
         number: '+33612345679',
       });
-      const blanks = await form('/api/contact/', apiKey).send({
+      const blanks = await api(t, apiKey).form('/api/contact/').send({
         name: '  Bob ',
         number: '+33612345679',
       });
-      const other = await form('/api/contact/', otherKey).send({
+      const other = await api(t, otherKey).form('/api/contact/').send({
         name: 'BOB',
         number: '+33612345679',
       });
@@ -238,13 +224,17 @@ describeEachDatabase('contacts', (database) => {
       const keys = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
 
       expectError(
-        await json('/api/contact/', apiKey, { name: 'A', number: '+33612345678', data: keys }),
+        await api(t, apiKey).json('/api/contact/', {
+          name: 'A',
+          number: '+33612345678',
+          data: keys,
+        }),
         400,
         INVALID_PARAMETER,
         `${INVALID}data must have at most 64 keys, got 65.`,
       );
       expectError(
-        await json('/api/contact/', apiKey, {
+        await api(t, apiKey).json('/api/contact/', {
           name: 'A',
           number: '+33612345678',
           data: { note: 'x'.repeat(8200) },
@@ -254,7 +244,7 @@ describeEachDatabase('contacts', (database) => {
         /^You have specified an invalid parameter : data must take at most 8192 bytes once JSON-encoded, got \d+\.$/,
       );
       expectError(
-        await json('/api/contact/', apiKey, {
+        await api(t, apiKey).json('/api/contact/', {
           name: 'A',
           number: '+33612345678',
           data: { address: { city: 'Lyon' } },
@@ -270,7 +260,7 @@ describeEachDatabase('contacts', (database) => {
       const { apiKey } = await makeUser(ds);
       const keys = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i]));
 
-      const response = await json('/api/contact/', apiKey, {
+      const response = await api(t, apiKey).json('/api/contact/', {
         name: 'Many',
         number: '+33612345678',
         data: keys,
@@ -382,7 +372,7 @@ describeEachDatabase('contacts', (database) => {
       ])('refuses %s, naming the field, and writes nothing', async (_, fields, code, message) => {
         const { user, apiKey } = await makeUser(ds);
 
-        const response = await json('/api/contact/', apiKey, {
+        const response = await api(t, apiKey).json('/api/contact/', {
           name: 'Valid',
           number: '+33612345678',
           ...fields,
@@ -395,11 +385,7 @@ describeEachDatabase('contacts', (database) => {
       it('refuses a JSON body that is not JSON with the envelope', async () => {
         const { user, apiKey } = await makeUser(ds);
 
-        const response = await request(t.url)
-          .post('/api/contact/')
-          .set('X-Api-Key', apiKey)
-          .set('Content-Type', 'application/json')
-          .send('{"name": "x", ');
+        const response = await api(t, apiKey).json('/api/contact/', '{"name": "x", ');
 
         expectError(response, 400, INVALID_PARAMETER, `${INVALID}the JSON body is not valid JSON.`);
         expect(await contactsOf(user.id)).toEqual([]);
@@ -412,9 +398,9 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const contact = await makeContact(ds, user.id, { name: 'Listed', data: '{"a":"b"}' });
 
-      const response = await get(`/api/contact/${contact.id}/`, apiKey);
+      const response = await api(t, apiKey).get(`/api/contact/${contact.id}/`);
 
-      expectSuccess(response, 200, await listed(apiKey, contact.id));
+      expectSuccess(response, 200, await api(t, apiKey).listed('contact', contact.id));
       expect(response.body.response).toEqual({
         id: contact.id,
         id_user: user.id,
@@ -432,8 +418,8 @@ describeEachDatabase('contacts', (database) => {
       const foreign = await makeContact(ds, other.id);
       const missing = foreign.id + 1_000_000;
 
-      const theirs = await get(`/api/contact/${foreign.id}`, apiKey);
-      const none = await get(`/api/contact/${missing}`, apiKey);
+      const theirs = await api(t, apiKey).get(`/api/contact/${foreign.id}`);
+      const none = await api(t, apiKey).get(`/api/contact/${missing}`);
 
       expectError(
         theirs,
@@ -449,7 +435,7 @@ describeEachDatabase('contacts', (database) => {
       async (id) => {
         const { apiKey } = await makeUser(ds);
 
-        const response = await get(`/api/contact/${id}/`, apiKey);
+        const response = await api(t, apiKey).get(`/api/contact/${id}/`);
 
         expectError(
           response,
@@ -478,8 +464,10 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds, { settings: { default_phone_country: 'fr' } });
       const contact = await makeContact(ds, user.id, { name: 'Old', data: '{"a":"1"}' });
 
-      const renamed = await form(`/api/contact/${contact.id}/`, apiKey).send({ name: ' New ' });
-      expectSuccess(renamed, 200, await listed(apiKey, contact.id));
+      const renamed = await api(t, apiKey)
+        .form(`/api/contact/${contact.id}/`)
+        .send({ name: ' New ' });
+      expectSuccess(renamed, 200, await api(t, apiKey).listed('contact', contact.id));
       expect(renamed.body.response).toMatchObject({
         name: 'New',
         number: '+33612345678',
@@ -487,9 +475,9 @@ describeEachDatabase('contacts', (database) => {
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
       });
 
-      const renumbered = await form(`/api/contact/${contact.id}/`, apiKey).send(
-        'number=06 98 76 54 32&data[b]=2',
-      );
+      const renumbered = await api(t, apiKey)
+        .form(`/api/contact/${contact.id}/`)
+        .send('number=06 98 76 54 32&data[b]=2');
       expectSuccess(
         renumbered,
         200,
@@ -502,14 +490,14 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const contact = await makeContact(ds, user.id, { name: 'Keep' });
 
-      const nothing = await form(`/api/contact/${contact.id}/`, apiKey).send({});
+      const nothing = await api(t, apiKey).form(`/api/contact/${contact.id}/`).send({});
       expectSuccess(
         nothing,
         200,
         expect.objectContaining({ name: 'Keep', data: '{"firstname":"John"}' }),
       );
 
-      const emptied = await form(`/api/contact/${contact.id}/`, apiKey).send('data=');
+      const emptied = await api(t, apiKey).form(`/api/contact/${contact.id}/`).send('data=');
       expectSuccess(emptied, 200, expect.objectContaining({ data: '{}' }));
     });
 
@@ -518,8 +506,8 @@ describeEachDatabase('contacts', (database) => {
       const bob = await makeContact(ds, user.id, { name: 'bob' });
       await makeContact(ds, user.id, { name: 'Alice' });
 
-      const recased = await form(`/api/contact/${bob.id}/`, apiKey).send({ name: 'BOB' });
-      const taken = await form(`/api/contact/${bob.id}/`, apiKey).send({ name: 'aLICE' });
+      const recased = await api(t, apiKey).form(`/api/contact/${bob.id}/`).send({ name: 'BOB' });
+      const taken = await api(t, apiKey).form(`/api/contact/${bob.id}/`).send({ name: 'aLICE' });
 
       expectSuccess(recased, 200, expect.objectContaining({ name: 'BOB' }));
       expectError(
@@ -536,13 +524,15 @@ describeEachDatabase('contacts', (database) => {
       const { user: other } = await makeUser(ds);
       const foreign = await makeContact(ds, other.id, { name: 'Theirs' });
 
-      const theirs = await form(`/api/contact/${foreign.id}/`, apiKey).send({
+      const theirs = await api(t, apiKey).form(`/api/contact/${foreign.id}/`).send({
         name: 'Mine',
         number: 'bad',
       });
-      const none = await form(`/api/contact/${foreign.id + 1_000_000}/`, apiKey).send({
-        name: 'Mine',
-      });
+      const none = await api(t, apiKey)
+        .form(`/api/contact/${foreign.id + 1_000_000}/`)
+        .send({
+          name: 'Mine',
+        });
 
       expectError(
         theirs,
@@ -581,7 +571,7 @@ describeEachDatabase('contacts', (database) => {
         const { user, apiKey } = await makeUser(ds);
         const contact = await makeContact(ds, user.id, { name: 'Untouched' });
 
-        const response = await json(`/api/contact/${contact.id}/`, apiKey, fields);
+        const response = await api(t, apiKey).json(`/api/contact/${contact.id}/`, fields);
 
         expectError(response, 400, INVALID_PARAMETER, message);
         expect(await contactRow(contact.id)).toEqual(contact);
@@ -613,7 +603,7 @@ describeEachDatabase('contacts', (database) => {
         contactIds: [contact.id, kept.id],
       });
 
-      const response = await del(`/api/contact/${contact.id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/contact/${contact.id}/`);
 
       expectSuccess(response, 200, true);
       expect(await contactRow(contact.id)).toBeNull();
@@ -623,7 +613,7 @@ describeEachDatabase('contacts', (database) => {
       expect(
         await ds.getRepository(ScheduledContact).findBy({ id_scheduled: scheduled.id }),
       ).toEqual([expect.objectContaining({ id_contact: kept.id })]);
-      const groupEntry = await get(`/api/group/${group.id}/`, apiKey);
+      const groupEntry = await api(t, apiKey).get(`/api/group/${group.id}/`);
       expect(groupEntry.body.response).toMatchObject({ nb_contact: 1 });
     });
 
@@ -632,8 +622,8 @@ describeEachDatabase('contacts', (database) => {
       const { user: other } = await makeUser(ds);
       const foreign = await makeContact(ds, other.id);
 
-      const theirs = await del(`/api/contact/${foreign.id}/`, apiKey);
-      const none = await del(`/api/contact/${foreign.id + 1_000_000}/`, apiKey);
+      const theirs = await api(t, apiKey).delete(`/api/contact/${foreign.id}/`);
+      const none = await api(t, apiKey).delete(`/api/contact/${foreign.id + 1_000_000}/`);
 
       expectError(
         theirs,
@@ -655,7 +645,7 @@ describeEachDatabase('contacts', (database) => {
       const contact = await makeContact(ds, user.id);
 
       expectError(
-        await del('/api/contact/-5/', apiKey),
+        await api(t, apiKey).delete('/api/contact/-5/'),
         400,
         INVALID_PARAMETER,
         /^You have specified an invalid parameter : id /,
@@ -722,7 +712,7 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
       await makeContact(ds, user.id, { name: 'ann' });
 
-      const response = await json('/api/contact/import/', apiKey, {
+      const response = await api(t, apiKey).json('/api/contact/import/', {
         contacts: [
           { name: ' Ann ', number: '+33612345671', data: { firstname: 'Ann' } },
           { name: 'Dan', number: '+33612345674' },
@@ -923,7 +913,7 @@ describeEachDatabase('contacts', (database) => {
       async (_, contacts, detail) => {
         const { user, apiKey } = await makeUser(ds);
 
-        const response = await json('/api/contact/import/', apiKey, { contacts });
+        const response = await api(t, apiKey).json('/api/contact/import/', { contacts });
 
         expectError(response, 400, INVALID_PARAMETER, `${INVALID}${detail}`);
         expect(await contactsOf(user.id)).toEqual([]);
@@ -934,26 +924,25 @@ describeEachDatabase('contacts', (database) => {
       const { user, apiKey } = await makeUser(ds);
 
       expectError(
-        await json('/api/contact/import/', apiKey, { contacts: 'Ann' }),
+        await api(t, apiKey).json('/api/contact/import/', { contacts: 'Ann' }),
         400,
         INVALID_PARAMETER,
         `${INVALID}contacts must be a list of {name, number, data}.`,
       );
       expectError(
-        await json('/api/contact/import/', apiKey, {}),
+        await api(t, apiKey).json('/api/contact/import/', {}),
         400,
         MISSING_PARAMETER,
         /^One require parameter is missing : contacts_csv or contacts is required/,
       );
       expectError(
-        await json('/api/contact/import/', apiKey, { contacts_csv: 'name,number' }),
+        await api(t, apiKey).json('/api/contact/import/', { contacts_csv: 'name,number' }),
         400,
         INVALID_PARAMETER,
         `${INVALID}contacts_csv must be a file sent in a multipart/form-data body.`,
       );
-      const both = await request(t.url)
+      const both = await api(t, apiKey)
         .post('/api/contact/import/')
-        .set('X-Api-Key', apiKey)
         .field('contacts[0][name]', 'Ann')
         .field('contacts[0][number]', '+33612345671')
         .attach('contacts_csv', Buffer.from('name,number\nBob,+33612345672\n'), 'c.csv');

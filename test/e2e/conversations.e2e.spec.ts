@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Received } from '../../src/received/entities/received.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -57,18 +58,12 @@ describeEachDatabase('conversations', (database) => {
     await t.close();
   });
 
-  const get = (path: string, apiKey: string, query: Record<string, string> = {}) =>
-    request(t.url)
-      .get(path)
-      .query({ api_key: apiKey, ...query });
   const list = (apiKey: string, query: Record<string, string> = {}) =>
-    get('/api/conversation/', apiKey, query);
+    api(t, apiKey, 'query').get('/api/conversation/', query);
   const thread = (apiKey: string, number: string, query: Record<string, string> = {}) =>
-    get(`/api/conversation/${encodeURIComponent(number)}/`, apiKey, query);
+    api(t, apiKey, 'query').get(`/api/conversation/${encodeURIComponent(number)}/`, query);
   const markRead = (apiKey: string, number: string) =>
-    request(t.url)
-      .post(`/api/conversation/${encodeURIComponent(number)}/read/`)
-      .set('X-Api-Key', apiKey);
+    api(t, apiKey).post(`/api/conversation/${encodeURIComponent(number)}/read/`);
   /** The `before` a `next` link carries. */
   const beforeOf = (next: string) => new URL(next).searchParams.get('before') ?? '';
 

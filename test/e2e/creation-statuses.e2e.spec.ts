@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request, { Response } from 'supertest';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -21,7 +22,7 @@ interface Creation {
 }
 
 const post = (t: TestApp, path: string, apiKey: string, body: Record<string, unknown>) =>
-  request(t.url).post(path).set('X-Api-Key', apiKey).send(body);
+  api(t, apiKey).post(path).send(body);
 
 /** The id of a webhook created for the operations that need one. */
 const newWebhook = async (t: TestApp, apiKey: string): Promise<number> => {
@@ -90,10 +91,7 @@ const CREATIONS: Creation[] = [
     readme: 'get_send_sms',
     status: 200,
     perform: (t, apiKey) =>
-      request(t.url)
-        .get('/api/send-sms/')
-        .set('X-Api-Key', apiKey)
-        .query({ to: '+33612345671', text: 'Hi' }),
+      api(t, apiKey).get('/api/send-sms/').query({ to: '+33612345671', text: 'Hi' }),
   },
   {
     operationId: 'post_import_contacts',

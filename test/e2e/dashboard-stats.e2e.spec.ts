@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { countExisting } from '../../src/database/migrations/1765200000000-DashboardStatistics';
@@ -120,9 +121,8 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
         [failing, 3, 100],
         [doomed, 2, 200],
       ] as const) {
-        const response = await request(t.url)
+        const response = await api(t, apiKey, 'query')
           .post('/api/scheduled/')
-          .query({ api_key: apiKey })
           .send({ text: 'Hello', id_phone: phone.id, numbers: numbers(from, count) });
         expect(response.status).toBe(201);
       }
@@ -139,9 +139,7 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
         [user.id, unknown.id],
       );
       const receipt = (uid: unknown, status: string) =>
-        request(t.url)
-          .get('/callback/status/test/')
-          .query({ api_key: apiKey, uid: String(uid), status });
+        api(t, apiKey, 'query').get('/callback/status/test/', { uid: String(uid), status });
       for (const [index, status] of [
         [0, 'delivered'],
         [1, 'delivered'],
@@ -161,9 +159,8 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
         '2026-11-21 12:00:00',
         '2026-11-23 03:31:00',
       ]) {
-        const response = await request(t.url)
+        const response = await api(t, apiKey, 'query')
           .post(`/callback/reception/test/${failing.id}/`)
-          .query({ api_key: apiKey })
           .type('form')
           .send({ origin: '+33612345678', text: 'Hi', at });
         expect(response.status).toBe(200);
@@ -178,7 +175,7 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
         `/api/sended/${Number(sent[4].id)}/`,
         `/api/received/${Number(dropped.id)}/`,
       ]) {
-        expect((await request(t.url).delete(path).query({ api_key: apiKey })).status).toBe(200);
+        expect((await api(t, apiKey, 'query').delete(path)).status).toBe(200);
       }
 
       expect(await counters(ds, user.id)).toEqual(await recount(ds, user.id));
@@ -192,9 +189,7 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
       ]);
 
       // A deleted phone's messages lose it, and its counters go.
-      expect(
-        (await request(t.url).delete(`/api/phone/${doomed.id}/`).query({ api_key: apiKey })).status,
-      ).toBe(200);
+      expect((await api(t, apiKey, 'query').delete(`/api/phone/${doomed.id}/`)).status).toBe(200);
       expect(await counters(ds, user.id)).toEqual(await recount(ds, user.id));
 
       const daily = await ok<{ days: Array<{ day: string } & Counts>; phones: Row[] }>(
@@ -248,9 +243,8 @@ describeEachDatabase('dashboard statistics kept by the dispatch and the callback
       const first = await makePhone(ds, user.id);
       const second = await makePhone(ds, user.id);
       for (const phone of [first, second]) {
-        await request(t.url)
+        await api(t, apiKey, 'query')
           .post(`/callback/reception/test/${phone.id}/`)
-          .query({ api_key: apiKey })
           .type('form')
           .send({ origin: '+33612345678', text: 'Hi', at: '2026-03-02 12:00:00' });
       }

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -59,10 +60,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
   });
 
   const schedule = async (apiKey: string, body: Record<string, unknown>): Promise<number> => {
-    const response = await request(t.url)
-      .post('/api/scheduled/')
-      .query({ api_key: apiKey })
-      .send(body);
+    const response = await api(t, apiKey, 'query').post('/api/scheduled/').send(body);
     expect(response.status).toBe(201);
     return (response.body as { response: number }).response;
   };
@@ -74,9 +72,8 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       { name: 'medias[]', value: PNG, filename: 'image.png' },
       ...fields,
     ]);
-    const response = await request(t.url)
+    const response = await api(t, apiKey, 'query')
       .post('/api/scheduled/')
-      .query({ api_key: apiKey })
       .set('Content-Type', contentType)
       .send(body);
     expect(response.status).toBe(201);
@@ -84,7 +81,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
   };
 
   const sendedOf = async (apiKey: string): Promise<SendedEntry[]> => {
-    const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+    const response = await api(t, apiKey, 'query').get('/api/list/sended/');
     return (response.body as { response: SendedEntry[] }).response;
   };
 
@@ -123,7 +120,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       encoding: 'GSM-7',
     });
     expect(entries[0].uid).toMatch(/^[0-9a-f]{16}$/);
-    const listed = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+    const listed = await api(t, apiKey, 'query').get('/api/list/scheduled/');
     expect(listed.body.response).toEqual([]);
   });
 
@@ -379,9 +376,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     const entries = (await dispatched(apiKey, 3)).sort((a, b) =>
       a.destination.localeCompare(b.destination),
     );
-    const status = await request(t.url)
-      .post(`/api/phone/${phone.id}/status/`)
-      .query({ api_key: apiKey });
+    const status = await api(t, apiKey, 'query').post(`/api/phone/${phone.id}/status/`);
 
     expect(entries.map((entry) => entry.status)).toEqual(['unknown', 'unknown', 'failed']);
     expect(entries[2].error).toBe('The phone has reached its sending limit.');
@@ -395,22 +390,21 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     await schedule(apiKey, { text: 'Hello', numbers: ['+33612345671', '+33612345672'] });
     const [first, second] = await dispatched(apiKey, 2);
     const receipt = (uid: string, status: string) =>
-      request(t.url)
-        .post('/callback/status/test/')
-        .query({ api_key: apiKey })
-        .send({ uid, status });
+      api(t, apiKey, 'query').post('/callback/status/test/').send({ uid, status });
     expect((await receipt(first.uid ?? '', 'delivered')).status).toBe(200);
     expect((await receipt(second.uid ?? '', 'failed')).status).toBe(200);
 
     const entries = await sendedOf(apiKey);
-    const usage = await request(t.url).get('/api/usage/').query({ api_key: apiKey });
+    const usage = await api(t, apiKey, 'query').get('/api/usage/');
     const day = first.at.slice(0, 10);
     const stats = await request(t.url)
       .get('/api/stats/sms-status/')
       .query({ api_key: apiKey, start: `${day} 00:00:00`, end: `${day} 23:59:59` });
-    const invalid = await request(t.url)
-      .get('/api/invalid_number/')
-      .query({ api_key: apiKey, volume: 1, percent_failed: 50, percent_unknown: 0 });
+    const invalid = await api(t, apiKey, 'query').get('/api/invalid_number/', {
+      volume: 1,
+      percent_failed: 50,
+      percent_unknown: 0,
+    });
 
     expect(Object.fromEntries(entries.map((entry) => [entry.destination, entry.status]))).toEqual({
       '+33612345671': 'delivered',
@@ -435,14 +429,13 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
 
-    const reply = await request(t.url)
+    const reply = await api(t, apiKey, 'query')
       .post(`/callback/reception/test/${phone.id}/`)
-      .query({ api_key: apiKey })
       .send({ origin: '+33612345671', text: ' Stop ' });
     const [answer] = await dispatched(apiKey, 1);
     await schedule(apiKey, { text: 'Promo', numbers: ['+33612345671', '+33612345672'] });
     const entries = await dispatched(apiKey, 2);
-    const received = await request(t.url).get('/api/list/received/').query({ api_key: apiKey });
+    const received = await api(t, apiKey, 'query').get('/api/list/received/');
 
     expect(reply.status).toBe(200);
     expect(received.body.response).toMatchObject([{ origin: '+33612345671', text: ' Stop ' }]);
@@ -582,9 +575,7 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const phone = await kannelPhone(user.id);
       beforeAnswer = async () => {
-        const deleted = await request(t.url)
-          .delete(`/api/phone/${phone.id}/`)
-          .query({ api_key: apiKey });
+        const deleted = await api(t, apiKey, 'query').delete(`/api/phone/${phone.id}/`);
         expect(deleted.status).toBe(200);
       };
 

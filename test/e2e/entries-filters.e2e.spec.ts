@@ -1,5 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { withQueries } from '../support/instruments';
@@ -51,9 +52,7 @@ describeEachDatabase('get_entries filters', (database) => {
   });
 
   const list = (type: string, apiKey: string, query: Record<string, unknown> = {}) =>
-    request(t.url)
-      .get(`/api/list/${type}/`)
-      .query({ api_key: apiKey, ...query });
+    api(t, apiKey, 'query').get(`/api/list/${type}/`, query);
 
   const expectInvalid = (response: Response, message: string | RegExp) => {
     expect({ status: response.status, body: response.body as unknown }).toEqual({
@@ -143,9 +142,7 @@ describeEachDatabase('get_entries filters', (database) => {
         const last = await makeSended(ds, user.id, { at: '2024-07-01 21:59:59' });
         const after = await makeSended(ds, user.id, { at: '2024-07-01 22:00:00' });
         const listZoned = (query: Record<string, string>) =>
-          request(zoned.url)
-            .get('/api/list/sended/')
-            .query({ api_key: apiKey, ...query });
+          api(zoned, apiKey, 'query').get('/api/list/sended/', query);
 
         expect(
           idsOf(await listZoned({ at_from: '2024-07-01 00:00:00', at_to: '2024-07-01 23:59:59' })),
@@ -198,9 +195,9 @@ describeEachDatabase('get_entries filters', (database) => {
         status: 'failed',
         api_key: apiKey,
       });
-      const pathPage = await request(t.url)
-        .get('/api/list/sended/1/')
-        .query({ api_key: apiKey, status: 'failed' });
+      const pathPage = await api(t, apiKey, 'query').get('/api/list/sended/1/', {
+        status: 'failed',
+      });
       expect(idsOf(pathPage)).toEqual(failed.slice(25));
       expect(
         idsOf(await list('sended', apiKey, { status: 'failed', after_id: failed[9] })),
@@ -556,9 +553,7 @@ describeEachDatabase('get_entries filters', (database) => {
       for (const path of lists) {
         expect(idsOf(await request(t.url).get(path))).toEqual([first.id, second.id]);
       }
-      const header = await request(t.url)
-        .get('/api/list/sended/?page=0&status=failed')
-        .set('X-Api-Key', apiKey);
+      const header = await api(t, apiKey).get('/api/list/sended/?page=0&status=failed');
       expect(idsOf(header)).toEqual([first.id, second.id]);
     });
 

@@ -1,6 +1,7 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { ScheduledNumber } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { withQueries } from '../support/instruments';
@@ -139,9 +140,7 @@ describeEachDatabase('get_entries', (database) => {
   });
 
   const list = (path: string, apiKey: string, query: Record<string, string | number> = {}) =>
-    request(t.url)
-      .get(path)
-      .query({ api_key: apiKey, ...query });
+    api(t, apiKey, 'query').get(path, query);
 
   /** Requests a link the service handed out; it must point at this app. */
   const follow = (link: string) => {
@@ -607,9 +606,7 @@ describeEachDatabase('get_entries', (database) => {
           updated_at: '2024-12-31 23:30:00',
         });
 
-        const response = await request(paris.url)
-          .get('/api/list/sended/')
-          .query({ api_key: apiKey });
+        const response = await api(paris, apiKey, 'query').get('/api/list/sended/');
 
         expect(response.status).toBe(200);
         const [row] = response.body.response as Row[];
@@ -635,9 +632,7 @@ describeEachDatabase('get_entries', (database) => {
           .findOneByOrFail({ id_scheduled: scheduled.id });
         expect(storedNumber.created_at).toBe(stored);
 
-        const response = await request(paris.url)
-          .get('/api/list/scheduled/')
-          .query({ api_key: apiKey });
+        const response = await api(paris, apiKey, 'query').get('/api/list/scheduled/');
 
         expect(response.status).toBe(200);
         const [row] = response.body.response as Row[];
@@ -913,7 +908,7 @@ describeEachDatabase('get_entries', (database) => {
 
     describe('link base and key', () => {
       it('puts the key presented in the X-Api-Key header into the links', async () => {
-        const response = await request(t.url).get('/api/list/sended/1/').set('X-Api-Key', apiKey);
+        const response = await api(t, apiKey).get('/api/list/sended/1/');
 
         expect(response.status).toBe(200);
         expect(response.body.next).toBe(link(`after/${ids[49]}/`));
@@ -945,9 +940,8 @@ describeEachDatabase('get_entries', (database) => {
         });
 
         it('builds the links on PUBLIC_URL, whatever host the request came to', async () => {
-          const response = await request(publicApp.url)
+          const response = await api(publicApp, apiKey, 'query')
             .get('/api/list/sended/1/')
-            .query({ api_key: apiKey })
             .set('Host', 'internal:3000');
 
           expect(response.status).toBe(200);
@@ -971,9 +965,7 @@ describeEachDatabase('get_entries', (database) => {
         });
 
         it('serves the listing under BASE_PATH and puts BASE_PATH into the links', async () => {
-          const response = await request(mounted.url)
-            .get('/raspisms/api/list/sended/')
-            .query({ api_key: apiKey });
+          const response = await api(mounted, apiKey, 'query').get('/raspisms/api/list/sended/');
 
           expect(response.status).toBe(200);
           expect(idsOf(response)).toEqual(ids.slice(0, PAGE_SIZE));
@@ -989,9 +981,7 @@ describeEachDatabase('get_entries', (database) => {
         });
 
         it('serves nothing outside BASE_PATH', async () => {
-          const response = await request(mounted.url)
-            .get('/api/list/sended/')
-            .query({ api_key: apiKey });
+          const response = await api(mounted, apiKey, 'query').get('/api/list/sended/');
 
           expect(response.status).toBe(404);
           expect(response.body).toMatchObject({ error: INVALID_PARAMETER, response: null });

@@ -5,6 +5,7 @@ import { adapterDataScope } from '../../src/common/secrets/adapter-data-scope';
 import { SecretCipher } from '../../src/common/secrets/secret-cipher';
 import { sealFields } from '../../src/common/secrets/sealed-fields';
 import { Phone } from '../../src/phones/entities/phone.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makePhoneLimit, makeUser } from '../support/factories';
@@ -56,12 +57,6 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
     await t?.close();
   });
 
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
-  const listed = async (apiKey: string, id: number) =>
-    ((await get('/api/list/phone/', apiKey)).body.response as Array<Record<string, unknown>>).find(
-      (phone) => phone.id === id,
-    );
-
   it('answers a Kannel phone as listed, with its non-secret data and its password only said to be set', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id, {
@@ -74,11 +69,11 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
     });
     await makePhoneLimit(ds, phone.id, { volume: 100, startpoint: 'today' });
 
-    const response = await get(`/api/phone/${phone.id}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${phone.id}/`);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ error: 0, message: null, next: null, prev: null });
-    const asListed = await listed(apiKey, phone.id);
+    const asListed = await api(t, apiKey).listed('phone', phone.id);
     // Kannel hides its data from listings (RaspiSMS's habit): get_phone adds it.
     expect(asListed).not.toHaveProperty('adapter_data');
     const { password: _password, ...visible } = KANNEL_DATA;
@@ -114,7 +109,7 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
       adapter_data: JSON.stringify({ account_sid: SID, auth_token: TOKEN, number: '+33612345678' }),
     });
 
-    const response = await get(`/api/phone/${phone.id}`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${phone.id}`);
 
     expect(response.status).toBe(200);
     expect(response.body.response).toMatchObject({
@@ -130,9 +125,9 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id, { adapter: 'test', adapter_data: '{}' });
 
-    const response = await get(`/api/phone/${phone.id}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${phone.id}/`);
 
-    expect((await listed(apiKey, phone.id))?.adapter_data).toBe('{}');
+    expect((await api(t, apiKey).listed('phone', phone.id))?.adapter_data).toBe('{}');
     expect(response.body.response).toMatchObject({
       adapter_data: {},
       secrets_set: [],
@@ -154,7 +149,7 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
       .getRepository(Phone)
       .update({ id: phone.id }, { adapter_data: JSON.stringify(sealed) });
 
-    const response = await get(`/api/phone/${phone.id}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${phone.id}/`);
 
     expect(response.status).toBe(200);
     const { password: _password, ...visible } = KANNEL_DATA;
@@ -177,7 +172,7 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
       adapter_data: JSON.stringify({ login: 'me', password: PASSWORD }),
     });
 
-    const response = await get(`/api/phone/${phone.id}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${phone.id}/`);
 
     expect(response.status).toBe(200);
     expect(response.body.response).toMatchObject({
@@ -198,8 +193,8 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
     const foreign = await makePhone(ds, other.id);
     const missing = foreign.id + 1_000_000;
 
-    const theirs = await get(`/api/phone/${foreign.id}/`, apiKey);
-    const none = await get(`/api/phone/${missing}/`, apiKey);
+    const theirs = await api(t, apiKey).get(`/api/phone/${foreign.id}/`);
+    const none = await api(t, apiKey).get(`/api/phone/${missing}/`);
 
     for (const [response, id] of [
       [theirs, foreign.id],
@@ -221,7 +216,7 @@ describeEachDatabase('get_phone (GET /api/phone/{id}/)', (database) => {
   it.each(['abc', '-1', '1.5'])('refuses the id %p with INVALID_PARAMETER', async (id) => {
     const { apiKey } = await makeUser(ds);
 
-    const response = await get(`/api/phone/${id}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/phone/${id}/`);
 
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({

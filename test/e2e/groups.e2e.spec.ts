@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Group, GroupContact } from '../../src/groups/entities/group.entity';
 import { ScheduledGroup } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeContact, makeGroup, makePhone, makeScheduled, makeUser } from '../support/factories';
@@ -52,30 +53,15 @@ describeEachDatabase('groups', (database) => {
         .getRepository(GroupContact)
         .find({ where: { id_group }, order: { id_contact: 'ASC' } })
     ).map((link) => link.id_contact);
-  const form = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form');
-  const json = (path: string, apiKey: string, body: unknown) =>
-    request(t.url)
-      .post(path)
-      .set('X-Api-Key', apiKey)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify(body));
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
-  const del = (path: string, apiKey: string) =>
-    request(t.url).delete(path).set('X-Api-Key', apiKey);
-  const listed = async (apiKey: string, id: number) => {
-    const response = await get('/api/list/group/', apiKey);
-    return (response.body.response as Array<{ id: number }>).find((entry) => entry.id === id);
-  };
 
   describe('post_group (POST /api/group/)', () => {
     it('creates a group with contacts in bracket form, name trimmed, with HTTP 201 and its id', async () => {
       const { user, apiKey } = await makeUser(ds);
       const [a, b] = [await makeContact(ds, user.id), await makeContact(ds, user.id)];
 
-      const response = await form('/api/group/', apiKey).send(
-        `name=  Friends &contacts[]=${a.id}&contacts[]=${b.id}&contacts[]=${a.id}`,
-      );
+      const response = await api(t, apiKey)
+        .form('/api/group/')
+        .send(`name=  Friends &contacts[]=${a.id}&contacts[]=${b.id}&contacts[]=${a.id}`);
 
       expectSuccess(response, 201, expect.any(Number));
       const id = response.body.response as number;
@@ -91,10 +77,17 @@ describeEachDatabase('groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const [a, b] = [await makeContact(ds, user.id), await makeContact(ds, user.id)];
 
-      const array = await json('/api/group/', apiKey, { name: 'Array', contacts: [a.id, b.id] });
-      const text = await form('/api/group/', apiKey).send({ name: 'Text', contacts: `[${b.id}]` });
-      const one = await form('/api/group/', apiKey).send({ name: 'One', contacts: String(a.id) });
-      const none = await form('/api/group/', apiKey).send({ name: 'None' });
+      const array = await api(t, apiKey).json('/api/group/', {
+        name: 'Array',
+        contacts: [a.id, b.id],
+      });
+      const text = await api(t, apiKey)
+        .form('/api/group/')
+        .send({ name: 'Text', contacts: `[${b.id}]` });
+      const one = await api(t, apiKey)
+        .form('/api/group/')
+        .send({ name: 'One', contacts: String(a.id) });
+      const none = await api(t, apiKey).form('/api/group/').send({ name: 'None' });
 
       for (const response of [array, text, one, none]) {
         expectSuccess(response, 201, expect.any(Number));
@@ -109,7 +102,7 @@ describeEachDatabase('groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
 
       expectError(
-        await form('/api/group/', apiKey).send({}),
+        await api(t, apiKey).form('/api/group/').send({}),
         400,
         MISSING_PARAMETER,
         'One require parameter is missing : name is required.',
@@ -121,13 +114,13 @@ describeEachDatabase('groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const { apiKey: otherKey } = await makeUser(ds);
       expectSuccess(
-        await form('/api/group/', apiKey).send({ name: 'Bob' }),
+        await api(t, apiKey).form('/api/group/').send({ name: 'Bob' }),
         201,
         expect.any(Number),
       );
 
-      const taken = await form('/api/group/', apiKey).send({ name: 'bOB' });
-      const other = await form('/api/group/', otherKey).send({ name: 'bOB' });
+      const taken = await api(t, apiKey).form('/api/group/').send({ name: 'bOB' });
+      const other = await api(t, otherKey).form('/api/group/').send({ name: 'bOB' });
 
       expectError(
         taken,
@@ -146,10 +139,10 @@ describeEachDatabase('groups', (database) => {
       const theirs = await makeContact(ds, other.id);
       const missing = theirs.id + 1_000_000;
 
-      const one = await form('/api/group/', apiKey).send(
-        `name=G&contacts[]=${mine.id}&contacts[]=${theirs.id}`,
-      );
-      const two = await json('/api/group/', apiKey, {
+      const one = await api(t, apiKey)
+        .form('/api/group/')
+        .send(`name=G&contacts[]=${mine.id}&contacts[]=${theirs.id}`);
+      const two = await api(t, apiKey).json('/api/group/', {
         name: 'G',
         contacts: [theirs.id, mine.id, missing],
       });
@@ -219,7 +212,7 @@ describeEachDatabase('groups', (database) => {
         async (_, fields, message) => {
           const { user, apiKey } = await makeUser(ds);
 
-          const response = await json('/api/group/', apiKey, { name: 'Valid', ...fields });
+          const response = await api(t, apiKey).json('/api/group/', { name: 'Valid', ...fields });
 
           expectError(response, 400, INVALID_PARAMETER, message);
           expect(await groupsOf(user.id)).toEqual([]);
@@ -240,9 +233,9 @@ describeEachDatabase('groups', (database) => {
       const contact = await makeContact(ds, user.id, { name: 'Member' });
       const group = await makeGroup(ds, user.id, [contact.id], { name: 'Listed' });
 
-      const response = await get(`/api/group/${group.id}/`, apiKey);
+      const response = await api(t, apiKey).get(`/api/group/${group.id}/`);
 
-      expectSuccess(response, 200, await listed(apiKey, group.id));
+      expectSuccess(response, 200, await api(t, apiKey).listed('group', group.id));
       expect(response.body.response).toMatchObject({
         id: group.id,
         name: 'Listed',
@@ -257,19 +250,19 @@ describeEachDatabase('groups', (database) => {
       const theirs = await makeGroup(ds, other.id);
 
       expectError(
-        await get(`/api/group/${theirs.id}/`, apiKey),
+        await api(t, apiKey).get(`/api/group/${theirs.id}/`),
         404,
         INVALID_PARAMETER,
         `${INVALID}id : you have no group ${theirs.id}.`,
       );
       expectError(
-        await get(`/api/group/${theirs.id + 1_000_000}/`, apiKey),
+        await api(t, apiKey).get(`/api/group/${theirs.id + 1_000_000}/`),
         404,
         INVALID_PARAMETER,
         `${INVALID}id : you have no group ${theirs.id + 1_000_000}.`,
       );
       expectError(
-        await get('/api/group/1.5/', apiKey),
+        await api(t, apiKey).get('/api/group/1.5/'),
         400,
         INVALID_PARAMETER,
         /^You have specified an invalid parameter : id must be a non-negative integer/,
@@ -293,21 +286,21 @@ describeEachDatabase('groups', (database) => {
       ];
       const group = await makeGroup(ds, user.id, [a.id, b.id], { name: 'Old' });
 
-      const renamed = await form(`/api/group/${group.id}/`, apiKey).send({ name: 'New' });
-      expectSuccess(renamed, 200, await listed(apiKey, group.id));
+      const renamed = await api(t, apiKey).form(`/api/group/${group.id}/`).send({ name: 'New' });
+      expectSuccess(renamed, 200, await api(t, apiKey).listed('group', group.id));
       expect(renamed.body.response).toMatchObject({ name: 'New', nb_contact: 2 });
 
-      const replaced = await form(`/api/group/${group.id}/`, apiKey).send(
-        `contacts[]=${c.id}&contacts[]=${a.id}`,
-      );
+      const replaced = await api(t, apiKey)
+        .form(`/api/group/${group.id}/`)
+        .send(`contacts[]=${c.id}&contacts[]=${a.id}`);
       expectSuccess(replaced, 200, expect.objectContaining({ name: 'New', nb_contact: 2 }));
       expect(await membersOf(group.id)).toEqual([a.id, c.id]);
 
-      const emptied = await form(`/api/group/${group.id}/`, apiKey).send('contacts=');
+      const emptied = await api(t, apiKey).form(`/api/group/${group.id}/`).send('contacts=');
       expectSuccess(emptied, 200, expect.objectContaining({ nb_contact: 0, contacts: [] }));
       expect(await ds.getRepository(Contact).countBy({ id_user: user.id })).toBe(3);
 
-      const nothing = await form(`/api/group/${group.id}/`, apiKey).send({});
+      const nothing = await api(t, apiKey).form(`/api/group/${group.id}/`).send({});
       expectSuccess(nothing, 200, expect.objectContaining({ name: 'New' }));
     });
 
@@ -319,11 +312,11 @@ describeEachDatabase('groups', (database) => {
       await makeGroup(ds, user.id, [], { name: 'Taken' });
       const group = await makeGroup(ds, user.id, [mine.id], { name: 'Mine' });
 
-      const taken = await form(`/api/group/${group.id}/`, apiKey).send({ name: 'TAKEN' });
-      const foreign = await form(`/api/group/${group.id}/`, apiKey).send(
-        `name=Renamed&contacts[]=${theirs.id}`,
-      );
-      const recased = await form(`/api/group/${group.id}/`, apiKey).send({ name: 'MINE' });
+      const taken = await api(t, apiKey).form(`/api/group/${group.id}/`).send({ name: 'TAKEN' });
+      const foreign = await api(t, apiKey)
+        .form(`/api/group/${group.id}/`)
+        .send(`name=Renamed&contacts[]=${theirs.id}`);
+      const recased = await api(t, apiKey).form(`/api/group/${group.id}/`).send({ name: 'MINE' });
 
       expectError(
         taken,
@@ -347,13 +340,15 @@ describeEachDatabase('groups', (database) => {
       const theirs = await makeGroup(ds, other.id, [], { name: 'Theirs' });
 
       expectError(
-        await form(`/api/group/${theirs.id}/`, apiKey).send({ name: 'x', contacts: 'bad' }),
+        await api(t, apiKey).form(`/api/group/${theirs.id}/`).send({ name: 'x', contacts: 'bad' }),
         404,
         CANNOT_UPDATE,
         `Cannot update this entry : id : you have no group ${theirs.id}.`,
       );
       expectError(
-        await form(`/api/group/${theirs.id + 1_000_000}/`, apiKey).send({ name: 'x' }),
+        await api(t, apiKey)
+          .form(`/api/group/${theirs.id + 1_000_000}/`)
+          .send({ name: 'x' }),
         404,
         CANNOT_UPDATE,
         `Cannot update this entry : id : you have no group ${theirs.id + 1_000_000}.`,
@@ -378,7 +373,7 @@ describeEachDatabase('groups', (database) => {
       const group = await makeGroup(ds, user.id, [contact.id], { name: 'Same' });
 
       expectError(
-        await json(`/api/group/${group.id}/`, apiKey, fields),
+        await api(t, apiKey).json(`/api/group/${group.id}/`, fields),
         400,
         INVALID_PARAMETER,
         message,
@@ -412,7 +407,7 @@ describeEachDatabase('groups', (database) => {
         groupIds: [group.id, kept.id],
       });
 
-      expectSuccess(await del(`/api/group/${group.id}/`, apiKey), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/group/${group.id}/`), 200, true);
 
       expect(await groupRow(group.id)).toBeNull();
       expect(await membersOf(group.id)).toEqual([]);
@@ -428,19 +423,19 @@ describeEachDatabase('groups', (database) => {
       const theirs = await makeGroup(ds, other.id);
 
       expectError(
-        await del(`/api/group/${theirs.id}/`, apiKey),
+        await api(t, apiKey).delete(`/api/group/${theirs.id}/`),
         404,
         CANNOT_DELETE,
         `Cannot delete this entry. id : you have no group ${theirs.id}.`,
       );
       expectError(
-        await del(`/api/group/${theirs.id + 1_000_000}/`, apiKey),
+        await api(t, apiKey).delete(`/api/group/${theirs.id + 1_000_000}/`),
         404,
         CANNOT_DELETE,
         `Cannot delete this entry. id : you have no group ${theirs.id + 1_000_000}.`,
       );
       expectError(
-        await del('/api/group/abc/', apiKey),
+        await api(t, apiKey).delete('/api/group/abc/'),
         400,
         INVALID_PARAMETER,
         /^You have specified an invalid parameter : id must be a non-negative integer/,
@@ -458,35 +453,37 @@ describeEachDatabase('groups', (database) => {
   it('sends a message scheduled to a group and contacts made through the API to each of them once, with their data', async () => {
     const { user, apiKey } = await makeUser(ds);
     await makePhone(ds, user.id, { adapter_data: '{"delivery":"delivered"}' });
-    const created = await json('/api/contact/import/', apiKey, {
+    const created = await api(t, apiKey).json('/api/contact/import/', {
       contacts: [
         { name: 'Ann', number: '+33612345671', data: { firstname: 'Ann' } },
         { name: 'Bob', number: '+33612345672', data: { firstname: 'Bob' } },
       ],
     });
     expectSuccess(created, 200, { created: 2, updated: 0 });
-    const carl = await form('/api/contact/', apiKey).send(
-      'name=Carl&number=%2B33612345673&data[firstname]=Carl',
-    );
-    const contacts = (await get('/api/list/contact/', apiKey)).body.response as Array<{
+    const carl = await api(t, apiKey)
+      .form('/api/contact/')
+      .send('name=Carl&number=%2B33612345673&data[firstname]=Carl');
+    const contacts = (await api(t, apiKey).get('/api/list/contact/')).body.response as Array<{
       id: number;
       name: string;
     }>;
     const id = (name: string) => contacts.find((contact) => contact.name === name)?.id;
-    const group = await form('/api/group/', apiKey).send(
-      `name=Team&contacts[]=${id('Ann')}&contacts[]=${id('Bob')}`,
-    );
+    const group = await api(t, apiKey)
+      .form('/api/group/')
+      .send(`name=Team&contacts[]=${id('Ann')}&contacts[]=${id('Bob')}`);
     const outsider = await makeContact(ds, user.id, { name: 'Dan', number: '+33612345674' });
 
-    const scheduled = await form('/api/scheduled/', apiKey).send(
-      `text=Hello {{ contact.firstname }}&groups[]=${group.body.response}` +
-        `&contacts[]=${carl.body.response}&contacts[]=${id('Ann')}`,
-    );
+    const scheduled = await api(t, apiKey)
+      .form('/api/scheduled/')
+      .send(
+        `text=Hello {{ contact.firstname }}&groups[]=${group.body.response}` +
+          `&contacts[]=${carl.body.response}&contacts[]=${id('Ann')}`,
+      );
     expect(scheduled.status).toBe(201);
 
     let sent: Array<{ destination: string; text: string; status: string }> = [];
     await waitFor(async () => {
-      sent = (await get('/api/list/sended/', apiKey)).body.response;
+      sent = (await api(t, apiKey).get('/api/list/sended/')).body.response;
       return sent.length >= 3 && sent.every((entry) => entry.status === 'delivered');
     }, 'three delivered messages');
     expect(sent.map(({ destination, text }) => [destination, text]).sort()).toEqual([
@@ -495,6 +492,6 @@ describeEachDatabase('groups', (database) => {
       ['+33612345673', 'Hello Carl'],
     ]);
     expect(sent.map((entry) => entry.destination)).not.toContain(outsider.number);
-    expect((await get('/api/list/scheduled/', apiKey)).body.response).toEqual([]);
+    expect((await api(t, apiKey).get('/api/list/scheduled/')).body.response).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { curlMultipart, FormPart } from '../support/curl';
 import { describeEachDatabase } from '../support/databases';
@@ -43,9 +44,8 @@ describeEachDatabase('media files', (database) => {
       { name: 'numbers[]', value: '+33612345678' },
       ...files,
     ]);
-    const response = await request(t.url)
+    const response = await api(t, apiKey, 'query')
       .post('/api/scheduled/')
-      .query({ api_key: apiKey })
       .set('Content-Type', contentType)
       .send(body);
     expect(response.status).toBe(201);

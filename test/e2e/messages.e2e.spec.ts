@@ -4,6 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Received } from '../../src/received/entities/received.entity';
 import { Sended } from '../../src/sended/entities/sended.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -57,17 +58,9 @@ describeEachDatabase('messages by id', (database) => {
     await t.close();
   });
 
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
-  const del = (path: string, apiKey: string) =>
-    request(t.url).delete(path).set('X-Api-Key', apiKey);
-  const form = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form');
-  const json = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('json');
-
   /** The entry `id` as get_entries lists it. */
   const listed = async (type: string, apiKey: string, id: number): Promise<Entry> => {
-    const response = await get(`/api/list/${type}/after/${id - 1}/`, apiKey);
+    const response = await api(t, apiKey).get(`/api/list/${type}/after/${id - 1}/`);
     const entry = (response.body as { response: Entry[] }).response[0];
     expect(entry?.id).toBe(id);
     return entry;
@@ -104,7 +97,7 @@ describeEachDatabase('messages by id', (database) => {
         mediaIds: [media.id],
       });
 
-      const response = await get(`/api/sended/${sended.id}`, apiKey);
+      const response = await api(t, apiKey).get(`/api/sended/${sended.id}`);
 
       const entry = await listed('sended', apiKey, sended.id);
       expectSuccess(response, 200, entry);
@@ -123,8 +116,8 @@ describeEachDatabase('messages by id', (database) => {
       const missing = foreign.id + 100_000;
 
       const responses = [
-        await get(`/api/sended/${foreign.id}/`, apiKey),
-        await get(`/api/sended/${missing}/`, apiKey),
+        await api(t, apiKey).get(`/api/sended/${foreign.id}/`),
+        await api(t, apiKey).get(`/api/sended/${missing}/`),
       ];
 
       responses.forEach((response, index) =>
@@ -140,7 +133,7 @@ describeEachDatabase('messages by id', (database) => {
     it.each(MALFORMED_IDS)('refuses the id %p with 400 INVALID_PARAMETER naming id', async (id) => {
       const { apiKey } = await makeUser(ds);
 
-      const response = await get(`/api/sended/${id}/`, apiKey);
+      const response = await api(t, apiKey).get(`/api/sended/${id}/`);
 
       expectError(
         response,
@@ -167,7 +160,7 @@ describeEachDatabase('messages by id', (database) => {
       const { media, file } = await mediaWithFile(user.id);
       const sended = await makeSended(ds, user.id, { mediaIds: [media.id] });
 
-      const response = await del(`/api/sended/${sended.id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/sended/${sended.id}/`);
 
       expectSuccess(response, 200, true);
       expect(await ds.getRepository(Sended).countBy({ id: sended.id })).toBe(0);
@@ -193,8 +186,8 @@ describeEachDatabase('messages by id', (database) => {
         [user.id, 999_999, '+33612345670', 'x', JSON.stringify([queued.media.id]), DUE, DUE],
       );
 
-      expectSuccess(await del(`/api/sended/${first.id}/`, apiKey), 200, true);
-      expectSuccess(await del(`/api/sended/${third.id}/`, apiKey), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/sended/${first.id}/`), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/sended/${third.id}/`), 200, true);
 
       expect(await mediaRows(shared.media.id)).toBe(1);
       expect(existsSync(shared.file)).toBe(true);
@@ -202,7 +195,7 @@ describeEachDatabase('messages by id', (database) => {
       expect(existsSync(queued.file)).toBe(true);
       await ds.query('DELETE FROM outbox WHERE originating_scheduled = ?', [999_999]);
 
-      expectSuccess(await del(`/api/sended/${second.id}/`, apiKey), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/sended/${second.id}/`), 200, true);
       expect(await mediaRows(shared.media.id)).toBe(0);
       expect(existsSync(shared.file)).toBe(false);
     });
@@ -215,7 +208,7 @@ describeEachDatabase('messages by id', (database) => {
 
       for (const id of [foreign.id, missing]) {
         expectError(
-          await del(`/api/sended/${id}/`, apiKey),
+          await api(t, apiKey).delete(`/api/sended/${id}/`),
           404,
           CANNOT_DELETE,
           `${NOT_DELETED}id : ${id} is not the id of one of your sent messages.`,
@@ -229,8 +222,8 @@ describeEachDatabase('messages by id', (database) => {
       const sended = await makeSended(ds, user.id);
 
       const [a, b] = await Promise.all([
-        del(`/api/sended/${sended.id}/`, apiKey),
-        del(`/api/sended/${sended.id}/`, apiKey),
+        api(t, apiKey).delete(`/api/sended/${sended.id}/`),
+        api(t, apiKey).delete(`/api/sended/${sended.id}/`),
       ]);
 
       expect([a.status, b.status].sort()).toEqual([200, 404]);
@@ -243,7 +236,7 @@ describeEachDatabase('messages by id', (database) => {
         user.id,
       ]);
 
-      const response = await del(`/api/sended/${id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/sended/${id}/`);
 
       expectError(
         response,
@@ -270,7 +263,7 @@ describeEachDatabase('messages by id', (database) => {
       const media = await makeMedia(ds, user.id);
       const received = await makeReceived(ds, user.id, { mediaIds: [media.id], mms: 1 });
 
-      const response = await get(`/api/received/${received.id}/`, apiKey);
+      const response = await api(t, apiKey).get(`/api/received/${received.id}/`);
 
       expectSuccess(response, 200, await listed('received', apiKey, received.id));
       expect((response.body as { response: Entry }).response).toMatchObject({
@@ -286,7 +279,7 @@ describeEachDatabase('messages by id', (database) => {
 
       for (const id of [foreign.id, foreign.id + 100_000]) {
         expectError(
-          await get(`/api/received/${id}/`, apiKey),
+          await api(t, apiKey).get(`/api/received/${id}/`),
           404,
           INVALID_PARAMETER,
           `${INVALID}id : ${id} is not the id of one of your received messages.`,
@@ -298,7 +291,7 @@ describeEachDatabase('messages by id', (database) => {
       const { apiKey } = await makeUser(ds);
 
       expectError(
-        await get(`/api/received/${id}/`, apiKey),
+        await api(t, apiKey).get(`/api/received/${id}/`),
         400,
         INVALID_PARAMETER,
         /: id must be/,
@@ -326,13 +319,17 @@ describeEachDatabase('messages by id', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const received = await makeReceived(ds, user.id);
 
-      const read = await form(`/api/received/${received.id}/`, apiKey).send({ status: 'read' });
+      const read = await api(t, apiKey)
+        .form(`/api/received/${received.id}/`)
+        .send({ status: 'read' });
 
       expectSuccess(read, 200, await listed('received', apiKey, received.id));
       expect((read.body as { response: Entry }).response).toMatchObject({ status: 'read' });
       expect((read.body as { response: Entry }).response.updated_at).toEqual(expect.any(String));
 
-      const unread = await json(`/api/received/${received.id}/`, apiKey).send({ status: 'unread' });
+      const unread = await api(t, apiKey).json(`/api/received/${received.id}/`, {
+        status: 'unread',
+      });
 
       expect((unread.body as { response: Entry }).response).toMatchObject({ status: 'unread' });
       expect((await ds.getRepository(Received).findOneByOrFail({ id: received.id })).status).toBe(
@@ -344,7 +341,7 @@ describeEachDatabase('messages by id', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const received = await makeReceived(ds, user.id, { status: 'read' });
 
-      const response = await form(`/api/received/${received.id}/`, apiKey).send({
+      const response = await api(t, apiKey).form(`/api/received/${received.id}/`).send({
         status: 'read',
       });
 
@@ -356,7 +353,7 @@ describeEachDatabase('messages by id', (database) => {
       const received = await makeReceived(ds, user.id);
 
       expectError(
-        await form(`/api/received/${received.id}/`, apiKey).send({}),
+        await api(t, apiKey).form(`/api/received/${received.id}/`).send({}),
         400,
         MISSING_PARAMETER,
         `${MISSING}status : "read" or "unread" is required.`,
@@ -376,7 +373,7 @@ describeEachDatabase('messages by id', (database) => {
         const { user, apiKey } = await makeUser(ds);
         const received = await makeReceived(ds, user.id);
 
-        const response = await json(`/api/received/${received.id}/`, apiKey).send({ status });
+        const response = await api(t, apiKey).json(`/api/received/${received.id}/`, { status });
 
         expectError(
           response,
@@ -394,7 +391,7 @@ describeEachDatabase('messages by id', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const received = await makeReceived(ds, user.id);
 
-      const response = await json(`/api/received/${received.id}/`, apiKey).send('{"status":');
+      const response = await api(t, apiKey).json(`/api/received/${received.id}/`, '{"status":');
 
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ error: INVALID_PARAMETER, response: null });
@@ -407,7 +404,7 @@ describeEachDatabase('messages by id', (database) => {
 
       for (const id of [foreign.id, foreign.id + 100_000]) {
         expectError(
-          await form(`/api/received/${id}/`, apiKey).send({ status: 'read' }),
+          await api(t, apiKey).form(`/api/received/${id}/`).send({ status: 'read' }),
           404,
           CANNOT_UPDATE,
           `${NOT_UPDATED}id : ${id} is not the id of one of your received messages.`,
@@ -422,7 +419,7 @@ describeEachDatabase('messages by id', (database) => {
       const { apiKey } = await makeUser(ds);
 
       expectError(
-        await form(`/api/received/${id}/`, apiKey).send({ status: 'read' }),
+        await api(t, apiKey).form(`/api/received/${id}/`).send({ status: 'read' }),
         400,
         INVALID_PARAMETER,
         /: id must be a non-negative integer/,
@@ -444,7 +441,7 @@ describeEachDatabase('messages by id', (database) => {
       const { media, file } = await mediaWithFile(user.id);
       const received = await makeReceived(ds, user.id, { mediaIds: [media.id] });
 
-      expectSuccess(await del(`/api/received/${received.id}/`, apiKey), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/received/${received.id}/`), 200, true);
 
       expect(await ds.getRepository(Received).countBy({ id: received.id })).toBe(0);
       expect(await mediaRows(media.id)).toBe(0);
@@ -458,7 +455,7 @@ describeEachDatabase('messages by id', (database) => {
 
       for (const id of [foreign.id, foreign.id + 100_000]) {
         expectError(
-          await del(`/api/received/${id}/`, apiKey),
+          await api(t, apiKey).delete(`/api/received/${id}/`),
           404,
           CANNOT_DELETE,
           `${NOT_DELETED}id : ${id} is not the id of one of your received messages.`,
@@ -471,7 +468,7 @@ describeEachDatabase('messages by id', (database) => {
       const { apiKey } = await makeUser(ds);
 
       expectError(
-        await del(`/api/received/${id}/`, apiKey),
+        await api(t, apiKey).delete(`/api/received/${id}/`),
         400,
         INVALID_PARAMETER,
         /: id must be/,
@@ -497,7 +494,7 @@ describeEachDatabase('messages by id', (database) => {
         groupIds: [group.id],
       });
 
-      const response = await get(`/api/scheduled/${scheduled.id}/`, apiKey);
+      const response = await api(t, apiKey).get(`/api/scheduled/${scheduled.id}/`);
 
       expectSuccess(response, 200, await listed('scheduled', apiKey, scheduled.id));
       expect((response.body as { response: Entry }).response).toMatchObject({
@@ -516,7 +513,7 @@ describeEachDatabase('messages by id', (database) => {
 
       for (const id of [foreign.id, foreign.id + 100_000]) {
         expectError(
-          await get(`/api/scheduled/${id}/`, apiKey),
+          await api(t, apiKey).get(`/api/scheduled/${id}/`),
           404,
           INVALID_PARAMETER,
           `${INVALID}id : ${id} is not the id of one of your scheduled messages.`,
@@ -528,7 +525,7 @@ describeEachDatabase('messages by id', (database) => {
       const { apiKey } = await makeUser(ds);
 
       expectError(
-        await get(`/api/scheduled/${id}/`, apiKey),
+        await api(t, apiKey).get(`/api/scheduled/${id}/`),
         400,
         INVALID_PARAMETER,
         /: id must be/,
@@ -577,7 +574,7 @@ describeEachDatabase('messages by id', (database) => {
     it('changes the fields sent, keeps the others, and answers the message as listed', async () => {
       const { apiKey, scheduled, contact, group, media, phone } = await pending();
 
-      const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+      const response = await api(t, apiKey).form(`/api/scheduled/${scheduled.id}/`).send({
         text: 'New text',
         at: '2998-05-06 07:08:09',
         tag: 'new',
@@ -610,7 +607,7 @@ describeEachDatabase('messages by id', (database) => {
       const other = await makeContact(ds, user.id, { number: '+33612345670' });
       const conditional = await makeConditionalGroup(ds, user.id);
 
-      const response = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+      const response = await api(t, apiKey).json(`/api/scheduled/${scheduled.id}/`, {
         numbers: ['+33611111111', { number: '+33622222222', data: { first: 'Ann' } }, 'bogus'],
         contacts: [other.id, other.id],
         conditional_groups: [conditional.id],
@@ -628,7 +625,7 @@ describeEachDatabase('messages by id', (database) => {
         conditionalGroupIds: [conditional.id],
       });
 
-      await form(`/api/scheduled/${scheduled.id}/`, apiKey).send('contacts=&groups=');
+      await api(t, apiKey).form(`/api/scheduled/${scheduled.id}/`).send('contacts=&groups=');
       expect(await storedScheduled(ds, scheduled.id)).toMatchObject({
         contactIds: [],
         groupIds: [],
@@ -640,17 +637,19 @@ describeEachDatabase('messages by id', (database) => {
       const { user, apiKey, scheduled, phone } = await pending();
       const phoneGroup = await makePhoneGroup(ds, user.id);
 
-      const toGroup = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
-        id_phone: '',
-        id_phone_group: String(phoneGroup.id),
-      });
+      const toGroup = await api(t, apiKey)
+        .form(`/api/scheduled/${scheduled.id}/`)
+        .send({
+          id_phone: '',
+          id_phone_group: String(phoneGroup.id),
+        });
       expectSuccess(toGroup, 200, await listed('scheduled', apiKey, scheduled.id));
       expect((toGroup.body as { response: Entry }).response).toMatchObject({
         id_phone: null,
         id_phone_group: phoneGroup.id,
       });
 
-      const toPhone = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+      const toPhone = await api(t, apiKey).json(`/api/scheduled/${scheduled.id}/`, {
         id_phone: phone.id,
         id_phone_group: null,
       });
@@ -659,7 +658,9 @@ describeEachDatabase('messages by id', (database) => {
         id_phone_group: null,
       });
 
-      const cleared = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send('id_phone=');
+      const cleared = await api(t, apiKey)
+        .form(`/api/scheduled/${scheduled.id}/`)
+        .send('id_phone=');
       expect((cleared.body as { response: Entry }).response).toMatchObject({
         id_phone: null,
         id_phone_group: null,
@@ -671,10 +672,12 @@ describeEachDatabase('messages by id', (database) => {
       const phoneGroup = await makePhoneGroup(ds, user.id);
       const before = await storedScheduled(ds, scheduled.id);
 
-      const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
-        text: 'New',
-        id_phone_group: String(phoneGroup.id),
-      });
+      const response = await api(t, apiKey)
+        .form(`/api/scheduled/${scheduled.id}/`)
+        .send({
+          text: 'New',
+          id_phone_group: String(phoneGroup.id),
+        });
 
       expectError(
         response,
@@ -697,7 +700,7 @@ describeEachDatabase('messages by id', (database) => {
       });
       const before = await storedScheduled(ds, scheduled.id);
 
-      const response = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+      const response = await api(t, apiKey).json(`/api/scheduled/${scheduled.id}/`, {
         id_phone: phone.id,
       });
 
@@ -716,7 +719,7 @@ describeEachDatabase('messages by id', (database) => {
       const { apiKey, scheduled } = await pending();
       const before = await storedScheduled(ds, scheduled.id);
 
-      const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({});
+      const response = await api(t, apiKey).form(`/api/scheduled/${scheduled.id}/`).send({});
 
       expect(response.status).toBe(200);
       const after = await storedScheduled(ds, scheduled.id);
@@ -731,10 +734,8 @@ describeEachDatabase('messages by id', (database) => {
       try {
         const { apiKey, scheduled } = await pending();
 
-        const response = await request(zoned.url)
-          .post(`/api/scheduled/${scheduled.id}/`)
-          .set('X-Api-Key', apiKey)
-          .type('form')
+        const response = await api(zoned, apiKey)
+          .form(`/api/scheduled/${scheduled.id}/`)
           .send({ at: '2998-07-01 12:00:00' });
 
         expect((response.body as { response: Entry }).response.at).toBe('2998-07-01 12:00:00');
@@ -891,7 +892,7 @@ describeEachDatabase('messages by id', (database) => {
         const { apiKey, scheduled } = await pending();
         const before = await storedScheduled(ds, scheduled.id);
 
-        const response = await json(`/api/scheduled/${scheduled.id}/`, apiKey).send(body);
+        const response = await api(t, apiKey).json(`/api/scheduled/${scheduled.id}/`, body);
 
         expectError(
           response,
@@ -909,11 +910,15 @@ describeEachDatabase('messages by id', (database) => {
         ]);
         const before = await storedScheduled(ds, scheduled.id);
 
-        const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({ text: 'x' });
+        const response = await api(t, apiKey)
+          .form(`/api/scheduled/${scheduled.id}/`)
+          .send({ text: 'x' });
 
         expectError(response, 400, INVALID_PARAMETER, /: mms is set to true, but MMS are disabled/);
         expect(await storedScheduled(ds, scheduled.id)).toEqual(before);
-        const withoutMms = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({ mms: '0' });
+        const withoutMms = await api(t, apiKey)
+          .form(`/api/scheduled/${scheduled.id}/`)
+          .send({ mms: '0' });
         expect((withoutMms.body as { response: Entry }).response).toMatchObject({ mms: 0 });
       });
 
@@ -945,7 +950,7 @@ describeEachDatabase('messages by id', (database) => {
         ];
         for (const [body, message] of cases) {
           expectError(
-            await json(`/api/scheduled/${scheduled.id}/`, apiKey).send(body),
+            await api(t, apiKey).json(`/api/scheduled/${scheduled.id}/`, body),
             400,
             INVALID_PARAMETER,
             INVALID + message,
@@ -957,9 +962,8 @@ describeEachDatabase('messages by id', (database) => {
       it('refuses medias sent as a file part, naming medias', async () => {
         const { apiKey, scheduled } = await pending();
 
-        const response = await request(t.url)
+        const response = await api(t, apiKey)
           .post(`/api/scheduled/${scheduled.id}/`)
-          .set('X-Api-Key', apiKey)
           .attach('medias[]', Buffer.from('png'), 'a.png')
           .attach('numbers_csv', Buffer.from('number\n+33611111111\n'), 'n.csv');
 
@@ -981,7 +985,7 @@ describeEachDatabase('messages by id', (database) => {
         );
         const before = await storedScheduled(ds, scheduled.id);
 
-        const response = await form(`/api/scheduled/${scheduled.id}/`, apiKey).send({
+        const response = await api(t, apiKey).form(`/api/scheduled/${scheduled.id}/`).send({
           text: 'New',
         });
 
@@ -1002,7 +1006,7 @@ describeEachDatabase('messages by id', (database) => {
 
         for (const id of [scheduled.id, missing]) {
           expectError(
-            await form(`/api/scheduled/${id}/`, apiKey).send({
+            await api(t, apiKey).form(`/api/scheduled/${id}/`).send({
               text: 'Hijacked',
               numbers: '+33611111111',
             }),
@@ -1020,7 +1024,7 @@ describeEachDatabase('messages by id', (database) => {
           const { apiKey } = await makeUser(ds);
 
           expectError(
-            await form(`/api/scheduled/${id}/`, apiKey).send({ text: 'x' }),
+            await api(t, apiKey).form(`/api/scheduled/${id}/`).send({ text: 'x' }),
             400,
             INVALID_PARAMETER,
             /: id must be a non-negative integer/,

@@ -1,4 +1,4 @@
-import request from 'supertest';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { FakeServer } from '../support/adapters.factories';
 import { describeEachDatabase } from '../support/databases';
@@ -43,21 +43,20 @@ describeEachDatabase('Octopush and Odyssey Messaging phones', (database) => {
   });
 
   const createPhone = (apiKey: string, adapter: string, data: Record<string, string>) =>
-    request(t.url)
+    api(t, apiKey, 'query')
       .post('/api/phone/')
-      .query({ api_key: apiKey })
       .type('form')
       .send({ name: `${adapter} phone`, adapter, ...bracketed(data) });
 
   const list = async (apiKey: string, type: string) =>
-    (await request(t.url).get(`/api/list/${type}/`).query({ api_key: apiKey })).body
-      .response as Array<Record<string, unknown>>;
+    (await api(t, apiKey, 'query').get(`/api/list/${type}/`)).body.response as Array<
+      Record<string, unknown>
+    >;
 
   /** Sends one message through the phone and waits for its sent entry. */
   const sendThrough = async (apiKey: string, phoneId: number, destination: string) => {
-    const scheduled = await request(t.url)
+    const scheduled = await api(t, apiKey, 'query')
       .post('/api/scheduled/')
-      .query({ api_key: apiKey })
       .type('form')
       .send({ text: 'Hello', 'numbers[]': destination, id_phone: String(phoneId) });
     expect(scheduled.status).toBe(201);
@@ -104,16 +103,14 @@ describeEachDatabase('Octopush and Odyssey Messaging phones', (database) => {
         }),
       ]);
 
-      const receipt = await request(t.url)
+      const receipt = await api(t, apiKey, 'query')
         .post(`/callback/status/${callbackId}/`)
-        .query({ api_key: apiKey })
         .send({ message_id: sent.uid, number: '+33612345678', status: 'DELIVERED' });
       expect(receipt.status).toBe(200);
       expect((await list(apiKey, 'sended'))[0]).toMatchObject({ status: 'delivered' });
 
-      const answer = await request(t.url)
+      const answer = await api(t, apiKey, 'query')
         .post(`/callback/reception/${callbackId}/${phoneId}/`)
-        .query({ api_key: apiKey })
         .send({
           number: '+33612345679',
           text: 'Thanks',
@@ -185,16 +182,14 @@ describeEachDatabase('Octopush and Odyssey Messaging phones', (database) => {
         Parameter: { Sender: 'SMSGW', Media: 1 },
       });
 
-      const receipt = await request(t.url)
+      const receipt = await api(t, apiKey, 'query')
         .post('/callback/status/odyssey_messaging_adapter/')
-        .query({ api_key: apiKey })
         .send({ EventType: 9, JobNumber: Number(sent.uid), Outcome: 'S' });
       expect(receipt.status).toBe(200);
       expect((await list(apiKey, 'sended'))[0]).toMatchObject({ status: 'delivered' });
 
-      const answer = await request(t.url)
+      const answer = await api(t, apiKey, 'query')
         .post(`/callback/reception/odyssey_messaging_adapter/${phoneId}/`)
-        .query({ api_key: apiKey })
         .send({
           EventType: 8,
           From: '0033612345679',

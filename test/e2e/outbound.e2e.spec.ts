@@ -1,8 +1,9 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import request from 'supertest';
+
 import { DataSource } from 'typeorm';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
@@ -62,10 +63,7 @@ describeEachDatabase('outbound policy', (database) => {
   });
 
   const createKannelPhone = (t: TestApp, apiKey: string, name: string, url: string) =>
-    request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .send({ name, adapter: 'kannel', adapter_data: kannelData(url) });
+    api(t, apiKey).json('/api/phone/', { name, adapter: 'kannel', adapter_data: kannelData(url) });
 
   const phonesOf = (ds: DataSource, userId: number) =>
     ds.getRepository(Phone).countBy({ id_user: userId });
@@ -122,10 +120,9 @@ describeEachDatabase('outbound policy', (database) => {
         adapter_data: JSON.stringify(kannelData(url)),
       });
 
-      const response = await request(t.url)
-        .post(`/api/phone/${phone.id}/`)
-        .set('X-Api-Key', apiKey)
-        .send({ adapter_data: { kannel_sendsms_url: 'http://[fe80::1]/cgi-bin/sendsms' } });
+      const response = await api(t, apiKey).json(`/api/phone/${phone.id}/`, {
+        adapter_data: { kannel_sendsms_url: 'http://[fe80::1]/cgi-bin/sendsms' },
+      });
 
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({
@@ -168,7 +165,7 @@ describeEachDatabase('outbound policy', (database) => {
     });
 
     const sendedOf = async (apiKey: string): Promise<SendedEntry[]> => {
-      const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+      const response = await api(t, apiKey, 'query').get('/api/list/sended/');
       return (response.body as { response: SendedEntry[] }).response;
     };
 
@@ -213,10 +210,10 @@ describeEachDatabase('outbound policy', (database) => {
         adapter_data: JSON.stringify(kannelData(url)),
       });
 
-      const scheduled = await request(t.url)
-        .post('/api/scheduled/')
-        .set('X-Api-Key', apiKey)
-        .send({ text: 'Hello', numbers: ['+33612345678'] });
+      const scheduled = await api(t, apiKey).json('/api/scheduled/', {
+        text: 'Hello',
+        numbers: ['+33612345678'],
+      });
       expect(scheduled.status).toBe(201);
       let entries: SendedEntry[] = [];
       await waitFor(async () => {

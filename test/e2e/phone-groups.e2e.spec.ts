@@ -4,6 +4,7 @@ import { Sended } from '../../src/sended/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../../src/phone-groups/entities/phone-group.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { Scheduled } from '../../src/scheduled/entities/scheduled.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -69,15 +70,8 @@ describeEachDatabase('phone groups', (database) => {
         .find({ where: { id_phone_group }, order: { id_phone: 'ASC' } })
     ).map((link) => link.id_phone);
 
-  const post = (path: string, apiKey: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form');
-  const json = (path: string, apiKey: string) => request(t.url).post(path).set('X-Api-Key', apiKey);
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
-  const del = (path: string, apiKey: string) =>
-    request(t.url).delete(path).set('X-Api-Key', apiKey);
-
   const create = async (apiKey: string, body: Record<string, unknown>): Promise<number> => {
-    const response = await json('/api/phone_group/', apiKey).send(body);
+    const response = await api(t, apiKey).json('/api/phone_group/', body);
     expect(response.status).toBe(201);
     return (response.body as { response: number }).response;
   };
@@ -98,9 +92,9 @@ describeEachDatabase('phone groups', (database) => {
       const first = await makePhone(ds, user.id);
       const second = await makePhone(ds, user.id);
 
-      const response = await post('/api/phone_group/', apiKey).send(
-        `name=  Senders &phones[]=${second.id}&phones[]=${first.id}&phones[]=${second.id}`,
-      );
+      const response = await api(t, apiKey)
+        .form('/api/phone_group/')
+        .send(`name=  Senders &phones[]=${second.id}&phones[]=${first.id}&phones[]=${second.id}`);
 
       expectSuccess(response, 201, expect.any(Number));
       expect(await groupRow(response.body.response)).toMatchObject({
@@ -131,7 +125,7 @@ describeEachDatabase('phone groups', (database) => {
     it('answers MISSING_PARAMETER without a name, and creates nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
       for (const body of [{}, { name: '' }, { name: null }]) {
-        const response = await json('/api/phone_group/', apiKey).send(body);
+        const response = await api(t, apiKey).json('/api/phone_group/', body);
         expectError(response, 400, MISSING_PARAMETER, `${MISSING}name is required.`);
       }
       expect(await groupsOf(user.id)).toEqual([]);
@@ -140,7 +134,7 @@ describeEachDatabase('phone groups', (database) => {
     it('refuses a name already used by another of its phone groups, in any case', async () => {
       const { user, apiKey } = await makeUser(ds);
       await create(apiKey, { name: 'Senders' });
-      const response = await json('/api/phone_group/', apiKey).send({ name: 'SENDERS' });
+      const response = await api(t, apiKey).json('/api/phone_group/', { name: 'SENDERS' });
       expectError(
         response,
         400,
@@ -157,7 +151,7 @@ describeEachDatabase('phone groups', (database) => {
       const mine = await makePhone(ds, user.id);
       const missing = theirs.id + 100_000;
 
-      const response = await json('/api/phone_group/', apiKey).send({
+      const response = await api(t, apiKey).json('/api/phone_group/', {
         name: 'Senders',
         phones: [mine.id, theirs.id, missing],
       });
@@ -199,7 +193,7 @@ describeEachDatabase('phone groups', (database) => {
       'refuses %s = %s with INVALID_PARAMETER naming it, and creates nothing',
       async (field, _shown, value, detail) => {
         const { user, apiKey } = await makeUser(ds);
-        const response = await json('/api/phone_group/', apiKey).send({
+        const response = await api(t, apiKey).json('/api/phone_group/', {
           name: 'Senders',
           [field]: value,
         });
@@ -215,9 +209,7 @@ describeEachDatabase('phone groups', (database) => {
 
     it('refuses a body that is not JSON with INVALID_PARAMETER and creates nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const response = await json('/api/phone_group/', apiKey)
-        .set('Content-Type', 'application/json')
-        .send('{"name": "x", "phones": [');
+      const response = await api(t, apiKey).json('/api/phone_group/', '{"name": "x", "phones": [');
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ error: INVALID_PARAMETER, response: null });
       expect(await groupsOf(user.id)).toEqual([]);
@@ -231,8 +223,8 @@ describeEachDatabase('phone groups', (database) => {
       const twilio = await makePhone(ds, user.id, { adapter: 'twilio', adapter_data: TWILIO_DATA });
       const id = await create(apiKey, { name: 'Senders', phones: [test.id, twilio.id] });
 
-      const response = await get(`/api/phone_group/${id}/`, apiKey);
-      const listed = await get('/api/list/phone_group/', apiKey);
+      const response = await api(t, apiKey).get(`/api/phone_group/${id}/`);
+      const listed = await api(t, apiKey).get('/api/list/phone_group/');
 
       expectSuccess(response, 200, listed.body.response[0]);
       const group = response.body.response;
@@ -258,8 +250,8 @@ describeEachDatabase('phone groups', (database) => {
       const { apiKey } = await makeUser(ds);
       const missing = theirs.id + 100_000;
 
-      const foreign = await get(`/api/phone_group/${theirs.id}/`, apiKey);
-      const absent = await get(`/api/phone_group/${missing}/`, apiKey);
+      const foreign = await api(t, apiKey).get(`/api/phone_group/${theirs.id}/`);
+      const absent = await api(t, apiKey).get(`/api/phone_group/${missing}/`);
 
       expectError(
         foreign,
@@ -279,7 +271,7 @@ describeEachDatabase('phone groups', (database) => {
       'refuses the id %s with INVALID_PARAMETER naming id',
       async (id) => {
         const { apiKey } = await makeUser(ds);
-        const response = await get(`/api/phone_group/${id}/`, apiKey);
+        const response = await api(t, apiKey).get(`/api/phone_group/${id}/`);
         expectError(response, 400, INVALID_PARAMETER, /^.+ : id must be a non-negative integer/);
       },
     );
@@ -302,19 +294,21 @@ describeEachDatabase('phone groups', (database) => {
       ];
       const id = await create(apiKey, { name: 'Senders', phones: [first.id, second.id] });
 
-      const renamed = await post(`/api/phone_group/${id}/`, apiKey).send({ name: 'Main' });
+      const renamed = await api(t, apiKey).form(`/api/phone_group/${id}/`).send({ name: 'Main' });
       expect(renamed.status).toBe(200);
       expect(renamed.body.response).toMatchObject({ id, name: 'Main', nb_phone: 2 });
       expect((await groupRow(id))?.name_key).toBe('main');
       expect(await memberIds(id)).toEqual([first.id, second.id]);
 
-      const replaced = await post(`/api/phone_group/${id}/`, apiKey).send(`phones[]=${third.id}`);
-      const listed = await get(`/api/phone_group/${id}/`, apiKey);
+      const replaced = await api(t, apiKey)
+        .form(`/api/phone_group/${id}/`)
+        .send(`phones[]=${third.id}`);
+      const listed = await api(t, apiKey).get(`/api/phone_group/${id}/`);
       expectSuccess(replaced, 200, listed.body.response);
       expect(replaced.body.response).toMatchObject({ name: 'Main', nb_phone: 1 });
       expect(await memberIds(id)).toEqual([third.id]);
 
-      const emptied = await post(`/api/phone_group/${id}/`, apiKey).send('phones=');
+      const emptied = await api(t, apiKey).form(`/api/phone_group/${id}/`).send('phones=');
       expect(emptied.body.response).toMatchObject({ name: 'Main', nb_phone: 0, phones: [] });
       expect(await memberIds(id)).toEqual([]);
     });
@@ -323,8 +317,8 @@ describeEachDatabase('phone groups', (database) => {
       const { user, apiKey } = await makeUser(ds);
       const phone = await makePhone(ds, user.id);
       const id = await create(apiKey, { name: 'Senders', phones: [phone.id] });
-      const before = await get(`/api/phone_group/${id}/`, apiKey);
-      const response = await post(`/api/phone_group/${id}/`, apiKey).send({});
+      const before = await api(t, apiKey).get(`/api/phone_group/${id}/`);
+      const response = await api(t, apiKey).form(`/api/phone_group/${id}/`).send({});
       expectSuccess(response, 200, before.body.response);
       expect(await memberIds(id)).toEqual([phone.id]);
     });
@@ -338,14 +332,14 @@ describeEachDatabase('phone groups', (database) => {
       await create(apiKey, { name: 'Backup' });
       const before = await groupRow(id);
 
-      const taken = await post(`/api/phone_group/${id}/`, apiKey).send({ name: 'backup' });
+      const taken = await api(t, apiKey).form(`/api/phone_group/${id}/`).send({ name: 'backup' });
       expectError(
         taken,
         400,
         INVALID_PARAMETER,
         `${INVALID}name : you already have a phone group named "backup".`,
       );
-      const foreign = await json(`/api/phone_group/${id}/`, apiKey).send({
+      const foreign = await api(t, apiKey).json(`/api/phone_group/${id}/`, {
         name: 'Renamed',
         phones: [theirs.id],
       });
@@ -377,7 +371,7 @@ describeEachDatabase('phone groups', (database) => {
         const phone = await makePhone(ds, user.id);
         const id = await create(apiKey, { name: 'Senders', phones: [phone.id] });
         const before = await groupRow(id);
-        const response = await json(`/api/phone_group/${id}/`, apiKey).send({ [field]: value });
+        const response = await api(t, apiKey).json(`/api/phone_group/${id}/`, { [field]: value });
         expectError(
           response,
           400,
@@ -395,8 +389,10 @@ describeEachDatabase('phone groups', (database) => {
       const theirs = await makePhoneGroup(ds, other.id, [theirPhone.id], { name: 'Theirs' });
       const { apiKey } = await makeUser(ds);
 
-      const foreign = await post(`/api/phone_group/${theirs.id}/`, apiKey).send('phones=');
-      const absent = await post(`/api/phone_group/${theirs.id + 100_000}/`, apiKey).send('phones=');
+      const foreign = await api(t, apiKey).form(`/api/phone_group/${theirs.id}/`).send('phones=');
+      const absent = await api(t, apiKey)
+        .form(`/api/phone_group/${theirs.id + 100_000}/`)
+        .send('phones=');
 
       expectError(
         foreign,
@@ -431,7 +427,7 @@ describeEachDatabase('phone groups', (database) => {
       const phone = await makePhone(ds, user.id);
       const id = await create(apiKey, { name: 'Senders', phones: [phone.id] });
 
-      const response = await del(`/api/phone_group/${id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/phone_group/${id}/`);
 
       expectSuccess(response, 200, true);
       expect(await groupRow(id)).toBeNull();
@@ -451,7 +447,7 @@ describeEachDatabase('phone groups', (database) => {
         });
       }
 
-      const response = await del(`/api/phone_group/${id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/phone_group/${id}/`);
 
       expectError(
         response,
@@ -488,7 +484,7 @@ describeEachDatabase('phone groups', (database) => {
         [[user.id, 999_999, id, '+33612345678', 'Hello', 0, 0, 'queued', 1, FUTURE, FUTURE]],
       );
 
-      const response = await del(`/api/phone_group/${id}/`, apiKey);
+      const response = await api(t, apiKey).delete(`/api/phone_group/${id}/`);
 
       expectError(
         response,
@@ -506,13 +502,13 @@ describeEachDatabase('phone groups', (database) => {
       for (let round = 0; round < 15; round += 1) {
         const group = await makePhoneGroup(ds, user.id);
         const [scheduled, deleted] = await Promise.all([
-          json('/api/scheduled/', apiKey).send({
+          api(t, apiKey).json('/api/scheduled/', {
             at: FUTURE,
             text: 'Hello',
             numbers: ['+33612345678'],
             id_phone_group: group.id,
           }),
-          del(`/api/phone_group/${group.id}/`, apiKey),
+          api(t, apiKey).delete(`/api/phone_group/${group.id}/`),
         ]);
         outcomes.add(`${scheduled.status} ${deleted.status}`);
         const rows = await ds.getRepository(Scheduled).findBy({ id_user: user.id });
@@ -540,8 +536,8 @@ describeEachDatabase('phone groups', (database) => {
       for (let round = 0; round < 15; round += 1) {
         const phone = await makePhone(ds, user.id);
         const [created, deleted] = await Promise.all([
-          json('/api/phone_group/', apiKey).send({ name: `Race ${round}`, phones: [phone.id] }),
-          del(`/api/phone/${phone.id}/`, apiKey),
+          api(t, apiKey).json('/api/phone_group/', { name: `Race ${round}`, phones: [phone.id] }),
+          api(t, apiKey).delete(`/api/phone/${phone.id}/`),
         ]);
         expect(deleted.status).toBe(200);
         if (created.status === 201) {
@@ -568,7 +564,7 @@ describeEachDatabase('phone groups', (database) => {
       const { apiKey } = await makeUser(ds);
 
       for (const group of [theirs, busy]) {
-        const response = await del(`/api/phone_group/${group.id}/`, apiKey);
+        const response = await api(t, apiKey).delete(`/api/phone_group/${group.id}/`);
         expectError(
           response,
           404,
@@ -577,7 +573,7 @@ describeEachDatabase('phone groups', (database) => {
         );
         expect(await groupRow(group.id)).toEqual(group);
       }
-      const absent = await del(`/api/phone_group/${theirs.id + 100_000}/`, apiKey);
+      const absent = await api(t, apiKey).delete(`/api/phone_group/${theirs.id + 100_000}/`);
       expectError(
         absent,
         404,
@@ -588,7 +584,7 @@ describeEachDatabase('phone groups', (database) => {
 
     it('refuses a malformed id with INVALID_PARAMETER', async () => {
       const { apiKey } = await makeUser(ds);
-      const response = await del('/api/phone_group/1.5/', apiKey);
+      const response = await api(t, apiKey).delete('/api/phone_group/1.5/');
       expectError(response, 400, INVALID_PARAMETER, /^.+ : id must be a non-negative integer/);
     });
 
@@ -613,12 +609,12 @@ describeEachDatabase('phone groups', (database) => {
     });
     const numbers = Array.from({ length: 12 }, (_, index) => `+336123456${10 + index}`);
 
-    const grouped = await json('/api/scheduled/', apiKey).send({
+    const grouped = await api(t, apiKey).json('/api/scheduled/', {
       text: 'Through the group',
       numbers,
       id_phone_group: groupId,
     });
-    const ungrouped = await json('/api/scheduled/', apiKey).send({
+    const ungrouped = await api(t, apiKey).json('/api/scheduled/', {
       text: 'Through any phone',
       numbers: numbers.slice(0, 2),
     });

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdapterDataCipher } from '../../src/adapters/adapter-data.cipher';
 import { Phone } from '../../src/phones/entities/phone.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { FakeServer, sendJson, startFakeServer } from '../support/adapters.factories';
 import { describeEachDatabase } from '../support/databases';
@@ -73,10 +74,11 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
   const opened = async (id: number) =>
     t.app.get(AdapterDataCipher).open(await ds.getRepository(Phone).findOneByOrFail({ id }));
   const createKannel = async (apiKey: string) => {
-    const response = await request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .send({ name: `kannel ${Math.random()}`, adapter: 'kannel', adapter_data: kannelData() });
+    const response = await api(t, apiKey).json('/api/phone/', {
+      name: `kannel ${Math.random()}`,
+      adapter: 'kannel',
+      adapter_data: kannelData(),
+    });
     expect(response.status).toBe(201);
     return response.body.response as number;
   };
@@ -88,8 +90,9 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
       .update({ id }, { adapter_data: JSON.stringify({ ...data, password: value }) });
   };
   const sentEntries = async (apiKey: string) =>
-    (await request(t.url).get('/api/list/sended/').query({ api_key: apiKey })).body
-      .response as Array<Record<string, unknown>>;
+    (await api(t, apiKey, 'query').get('/api/list/sended/')).body.response as Array<
+      Record<string, unknown>
+    >;
 
   it('stores the credentials of a phone created through the API encrypted, its other data in clear', async () => {
     const { apiKey } = await makeUser(ds);
@@ -115,10 +118,8 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     const before = await column(id);
     given = [];
 
-    const response = await request(t.url)
-      .post(`/api/phone/${id}/`)
-      .set('X-Api-Key', apiKey)
-      .type('form')
+    const response = await api(t, apiKey)
+      .form(`/api/phone/${id}/`)
       .send({ 'adapter_data[from]': 'other', 'adapter_data[password]': '' });
 
     expect(response.status).toBe(200);
@@ -137,10 +138,10 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     const id = await createKannel(apiKey);
     const before = await column(id);
 
-    const response = await request(t.url)
-      .post(`/api/phone/${id}/`)
-      .set('X-Api-Key', apiKey)
-      .send({ name: 'renamed', priority: 2 });
+    const response = await api(t, apiKey).json(`/api/phone/${id}/`, {
+      name: 'renamed',
+      priority: 2,
+    });
 
     expect(response.status).toBe(200);
     expect(await column(id)).toBe(before);
@@ -151,10 +152,8 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     const id = await createKannel(apiKey);
     given = [];
 
-    await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Hello', numbers: [NUMBER], id_phone: id })
+    await api(t, apiKey)
+      .json('/api/scheduled/', { text: 'Hello', numbers: [NUMBER], id_phone: id })
       .expect(201);
     await waitFor(async () => (await sentEntries(apiKey)).length === 1, 'the sent entry');
 
@@ -164,14 +163,11 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
 
   it('checks a Twilio signature with the decrypted auth token', async () => {
     const { user, apiKey } = await makeUser(ds);
-    const created = await request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .send({
-        name: 'twilio',
-        adapter: 'twilio',
-        adapter_data: { account_sid: SID, auth_token: TOKEN, number: NUMBER },
-      });
+    const created = await api(t, apiKey).json('/api/phone/', {
+      name: 'twilio',
+      adapter: 'twilio',
+      adapter_data: { account_sid: SID, auth_token: TOKEN, number: NUMBER },
+    });
     expect(created.status).toBe(201);
     const phoneId = created.body.response as number;
     expect(await column(phoneId)).not.toContain(TOKEN);
@@ -212,10 +208,8 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     });
 
     it('sends nothing: its messages become failed entries saying why', async () => {
-      await request(t.url)
-        .post('/api/scheduled/')
-        .set('X-Api-Key', apiKey)
-        .send({ text: 'Hello', numbers: [NUMBER], id_phone: id })
+      await api(t, apiKey)
+        .json('/api/scheduled/', { text: 'Hello', numbers: [NUMBER], id_phone: id })
         .expect(201);
       await waitFor(async () => (await sentEntries(apiKey)).length === 1, 'the failed entry');
 
@@ -228,9 +222,7 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     });
 
     it('makes its status check say so, and leaves it unavailable', async () => {
-      const response = await request(t.url)
-        .post(`/api/phone/${id}/status/`)
-        .set('X-Api-Key', apiKey);
+      const response = await api(t, apiKey).post(`/api/phone/${id}/status/`);
 
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({ error: 128, response: null });
@@ -242,7 +234,7 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     });
 
     it('is still listed, without its data', async () => {
-      const response = await request(t.url).get('/api/list/phone/').query({ api_key: apiKey });
+      const response = await api(t, apiKey, 'query').get('/api/list/phone/');
 
       expect(response.status).toBe(200);
       expect(response.body.response).toEqual([
@@ -251,10 +243,8 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     });
 
     it('asks for the password again on an update that does not send it', async () => {
-      const response = await request(t.url)
-        .post(`/api/phone/${id}/`)
-        .set('X-Api-Key', apiKey)
-        .type('form')
+      const response = await api(t, apiKey)
+        .form(`/api/phone/${id}/`)
         .send({ 'adapter_data[from]': 'other' });
 
       expect(response.status).toBe(400);
@@ -267,15 +257,13 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     });
 
     it('works again once the password is sent again', async () => {
-      const response = await request(t.url)
-        .post(`/api/phone/${id}/`)
-        .set('X-Api-Key', apiKey)
-        .type('form')
+      const response = await api(t, apiKey)
+        .form(`/api/phone/${id}/`)
         .send({ 'adapter_data[password]': PASSWORD });
 
       expect(response.status).toBe(200);
       expect(await opened(id)).toEqual({ data: kannelData(), unreadable: [] });
-      const status = await request(t.url).post(`/api/phone/${id}/status/`).set('X-Api-Key', apiKey);
+      const status = await api(t, apiKey).post(`/api/phone/${id}/status/`);
       expect(status.body.response).toBe('available');
     });
   });
@@ -286,7 +274,7 @@ describeEachDatabase('provider credentials encrypted at rest', (database) => {
     const sealed = (JSON.parse(await column(id)) as { password: string }).password;
     await spoil(id, `${sealed.slice(0, -4)}AAA=`);
 
-    const response = await request(t.url).post(`/api/phone/${id}/status/`).set('X-Api-Key', apiKey);
+    const response = await api(t, apiKey).post(`/api/phone/${id}/status/`);
 
     expect(response.status).toBe(422);
     expect(response.body.message).toMatch(UNREADABLE);

@@ -1,5 +1,6 @@
-import request, { Response } from 'supertest';
+import { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { FakeServer, sendJson, startFakeServer } from '../support/adapters.factories';
 import { describeEachDatabase } from '../support/databases';
@@ -37,13 +38,9 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
     await twilio?.close();
   });
 
-  /** A urlencoded body sent as written, `+` included, as `curl -d` sends it. */
-  const form = (path: string, apiKey: string, body: string) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).type('form').send(body);
-  const get = (path: string, apiKey: string) => request(t.url).get(path).set('X-Api-Key', apiKey);
   const contactNumber = async (apiKey: string, id: number) =>
-    ((await get(`/api/contact/${id}/`, apiKey)).body as { response: { number: string } }).response
-      .number;
+    ((await api(t, apiKey).get(`/api/contact/${id}/`)).body as { response: { number: string } })
+      .response.number;
   const idOf = (response: Response, status: number): number => {
     expect({ status: response.status, error: (response.body as { error: number }).error }).toEqual({
       status,
@@ -55,10 +52,8 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads numbers of post_scheduled sent in a form body and in the query string', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const body = await form('/api/scheduled/', apiKey, `text=Hi&numbers[]=${NUMBER}`);
-    const query = await request(t.url)
-      .post(`/api/scheduled/?numbers[]=+33612345679&text=Hi`)
-      .set('X-Api-Key', apiKey);
+    const body = await api(t, apiKey).form('/api/scheduled/').send(`text=Hi&numbers[]=${NUMBER}`);
+    const query = await api(t, apiKey).post(`/api/scheduled/?numbers[]=+33612345679&text=Hi`);
 
     expect((await storedScheduled(ds, idOf(body, 201))).numbers).toEqual([
       { number: NUMBER, data: '[]' },
@@ -71,7 +66,7 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads the to of get_send_sms sent in the query string', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const response = await get(`/api/send-sms/?to=${NUMBER}&text=Hi`, apiKey);
+    const response = await api(t, apiKey).get(`/api/send-sms/?to=${NUMBER}&text=Hi`);
 
     expect((await storedScheduled(ds, idOf(response, 200))).numbers).toEqual([
       { number: NUMBER, data: '[]' },
@@ -81,9 +76,8 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads a numbers_csv cell that starts with one space', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
       .field('text', 'Hi')
       .attach('numbers_csv', Buffer.from(`number,firstname\n ${NUMBER.slice(1)},Ann\n`), 'n.csv');
 
@@ -95,10 +89,13 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads the number of post_contact and of the contact update', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const id = idOf(await form('/api/contact/', apiKey, `name=Alice&number=${NUMBER}`), 201);
+    const id = idOf(
+      await api(t, apiKey).form('/api/contact/').send(`name=Alice&number=${NUMBER}`),
+      201,
+    );
     expect(await contactNumber(apiKey, id)).toBe(NUMBER);
 
-    const updated = await form(`/api/contact/${id}/`, apiKey, 'number=+33612345679');
+    const updated = await api(t, apiKey).form(`/api/contact/${id}/`).send('number=+33612345679');
     expect(updated.status).toBe(200);
     expect(await contactNumber(apiKey, id)).toBe('+33612345679');
   });
@@ -106,19 +103,16 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads the number cells of a contact import, and its bracket fields', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const csv = await request(t.url)
+    const csv = await api(t, apiKey)
       .post('/api/contact/import/')
-      .set('X-Api-Key', apiKey)
       .attach('contacts_csv', Buffer.from(`name,number\nBob, ${NUMBER.slice(1)}\n`), 'c.csv');
-    const fields = await form(
-      '/api/contact/import/',
-      apiKey,
-      'contacts[0][name]=Carl&contacts[0][number]=+33612345679',
-    );
+    const fields = await api(t, apiKey)
+      .form('/api/contact/import/')
+      .send('contacts[0][name]=Carl&contacts[0][number]=+33612345679');
 
     expect([csv.status, csv.body.response]).toEqual([200, { created: 1, updated: 0 }]);
     expect([fields.status, fields.body.response]).toEqual([200, { created: 1, updated: 0 }]);
-    const listed = (await get('/api/list/contact/', apiKey)).body as {
+    const listed = (await api(t, apiKey).get('/api/list/contact/')).body as {
       response: Array<{ name: string; number: string }>;
     };
     expect(listed.response.map(({ name, number }) => ({ name, number }))).toEqual([
@@ -131,12 +125,12 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
     const { apiKey } = await makeUser(ds);
     asked.length = 0;
 
-    const response = await form(
-      '/api/phone/',
-      apiKey,
-      `name=twilio&adapter=twilio&adapter_data[account_sid]=${SID}` +
-        `&adapter_data[auth_token]=token&adapter_data[number]=${TWILIO_NUMBER}`,
-    );
+    const response = await api(t, apiKey)
+      .form('/api/phone/')
+      .send(
+        `name=twilio&adapter=twilio&adapter_data[account_sid]=${SID}` +
+          `&adapter_data[auth_token]=token&adapter_data[number]=${TWILIO_NUMBER}`,
+      );
 
     idOf(response, 201);
     expect(asked).toEqual([TWILIO_NUMBER]);
@@ -148,8 +142,8 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
     await makeSended(ds, user.id, { destination: '+33612345679' });
     const contact = await makeContact(ds, user.id, { number: NUMBER });
 
-    const sended = await get(`/api/list/sended/?destination=${NUMBER}`, apiKey);
-    const contacts = await get(`/api/list/contact/?number=${NUMBER}`, apiKey);
+    const sended = await api(t, apiKey).get(`/api/list/sended/?destination=${NUMBER}`);
+    const contacts = await api(t, apiKey).get(`/api/list/contact/?number=${NUMBER}`);
 
     expect([sended.status, (sended.body as { response: Array<{ id: number }> }).response]).toEqual([
       200,
@@ -164,10 +158,12 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
   it('reads the number added to the STOP list', async () => {
     const { apiKey } = await makeUser(ds);
 
-    const response = await form('/api/stop/', apiKey, `number=${NUMBER}`);
+    const response = await api(t, apiKey).form('/api/stop/').send(`number=${NUMBER}`);
 
     expect(response.status).toBe(201);
-    const stops = (await get('/api/stop/', apiKey)).body as { response: Array<{ number: string }> };
+    const stops = (await api(t, apiKey).get('/api/stop/')).body as {
+      response: Array<{ number: string }>;
+    };
     expect(stops.response.map((row) => row.number)).toEqual([NUMBER]);
   });
 
@@ -175,7 +171,7 @@ describeEachDatabase('a + typed in a form or a query', (database) => {
     const { apiKey } = await makeUser(ds);
 
     for (const number of ['++33612345678', '+a33612345678']) {
-      const response = await form('/api/contact/', apiKey, `name=x&number=${number}`);
+      const response = await api(t, apiKey).form('/api/contact/').send(`name=x&number=${number}`);
       expect({ status: response.status, body: response.body as unknown }).toMatchObject({
         status: 400,
         body: { error: 2, message: expect.stringContaining('is not a valid phone number') },

@@ -1,8 +1,9 @@
 import { DateTime } from 'luxon';
-import request from 'supertest';
+
 import { DataSource } from 'typeorm';
 import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/sender.service';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { insertRows, makePhone, makeQuota, makeUser } from '../support/factories';
@@ -55,9 +56,8 @@ describeEachDatabase('quotas (inline worker)', (database) => {
   });
 
   const schedule = async (apiKey: string, text: string, to: string[]): Promise<void> => {
-    const response = await request(t.url)
+    const response = await api(t, apiKey, 'query')
       .post('/api/scheduled/')
-      .query({ api_key: apiKey })
       .send({ text, numbers: to });
     expect(response.status).toBe(201);
   };
@@ -94,7 +94,7 @@ describeEachDatabase('quotas (inline worker)', (database) => {
   };
 
   const me = async (apiKey: string) => {
-    const response = await request(t.url).get('/api/me/').query({ api_key: apiKey });
+    const response = await api(t, apiKey, 'query').get('/api/me/');
     expect(response.status).toBe(200);
     return (response.body as { response: { quota: Record<string, unknown> | null } }).response;
   };

@@ -1,6 +1,7 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { measureSms } from '../../src/common/text/gsm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeContact, makeUser } from '../support/factories';
@@ -50,7 +51,7 @@ describeEachDatabase('post_scheduled_preview', (database) => {
   });
 
   const preview = (apiKey: string, body: Record<string, unknown> | string) => {
-    const call = request(t.url).post('/api/scheduled/preview/').set('X-Api-Key', apiKey);
+    const call = api(t, apiKey).post('/api/scheduled/preview/');
     return typeof body === 'string'
       ? call.set('Content-Type', 'application/x-www-form-urlencoded').send(body)
       : call.send(body);
@@ -104,10 +105,10 @@ describeEachDatabase('post_scheduled_preview', (database) => {
       `${INVALID}text must be a string.`,
     );
     const long = '😀'.repeat(1001);
-    const refused = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: long, numbers: '+33612345678' });
+    const refused = await api(t, apiKey).json('/api/scheduled/', {
+      text: long,
+      numbers: '+33612345678',
+    });
     const answer = await preview(apiKey, { text: long, id_contact: contact.id });
     expectError(
       answer,
@@ -131,10 +132,7 @@ describeEachDatabase('post_scheduled_preview', (database) => {
   it('rule 4: with templating on, a template that does not compile is refused with post_scheduled’s message', async () => {
     const { apiKey, contact } = await userWithContact();
     const text = 'Hello {{ contact.firstname';
-    const refused = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text, numbers: '+33612345678' });
+    const refused = await api(t, apiKey).json('/api/scheduled/', { text, numbers: '+33612345678' });
     const answer = await preview(apiKey, { text, id_contact: contact.id });
     expectError(
       answer,

@@ -4,6 +4,7 @@ import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Media } from '../../src/media/entities/media.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import {
@@ -89,19 +90,13 @@ describeEachDatabase('post_scheduled', (database) => {
   });
 
   /** POSTs a JSON body (an object) or a raw urlencoded body (a string), as curl -d sends it. */
-  const post = (apiKey: string, body: Record<string, unknown> | string) => {
-    const call = request(t.url).post('/api/scheduled/').set('X-Api-Key', apiKey);
-    return typeof body === 'string'
-      ? call.set('Content-Type', 'application/x-www-form-urlencoded').send(body)
-      : call.send(body);
-  };
+  const post = (apiKey: string, body: Record<string, unknown> | string) =>
+    typeof body === 'string'
+      ? api(t, apiKey).form('/api/scheduled/').send(body)
+      : api(t, apiKey).json('/api/scheduled/', body);
   const postMultipart = (apiKey: string, parts: FormPart[]) => {
     const { body, contentType } = curlMultipart(parts);
-    return request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .set('Content-Type', contentType)
-      .send(body);
+    return api(t, apiKey).post('/api/scheduled/').set('Content-Type', contentType).send(body);
   };
   const mediaFolder = (userId: number) => join(t.config.dataDir, 'media', String(userId));
 
@@ -257,10 +252,10 @@ describeEachDatabase('post_scheduled', (database) => {
 
     it('answers with the envelope on the path without its trailing slash too', async () => {
       const { apiKey } = await makeUser(ds);
-      const response = await request(t.url)
-        .post('/api/scheduled')
-        .set('X-Api-Key', apiKey)
-        .send({ text: 'Hi', numbers: '+33612345678' });
+      const response = await api(t, apiKey).json('/api/scheduled', {
+        text: 'Hi',
+        numbers: '+33612345678',
+      });
       expectCreated(response);
     });
 
@@ -277,11 +272,7 @@ describeEachDatabase('post_scheduled', (database) => {
   describe('rule 1: text is required; at defaults to now', () => {
     it('refuses a missing or empty text with MISSING_PARAMETER naming text', async () => {
       const { user, apiKey } = await makeUser(ds);
-      for (const body of [
-        'numbers=%2B33612345678',
-        'text=&numbers=%2B33612345678',
-        { text: null, numbers: '+33612345678' },
-      ]) {
+      for (const body of ['numbers=%2B33612345678', 'text=&numbers=%2B33612345678']) {
         expectError(await post(apiKey, body), 400, MISSING_PARAMETER, `${MISSING}text`);
       }
       expect((await countScheduledRows(ds, user.id)).scheduled).toBe(0);
@@ -308,16 +299,9 @@ describeEachDatabase('post_scheduled', (database) => {
   });
 
   describe('rule 2: at and text must be strings', () => {
+    // The JSON values refused, and the order of the checks: scheduled.params.spec.ts.
     it('refuses an at that is not a string with INVALID_PARAMETER naming at', async () => {
       const { apiKey } = await makeUser(ds);
-      for (const at of [20300101, { date: '2030-01-01 00:00:00' }, ['2030-01-01 00:00:00'], true]) {
-        expectError(
-          await post(apiKey, { text: 'Hi', at, numbers: '+33612345678' }),
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}at must be a string.`,
-        );
-      }
       expectError(
         await post(apiKey, 'text=Hi&at[]=2030-01-01 00:00:00&numbers=%2B33612345678'),
         400,
@@ -328,29 +312,11 @@ describeEachDatabase('post_scheduled', (database) => {
 
     it('refuses a text that is not a string with INVALID_PARAMETER naming text', async () => {
       const { apiKey } = await makeUser(ds);
-      for (const text of [12, { a: 'b' }, ['Hi'], true]) {
-        expectError(
-          await post(apiKey, { text, numbers: '+33612345678' }),
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}text must be a string.`,
-        );
-      }
       expectError(
         await post(apiKey, 'text[]=Hi&numbers=%2B33612345678'),
         400,
         INVALID_PARAMETER,
         `${INVALID}text must be a string.`,
-      );
-    });
-
-    it('checks at before text', async () => {
-      const { apiKey } = await makeUser(ds);
-      expectError(
-        await post(apiKey, { text: 1, at: 2, numbers: '+33612345678' }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}at must be a string.`,
       );
     });
   });
@@ -361,16 +327,6 @@ describeEachDatabase('post_scheduled', (database) => {
       const text = '😀'.repeat(500) + 'é'.repeat(500);
       const id = expectCreated(await post(apiKey, { text, numbers: '+33612345678' }));
       expect((await storedScheduled(ds, id)).scheduled?.text).toBe(text);
-    });
-
-    it('refuses 1001 code points with INVALID_PARAMETER naming text, before the date format', async () => {
-      const { apiKey } = await makeUser(ds);
-      expectError(
-        await post(apiKey, { text: '😀'.repeat(1001), at: 'tomorrow', numbers: '+33612345678' }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}text must be at most 1000 characters long, got 1001.`,
-      );
     });
   });
 
@@ -421,21 +377,13 @@ describeEachDatabase('post_scheduled', (database) => {
   describe('rule 4: at format', () => {
     it('refuses an at that is not a calendar-valid YYYY-MM-DD HH:MM:SS with INVALID_PARAMETER', async () => {
       const { apiKey } = await makeUser(ds);
-      for (const at of [
-        '2030-02-30 10:00:00',
-        '2030-01-01',
-        '2030-01-01T10:00:00',
-        '2030-1-1 10:00:00',
-        '2030-01-01 24:00:00',
-        'tomorrow',
-      ]) {
-        expectError(
-          await post(apiKey, { text: 'Hi', at, numbers: '+33612345678' }),
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}at must be a date of format "YYYY-MM-DD HH:MM:SS"`,
-        );
-      }
+      // The other formats refused: scheduled.params.spec.ts.
+      expectError(
+        await post(apiKey, { text: 'Hi', at: '2030-02-30 10:00:00', numbers: '+33612345678' }),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}at must be a date of format "YYYY-MM-DD HH:MM:SS"`,
+      );
     });
 
     it('reads at in the service time zone and stores it in UTC, summer and winter', async () => {
@@ -489,19 +437,13 @@ describeEachDatabase('post_scheduled', (database) => {
       expect((await storedScheduled(ds, id)).scheduled).toMatchObject({ flash: 1, mms: 0 });
     });
 
-    it('refuses a flash or mms that is not a boolean with INVALID_PARAMETER naming it', async () => {
+    it('refuses a flash that is not a boolean with INVALID_PARAMETER naming it', async () => {
       const { apiKey } = await makeUser(ds);
       expectError(
         await post(apiKey, 'text=Hi&numbers=%2B33612345678&flash=maybe'),
         400,
         INVALID_PARAMETER,
         `${INVALID}flash must be a boolean`,
-      );
-      expectError(
-        await post(apiKey, { text: 'Hi', numbers: '+33612345678', mms: 'sure' }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}mms must be a boolean`,
       );
     });
 
@@ -512,22 +454,6 @@ describeEachDatabase('post_scheduled', (database) => {
       expect((await storedScheduled(ds, long)).scheduled?.tag).toBe(tag);
       const empty = expectCreated(await post(apiKey, 'text=Hi&tag=&numbers=%2B33612345678'));
       expect((await storedScheduled(ds, empty)).scheduled?.tag).toBeNull();
-    });
-
-    it('refuses a tag over 1000 characters or not a string with INVALID_PARAMETER naming tag', async () => {
-      const { apiKey } = await makeUser(ds);
-      expectError(
-        await post(apiKey, { text: 'Hi', tag: 'x'.repeat(1001), numbers: '+33612345678' }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}tag must be at most 1000 characters long.`,
-      );
-      expectError(
-        await post(apiKey, { text: 'Hi', tag: ['a'], numbers: '+33612345678' }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}tag must be a string.`,
-      );
     });
   });
 
@@ -801,17 +727,16 @@ describeEachDatabase('post_scheduled', (database) => {
 
     it('refuses data that is not JSON, or is the JSON null, with INVALID_PARAMETER naming it', async () => {
       const { user, apiKey } = await makeUser(ds);
-      for (const data of ['{firstname: John}', 'null', '{"a":']) {
-        expectError(
-          await post(apiKey, {
-            text: 'Hi',
-            numbers: ['+33612345670', { number: '+33612345678', data }],
-          }),
-          400,
-          INVALID_PARAMETER,
-          `${INVALID}numbers[1][data] must be valid JSON other than null, or left out`,
-        );
-      }
+      // The other data refused: scheduled.params.spec.ts.
+      expectError(
+        await post(apiKey, {
+          text: 'Hi',
+          numbers: ['+33612345670', { number: '+33612345678', data: '{firstname: John}' }],
+        }),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}numbers[1][data] must be valid JSON other than null, or left out`,
+      );
       expect((await countScheduledRows(ds, user.id)).scheduled).toBe(0);
     });
 
@@ -955,23 +880,6 @@ describeEachDatabase('post_scheduled', (database) => {
   });
 
   describe('rule 9: id_phone or id_phone_group, not both', () => {
-    it('refuses both with INVALID_PARAMETER naming both', async () => {
-      const { user, apiKey } = await makeUser(ds);
-      const phone = await makePhone(ds, user.id);
-      const group = await makePhoneGroup(ds, user.id, [phone.id]);
-      expectError(
-        await post(apiKey, {
-          text: 'Hi',
-          numbers: '+33612345678',
-          id_phone: phone.id,
-          id_phone_group: group.id,
-        }),
-        400,
-        INVALID_PARAMETER,
-        `${INVALID}id_phone, id_phone_group : You must specify at most one of id_phone or id_phone_group, not both.`,
-      );
-    });
-
     it('takes an empty id_phone or id_phone_group as absent', async () => {
       const { user, apiKey } = await makeUser(ds);
       const phone = await makePhone(ds, user.id);
@@ -1203,9 +1111,8 @@ describeEachDatabase('post_scheduled, rule 12: a failing creation', (database) =
       { name: 'numbers_csv', value: DOC_CSV, filename: 'numbers.csv' },
     ]);
 
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
       .set('Content-Type', contentType)
       .send(body);
 
@@ -1232,10 +1139,10 @@ describeEachDatabase('post_scheduled, rule 12: a failing creation', (database) =
 
   it('still creates a message without medias, which needs no media link', async () => {
     const { apiKey } = await makeUser(ds);
-    const response = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Hi', numbers: '+33612345678' });
+    const response = await api(t, apiKey).json('/api/scheduled/', {
+      text: 'Hi',
+      numbers: '+33612345678',
+    });
     expectCreated(response);
   });
 });
@@ -1386,9 +1293,8 @@ describeEachDatabase('post_scheduled: a CSV of the default maximum of 200,000 ro
       { name: 'text', value: 'Hello {{ contact.name }}' },
       { name: 'numbers_csv', value: `number,name\n${rows.join('\n')}\n`, filename: 'big.csv' },
     ]);
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
       .set('Content-Type', contentType)
       .send(body);
     expectCreated(response);

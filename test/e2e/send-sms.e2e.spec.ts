@@ -1,5 +1,6 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
@@ -89,9 +90,8 @@ describeEachDatabase('get_send_sms', (database) => {
 
   it('accepts the path without its trailing slash and the key in the X-Api-Key header', async () => {
     const { apiKey } = await makeUser(ds);
-    const response = await request(t.url)
+    const response = await api(t, apiKey)
       .get('/api/send-sms')
-      .set('X-Api-Key', apiKey)
       .query({ to: '+33612345678', text: 'Hi' });
     expect(response.status).toBe(200);
     expect(response.body.response).toEqual(expect.any(Number));
@@ -305,9 +305,10 @@ describeEachDatabase('get_send_sms: a failing creation', (database) => {
 
   it('answers 422 CANNOT_CREATE and leaves no scheduled message', async () => {
     const { user, apiKey } = await makeUser(ds);
-    const response = await request(t.url)
-      .get('/api/send-sms/')
-      .query({ api_key: apiKey, to: '+33612345678', text: 'Hi' });
+    const response = await api(t, apiKey, 'query').get('/api/send-sms/', {
+      to: '+33612345678',
+      text: 'Hi',
+    });
     expectEnvelope(response, 422, {
       error: CANNOT_CREATE,
       message: 'Cannot create a new entry.',

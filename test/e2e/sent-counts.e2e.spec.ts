@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { describeEachDatabase } from '../support/databases';
@@ -76,17 +76,12 @@ describeEachDatabase('usage, statistics and the sent listing agree', (database) 
     });
 
   const schedule = async (apiKey: string, body: Record<string, unknown>): Promise<void> => {
-    const response = await request(t.url)
-      .post('/api/scheduled/')
-      .query({ api_key: apiKey })
-      .send(body);
+    const response = await api(t, apiKey, 'query').post('/api/scheduled/').send(body);
     expect(response.status).toBe(201);
   };
 
   const get = async <T>(apiKey: string, path: string, query: Record<string, string> = {}) => {
-    const response = await request(t.url)
-      .get(path)
-      .query({ api_key: apiKey, ...query });
+    const response = await api(t, apiKey, 'query').get(path, query);
     expect(response.status).toBe(200);
     return (response.body as { response: T }).response;
   };

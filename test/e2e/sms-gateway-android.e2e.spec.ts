@@ -1,6 +1,6 @@
-import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Received } from '../../src/received/entities/received.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { FakeServer } from '../support/adapters.factories';
@@ -54,10 +54,11 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
   });
 
   const createPhone = (apiKey: string, name: string, data: Record<string, string>) =>
-    request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .send({ name, adapter: 'sms_gateway_android', adapter_data: data });
+    api(t, apiKey).json('/api/phone/', {
+      name,
+      adapter: 'sms_gateway_android',
+      adapter_data: data,
+    });
 
   /** A phone of a new user, created through the API. */
   const userWithPhone = async (data: Record<string, string>) => {
@@ -69,14 +70,13 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
 
   /** Schedules one message now and gives its sent entry once it has a final send outcome. */
   const sendOne = async (apiKey: string, text: string): Promise<SendedEntry> => {
-    const scheduled = await request(t.url)
+    const scheduled = await api(t, apiKey, 'query')
       .post('/api/scheduled/')
-      .query({ api_key: apiKey })
       .send({ text, numbers: [DESTINATION] });
     expect(scheduled.status).toBe(201);
     let entries: SendedEntry[] = [];
     await waitFor(async () => {
-      const listed = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+      const listed = await api(t, apiKey, 'query').get('/api/list/sended/');
       entries = (listed.body as { response: SendedEntry[] }).response;
       return entries.length === 1;
     }, 'the sent entry');
@@ -84,7 +84,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
   };
 
   const statusOf = async (apiKey: string, id: number) => {
-    const listed = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+    const listed = await api(t, apiKey, 'query').get('/api/list/sended/');
     return (listed.body as { response: SendedEntry[] }).response.find((entry) => entry.id === id)
       ?.status;
   };
@@ -94,7 +94,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
     path: string,
     apiKey: string,
     webhook: ReturnType<typeof FakeSmsGatewayAndroid.webhook>,
-  ) => request(t.url).post(path).query({ api_key: apiKey }).set(webhook.headers).send(webhook.body);
+  ) => api(t, apiKey, 'query').post(path).set(webhook.headers).send(webhook.body);
 
   it('refuses to create a phone whose credentials the app refuses, saying which to check', async () => {
     const { apiKey } = await makeUser(ds);
@@ -159,8 +159,10 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
       Object.fromEntries(phone.fake.webhooks.map(({ event, url }) => [event, url]));
     const listed = async () =>
       (
-        (await request(t.url).get('/api/list/phone/').set('X-Api-Key', apiKey)).body
-          .response as Array<{ id: number; callback_urls: { status: string; reception: string } }>
+        (await api(t, apiKey).get('/api/list/phone/')).body.response as Array<{
+          id: number;
+          callback_urls: { status: string; reception: string };
+        }>
       ).find((entry) => entry.id === phoneId)?.callback_urls;
 
     const first = await listed();
@@ -170,10 +172,7 @@ describeEachDatabase('SMS Gateway for Android', (database) => {
       'sms:failed': first?.status,
     });
 
-    const rotated = await request(t.url)
-      .post(`/api/phone/${phoneId}/callback-token/`)
-      .set('X-Api-Key', apiKey)
-      .expect(200);
+    const rotated = await api(t, apiKey).post(`/api/phone/${phoneId}/callback-token/`).expect(200);
 
     const urls = rotated.body.response as { status: string; reception: string };
     expect(urls.status).not.toBe(first?.status);

@@ -1,6 +1,7 @@
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Sended } from '../../src/sended/entities/sended.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeSended, makeUser } from '../support/factories';
@@ -56,9 +57,7 @@ describeEachDatabase('statistics', (database) => {
   });
 
   const get = (path: string, apiKey: string, query: Record<string, unknown> = {}) =>
-    request(t.url)
-      .get(path)
-      .query({ api_key: apiKey, ...query });
+    api(t, apiKey, 'query').get(path, { ...query });
 
   /** Sent messages of `userId`, one per `at` (UTC), with the other fields given. */
   async function sent(userId: number, ats: string[], fields: Partial<Sended> = {}): Promise<void> {
@@ -781,10 +780,7 @@ describeEachDatabase('statistics', (database) => {
         const { user, apiKey } = await makeUser(ds);
         await twentySixNumbers(user.id);
 
-        const response = await request(t.url)
-          .get('/api/invalid_number/1/')
-          .set('X-Api-Key', apiKey)
-          .query(THRESHOLDS);
+        const response = await api(t, apiKey).get('/api/invalid_number/1/').query(THRESHOLDS);
 
         expect(response.status).toBe(200);
         expect(response.body.prev).toBe(

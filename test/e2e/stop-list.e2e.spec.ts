@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SmsStop } from '../../src/stop-list/entities/sms-stop.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
@@ -49,13 +50,10 @@ describeEachDatabase('STOP list', (database) => {
   const insertStop = (id_user: number, number: string, created_at = '2026-01-01 00:00:00') =>
     ds.getRepository(SmsStop).save(Object.assign(new SmsStop(), { id_user, number, created_at }));
   const list = (apiKey: string, query: Record<string, string> = {}) =>
-    request(t.url)
-      .get('/api/stop/')
-      .query({ ...query, api_key: apiKey });
+    api(t, apiKey, 'query').get('/api/stop/', query);
   const add = (apiKey: string, body: Record<string, unknown> | string) =>
-    request(t.url).post('/api/stop/').set('X-Api-Key', apiKey).type('form').send(body);
-  const remove = (apiKey: string, id: number | string) =>
-    request(t.url).delete(`/api/stop/${id}/`).set('X-Api-Key', apiKey);
+    api(t, apiKey).form('/api/stop/').send(body);
+  const remove = (apiKey: string, id: number | string) => api(t, apiKey).delete(`/api/stop/${id}/`);
 
   describe('get_stop (GET /api/stop/)', () => {
     it('answers 401 INVALID_CREDENTIALS in the envelope without an API key', async () => {
@@ -221,10 +219,7 @@ describeEachDatabase('STOP list', (database) => {
     it('takes the number from a JSON body too', async () => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await request(t.url)
-        .post('/api/stop/')
-        .set('X-Api-Key', apiKey)
-        .send({ number: '+33612345678' });
+      const response = await api(t, apiKey).json('/api/stop/', { number: '+33612345678' });
 
       expectSuccess(response, 201, expect.any(Number));
       expect(await stopsOf(user.id)).toEqual(['+33612345678']);
@@ -268,11 +263,7 @@ describeEachDatabase('STOP list', (database) => {
     ])('refuses %s in a JSON body naming number, never a 500', async (_what, body) => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await request(t.url)
-        .post('/api/stop/')
-        .set('X-Api-Key', apiKey)
-        .set('Content-Type', 'application/json')
-        .send(body);
+      const response = await api(t, apiKey).json('/api/stop/', body);
 
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/number/);
@@ -283,11 +274,7 @@ describeEachDatabase('STOP list', (database) => {
     it('refuses a body that is not JSON with INVALID_PARAMETER, adding nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await request(t.url)
-        .post('/api/stop/')
-        .set('X-Api-Key', apiKey)
-        .set('Content-Type', 'application/json')
-        .send('{"number": "+33612345678"');
+      const response = await api(t, apiKey).json('/api/stop/', '{"number": "+33612345678"');
 
       expect(response.status).toBe(400);
       expect(response.body.error).toBe(INVALID_PARAMETER);
@@ -365,20 +352,17 @@ describeEachDatabase('STOP list', (database) => {
 
   describe('the dispatch', () => {
     const schedule = async (apiKey: string, numbers: string[], text: string) => {
-      const response = await request(t.url)
-        .post('/api/scheduled/')
-        .set('X-Api-Key', apiKey)
-        .send({ text, numbers });
+      const response = await api(t, apiKey).json('/api/scheduled/', { text, numbers });
       expect(response.status).toBe(201);
     };
     const sended = async (apiKey: string, count: number) => {
       let entries: Array<{ destination: string; text: string }> = [];
       await waitFor(async () => {
-        const response = await request(t.url).get('/api/list/sended/').query({ api_key: apiKey });
+        const response = await api(t, apiKey, 'query').get('/api/list/sended/');
         entries = response.body.response;
         return entries.length >= count;
       }, `${count} sent entries`);
-      const pending = await request(t.url).get('/api/list/scheduled/').query({ api_key: apiKey });
+      const pending = await api(t, apiKey, 'query').get('/api/list/scheduled/');
       expect(pending.body.response).toEqual([]);
       return entries.map((entry) => [entry.destination, entry.text]).sort();
     };

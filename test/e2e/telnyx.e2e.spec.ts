@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { Received } from '../../src/received/entities/received.entity';
 import { Sended } from '../../src/sended/entities/sended.entity';
 import { FakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -58,10 +59,8 @@ describeEachDatabase('telnyx phone (fake Telnyx)', (database) => {
   });
 
   const createPhone = (apiKey: string, data: Record<string, string>) =>
-    request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .type('form')
+    api(t, apiKey)
+      .form('/api/phone/')
       .send({
         name: `telnyx ${Math.random()}`,
         adapter: 'telnyx',
@@ -102,10 +101,11 @@ describeEachDatabase('telnyx phone (fake Telnyx)', (database) => {
     );
     expect(row.adapter_data).not.toContain(FakeTelnyx.API_KEY);
 
-    const scheduled = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Hello from smsgw', numbers: [DESTINATION], id_phone: phoneId });
+    const scheduled = await api(t, apiKey).json('/api/scheduled/', {
+      text: 'Hello from smsgw',
+      numbers: [DESTINATION],
+      id_phone: phoneId,
+    });
     expect(scheduled.status).toBe(201);
     let sent: Sended | null = null;
     await waitFor(async () => {
@@ -165,10 +165,11 @@ describeEachDatabase('telnyx phone (fake Telnyx)', (database) => {
     const { apiKey } = await makeUser(ds);
     const created = await createPhone(apiKey, FakeTelnyx.data({ public_key: PUBLIC_KEY }));
     const phoneId = created.body.response as number;
-    await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'No webhook_url', numbers: [DESTINATION], id_phone: phoneId });
+    await api(t, apiKey).json('/api/scheduled/', {
+      text: 'No webhook_url',
+      numbers: [DESTINATION],
+      id_phone: phoneId,
+    });
     let sent: Sended | null = null;
     await waitFor(async () => {
       sent = await ds.getRepository(Sended).findOneBy({ id_phone: phoneId });

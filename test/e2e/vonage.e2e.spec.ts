@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import request from 'supertest';
+
 import { DataSource } from 'typeorm';
 import { Received } from '../../src/received/entities/received.entity';
 import { Sended } from '../../src/sended/entities/sended.entity';
 import { FakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -54,10 +55,8 @@ describeEachDatabase('vonage phone (fake Vonage)', (database) => {
   });
 
   const createPhone = (apiKey: string, data: Record<string, string>) =>
-    request(t.url)
-      .post('/api/phone/')
-      .set('X-Api-Key', apiKey)
-      .type('form')
+    api(t, apiKey)
+      .form('/api/phone/')
       .send({
         name: `vonage ${Math.random()}`,
         adapter: 'vonage',
@@ -92,10 +91,11 @@ describeEachDatabase('vonage phone (fake Vonage)', (database) => {
     );
     expect(row.adapter_data).not.toContain(FakeVonage.API_SECRET);
 
-    const scheduled = await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Hello from smsgw', numbers: [DESTINATION], id_phone: phoneId });
+    const scheduled = await api(t, apiKey).json('/api/scheduled/', {
+      text: 'Hello from smsgw',
+      numbers: [DESTINATION],
+      id_phone: phoneId,
+    });
     expect(scheduled.status).toBe(201);
     let sent: Sended | null = null;
     await waitFor(async () => {
@@ -120,16 +120,14 @@ describeEachDatabase('vonage phone (fake Vonage)', (database) => {
       timestamp: String(Math.floor(Date.now() / 1000)),
       nonce: 'a1b2c3',
     };
-    const forged = await request(t.url)
+    const forged = await api(t, apiKey, 'query')
       .post('/callback/status/vonage/')
-      .query({ api_key: apiKey })
       .type('form')
       .send({ ...signed(receipt), status: 'failed' });
     expect(forged.status).toBe(200);
     expect((await ds.getRepository(Sended).findOneByOrFail({ uid })).status).toBe('unknown');
-    const genuine = await request(t.url)
+    const genuine = await api(t, apiKey, 'query')
       .post('/callback/status/vonage/')
-      .query({ api_key: apiKey })
       .type('form')
       .send(signed(receipt));
     expect(genuine.status).toBe(200);
@@ -146,10 +144,7 @@ describeEachDatabase('vonage phone (fake Vonage)', (database) => {
       nonce: 'd4e5f6',
     };
     const reception = (body: Record<string, string>) =>
-      request(t.url)
-        .post(`/callback/reception/vonage/${phoneId}/`)
-        .query({ api_key: apiKey })
-        .send(body);
+      api(t, apiKey, 'query').post(`/callback/reception/vonage/${phoneId}/`).send(body);
     expect((await reception({ ...signed(inbound), text: 'Forged' })).status).toBe(200);
     expect((await reception(signed(inbound))).status).toBe(200);
     const received = await ds.getRepository(Received).findBy({ id_phone: phoneId });

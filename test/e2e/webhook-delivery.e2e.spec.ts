@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { WebhookDelivery } from '../../src/events/entities/webhook-delivery.entity';
 import { Webhook } from '../../src/webhooks/entities/webhook.entity';
@@ -11,6 +10,7 @@ import {
   WebhookDeliveryRepository,
 } from '../../src/webhook-delivery/webhook-delivery.repository';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeSended, makeUser } from '../support/factories';
@@ -111,7 +111,7 @@ describeEachDatabase('webhook deliveries', (database) => {
   });
 
   const post = (path: string, apiKey: string, fields: Record<string, unknown> = {}) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).send(fields);
+    api(t, apiKey).post(path).send(fields);
 
   /** A user with a webhook to `url`; the webhook's id. */
   async function hookTo(
@@ -379,9 +379,8 @@ describeEachDatabase('webhook deliveries', (database) => {
       const phone = await makePhone(ds, hook.userId);
       const from = receiver.requests.length;
 
-      await request(t.url)
+      await api(t, hook.apiKey, 'query')
         .post(`/callback/reception/test/${phone.id}/`)
-        .query({ api_key: hook.apiKey })
         .type('form')
         .send({ origin: '+33612345678', text: 'Hello there' })
         .expect(200);
@@ -417,9 +416,8 @@ describeEachDatabase('webhook deliveries', (database) => {
       const sended = await makeSended(ds, hook.userId, { status: 'unknown' });
       const from = receiver.requests.length;
 
-      await request(t.url)
-        .get('/callback/status/test/')
-        .query({ api_key: hook.apiKey, uid: sended.uid, status: 'delivered' })
+      await api(t, hook.apiKey, 'query')
+        .get('/callback/status/test/', { uid: sended.uid, status: 'delivered' })
         .expect(200);
       await deliverer.deliverDue(new Date());
 
@@ -448,17 +446,15 @@ describeEachDatabase('webhook deliveries', (database) => {
       const hook = await hookTo(`${receiver.server.url}/off`);
       const phone = await makePhone(ds, hook.userId);
       await post('/api/setting/', hook.apiKey, { webhook: '0' }).expect(200);
-      await request(t.url)
+      await api(t, hook.apiKey, 'query')
         .post(`/callback/reception/test/${phone.id}/`)
-        .query({ api_key: hook.apiKey })
         .type('form')
         .send({ origin: '+33612345678', text: 'Setting off' })
         .expect(200);
       await post('/api/setting/', hook.apiKey, { webhook: '1' }).expect(200);
       await post(`/api/webhook/${hook.id}/`, hook.apiKey, { enabled: '0' }).expect(200);
-      await request(t.url)
+      await api(t, hook.apiKey, 'query')
         .post(`/callback/reception/test/${phone.id}/`)
-        .query({ api_key: hook.apiKey })
         .type('form')
         .send({ origin: '+33612345678', text: 'Webhook disabled' })
         .expect(200);
@@ -543,9 +539,8 @@ describeEachDatabase('webhook deliveries', (database) => {
       const hook = await hookTo(`${receiver.server.url}/500`);
       const id = await ping(hook.apiKey, hook.id);
       const logged = async () => {
-        const answer = await request(t.url)
+        const answer = await api(t, hook.apiKey)
           .get(`/api/webhook/${hook.id}/deliveries/`)
-          .set('X-Api-Key', hook.apiKey)
           .expect(200);
         return (answer.body.response as Array<Record<string, unknown>>)[0];
       };
@@ -584,9 +579,8 @@ describeEachDatabase('webhook deliveries', (database) => {
       const hook = await hookTo(`${receiver.server.url}/500`);
       const id = await ping(hook.apiKey, hook.id);
       const logged = async () => {
-        const answer = await request(t.url)
+        const answer = await api(t, hook.apiKey)
           .get(`/api/webhook/${hook.id}/deliveries/`)
-          .set('X-Api-Key', hook.apiKey)
           .expect(200);
         return (answer.body.response as Array<Record<string, unknown>>)[0];
       };

@@ -1,6 +1,6 @@
-import request from 'supertest';
 import { Sended } from '../../src/sended/entities/sended.entity';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
@@ -37,10 +37,8 @@ describeEachDatabase('send_sms events', (database) => {
   });
 
   const hook = (apiKey: string, path: string) =>
-    request(t.url)
-      .post('/api/webhook/')
-      .set('X-Api-Key', apiKey)
-      .send({ url: `${receiver.url}${path}`, type: 'send_sms' })
+    api(t, apiKey)
+      .json('/api/webhook/', { url: `${receiver.url}${path}`, type: 'send_sms' })
       .expect(201);
 
   it('tells each recorded entry once, with its fields, to its user only', async () => {
@@ -53,10 +51,12 @@ describeEachDatabase('send_sms events', (database) => {
     await makePhone(t.dataSource, other.user.id);
     await hook(other.apiKey, '/theirs');
 
-    await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'Héllo', numbers: ['+33612345670', '+33612345671'], tag: 'campaign-7' })
+    await api(t, apiKey)
+      .json('/api/scheduled/', {
+        text: 'Héllo',
+        numbers: ['+33612345670', '+33612345671'],
+        tag: 'campaign-7',
+      })
       .expect(201);
     await waitFor(
       () => Promise.resolve(bodies.filter((got) => got.path === '/mine').length >= 2),
@@ -98,10 +98,8 @@ describeEachDatabase('send_sms events', (database) => {
     const { user, apiKey } = await makeUser(t.dataSource);
     await hook(apiKey, '/nophone');
 
-    await request(t.url)
-      .post('/api/scheduled/')
-      .set('X-Api-Key', apiKey)
-      .send({ text: 'No phone', numbers: ['+33612345672'] })
+    await api(t, apiKey)
+      .json('/api/scheduled/', { text: 'No phone', numbers: ['+33612345672'] })
       .expect(201);
     await waitFor(
       () => Promise.resolve(bodies.some((got) => got.path === '/nophone')),

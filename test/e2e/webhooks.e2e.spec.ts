@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Webhook } from '../../src/webhooks/entities/webhook.entity';
+import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
@@ -40,8 +41,6 @@ describeEachDatabase('webhooks', (database) => {
     await t.close();
   });
 
-  const json = (method: 'post' | 'get' | 'delete', path: string, apiKey: string) =>
-    request(t.url)[method](path).set('X-Api-Key', apiKey);
   const rows = (id_user: number) =>
     ds.getRepository(Webhook).find({ where: { id_user }, order: { id: 'ASC' } });
 
@@ -49,14 +48,14 @@ describeEachDatabase('webhooks', (database) => {
     it('creates a raspisms webhook with a generated 32-hex secret, enabled, and reads it back', async () => {
       const { user, apiKey } = await makeUser(ds);
 
-      const created = await json('post', '/api/webhook/', apiKey).send({
+      const created = await api(t, apiKey).post('/api/webhook/').send({
         url: HOOK,
         type: 'receive_sms',
       });
 
       expect(created.status).toBe(201);
       const id = created.body.response as number;
-      const read = await json('get', `/api/webhook/${id}/`, apiKey);
+      const read = await api(t, apiKey).get(`/api/webhook/${id}/`);
       const [row] = await rows(user.id);
       expect(row.secret).toMatch(/^[0-9a-f]{32}$/);
       expectSuccess(read, 200, {
@@ -75,10 +74,12 @@ describeEachDatabase('webhooks', (database) => {
     it('generates a standard secret, whsec_ and the base64 of 24 bytes, and keeps a given one', async () => {
       const { user, apiKey } = await makeUser(ds);
 
-      await json('post', '/api/webhook/', apiKey)
+      await api(t, apiKey)
+        .post('/api/webhook/')
         .send({ url: HOOK, type: 'send_sms', format: 'standard' })
         .expect(201);
-      await json('post', '/api/webhook/', apiKey)
+      await api(t, apiKey)
+        .post('/api/webhook/')
         .type('form')
         .send({
           url: HOOK,
@@ -152,7 +153,7 @@ describeEachDatabase('webhooks', (database) => {
     ])('refuses %s, writing nothing', async (body, code, message) => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await json('post', '/api/webhook/', apiKey).send(body);
+      const response = await api(t, apiKey).post('/api/webhook/').send(body);
 
       expectError(response, 400, code, message);
       expect(await rows(user.id)).toEqual([]);
@@ -165,7 +166,7 @@ describeEachDatabase('webhooks', (database) => {
     ])("refuses %s by the server's outbound policy, naming url", async (url, what, range) => {
       const { user, apiKey } = await makeUser(ds);
 
-      const response = await json('post', '/api/webhook/', apiKey).send({ url, type: 'send_sms' });
+      const response = await api(t, apiKey).post('/api/webhook/').send({ url, type: 'send_sms' });
 
       expectError(
         response,
@@ -192,7 +193,7 @@ describeEachDatabase('webhooks', (database) => {
 
       const answers = await Promise.all(
         Array.from({ length: 10 }, () =>
-          json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'receive_sms' }),
+          api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'receive_sms' }),
         ),
       );
 
@@ -222,12 +223,12 @@ describeEachDatabase('webhooks', (database) => {
     it("lists the caller's webhooks only, by id", async () => {
       const { user, apiKey } = await makeUser(ds);
       const { apiKey: otherKey } = await makeUser(ds);
-      await json('post', '/api/webhook/', otherKey).send({ url: HOOK, type: 'quota' }).expect(201);
+      await api(t, otherKey).post('/api/webhook/').send({ url: HOOK, type: 'quota' }).expect(201);
       for (const type of ['send_sms', 'quota']) {
-        await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type }).expect(201);
+        await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type }).expect(201);
       }
 
-      const response = await json('get', '/api/webhook/', apiKey);
+      const response = await api(t, apiKey).get('/api/webhook/');
 
       expect(response.status).toBe(200);
       const listed = response.body.response as Array<{ id_user: number; type: string }>;
@@ -239,13 +240,14 @@ describeEachDatabase('webhooks', (database) => {
 
     it('updates the fields sent; a new format gets a secret that fits it', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const id = (await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'send_sms' }))
+      const id = (await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'send_sms' }))
         .body.response as number;
 
-      const disabled = await json('post', `/api/webhook/${id}/`, apiKey)
+      const disabled = await api(t, apiKey)
+        .post(`/api/webhook/${id}/`)
         .type('form')
         .send({ enabled: 'false', type: 'receive_sms' });
-      const restyled = await json('post', `/api/webhook/${id}/`, apiKey).send({
+      const restyled = await api(t, apiKey).post(`/api/webhook/${id}/`).send({
         format: 'standard',
       });
 
@@ -265,15 +267,15 @@ describeEachDatabase('webhooks', (database) => {
 
     it('refuses an update whose secret does not fit the format, or whose url is refused, changing nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const id = (await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'send_sms' }))
+      const id = (await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'send_sms' }))
         .body.response as number;
       const before = await rows(user.id);
 
-      const secret = await json('post', `/api/webhook/${id}/`, apiKey).send({
+      const secret = await api(t, apiKey).post(`/api/webhook/${id}/`).send({
         format: 'standard',
         secret: 'not-a-standard-secret',
       });
-      const url = await json('post', `/api/webhook/${id}/`, apiKey).send({
+      const url = await api(t, apiKey).post(`/api/webhook/${id}/`).send({
         url: 'http://10.0.0.1/hook',
       });
 
@@ -287,26 +289,26 @@ describeEachDatabase('webhooks', (database) => {
     it("answers another user's webhook exactly as a missing one, and leaves it alone", async () => {
       const { user: other, apiKey: otherKey } = await makeUser(ds);
       const theirs = (
-        await json('post', '/api/webhook/', otherKey).send({ url: HOOK, type: 'quota' })
+        await api(t, otherKey).post('/api/webhook/').send({ url: HOOK, type: 'quota' })
       ).body.response as number;
       const { apiKey } = await makeUser(ds);
       const before = await rows(other.id);
 
       for (const id of [theirs, theirs + 100_000]) {
         expectError(
-          await json('get', `/api/webhook/${id}/`, apiKey),
+          await api(t, apiKey).get(`/api/webhook/${id}/`),
           404,
           INVALID_PARAMETER,
           `${INVALID}id : you have no webhook ${id}.`,
         );
         expectError(
-          await json('post', `/api/webhook/${id}/`, apiKey).send({ enabled: 0 }),
+          await api(t, apiKey).post(`/api/webhook/${id}/`).send({ enabled: 0 }),
           404,
           CANNOT_UPDATE,
           `Cannot update this entry : id : you have no webhook ${id}.`,
         );
         expectError(
-          await json('delete', `/api/webhook/${id}/`, apiKey),
+          await api(t, apiKey).delete(`/api/webhook/${id}/`),
           404,
           CANNOT_DELETE,
           `Cannot delete this entry. id : you have no webhook ${id}.`,
@@ -317,10 +319,10 @@ describeEachDatabase('webhooks', (database) => {
 
     it('deletes a webhook', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const id = (await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'quota' }))
+      const id = (await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'quota' }))
         .body.response as number;
 
-      expectSuccess(await json('delete', `/api/webhook/${id}/`, apiKey), 200, true);
+      expectSuccess(await api(t, apiKey).delete(`/api/webhook/${id}/`), 200, true);
       expect(await rows(user.id)).toEqual([]);
     });
 
@@ -329,7 +331,7 @@ describeEachDatabase('webhooks', (database) => {
       async (id) => {
         const { apiKey } = await makeUser(ds);
 
-        const response = await json('get', `/api/webhook/${id}/`, apiKey);
+        const response = await api(t, apiKey).get(`/api/webhook/${id}/`);
 
         expect(response.status).toBe(400);
         expect(response.body.error).toBe(INVALID_PARAMETER);
@@ -341,17 +343,17 @@ describeEachDatabase('webhooks', (database) => {
   describe('post_webhook_test, get_webhook_deliveries', () => {
     it('queues a ping, pending, that the log lists newest first, 25 per page with links', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const id = (await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'quota' }))
+      const id = (await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'quota' }))
         .body.response as number;
 
       const pings: number[] = [];
       for (let i = 0; i < 26; i += 1) {
-        const answer = await json('post', `/api/webhook/${id}/test/`, apiKey);
+        const answer = await api(t, apiKey).post(`/api/webhook/${id}/test/`);
         expect(answer.status).toBe(200);
         pings.push(answer.body.response as number);
       }
-      const first = await json('get', `/api/webhook/${id}/deliveries/`, apiKey);
-      const second = await json('get', `/api/webhook/${id}/deliveries/?page=1`, apiKey);
+      const first = await api(t, apiKey).get(`/api/webhook/${id}/deliveries/`);
+      const second = await api(t, apiKey).get(`/api/webhook/${id}/deliveries/?page=1`);
 
       expect(first.status).toBe(200);
       const listed = first.body.response as Array<Record<string, unknown>>;
@@ -390,28 +392,29 @@ describeEachDatabase('webhooks', (database) => {
     it('refuses to test a disabled webhook with 422 CANNOT_CREATE, queueing nothing', async () => {
       const { apiKey } = await makeUser(ds);
       const id = (
-        await json('post', '/api/webhook/', apiKey).send({ url: HOOK, type: 'quota', enabled: 0 })
+        await api(t, apiKey).post('/api/webhook/').send({ url: HOOK, type: 'quota', enabled: 0 })
       ).body.response as number;
 
       expectError(
-        await json('post', `/api/webhook/${id}/test/`, apiKey),
+        await api(t, apiKey).post(`/api/webhook/${id}/test/`),
         422,
         CANNOT_CREATE,
         `Cannot create a new entry. Webhook ${id} is disabled: enable it (enabled=1) to test it.`,
       );
-      expectSuccess(await json('get', `/api/webhook/${id}/deliveries/`, apiKey), 200, []);
+      expectSuccess(await api(t, apiKey).get(`/api/webhook/${id}/deliveries/`), 200, []);
     });
 
     it("answers another user's webhook as a missing one, and shows nothing of its log", async () => {
       const { apiKey: otherKey } = await makeUser(ds);
       const theirs = (
-        await json('post', '/api/webhook/', otherKey).send({ url: HOOK, type: 'quota' })
+        await api(t, otherKey).post('/api/webhook/').send({ url: HOOK, type: 'quota' })
       ).body.response as number;
-      await json('post', `/api/webhook/${theirs}/test/`, otherKey).expect(200);
+      await api(t, otherKey).post(`/api/webhook/${theirs}/test/`).expect(200);
       const { apiKey } = await makeUser(ds);
 
       for (const path of [`/api/webhook/${theirs}/deliveries/`, `/api/webhook/${theirs}/test/`]) {
-        const response = await json(path.endsWith('test/') ? 'post' : 'get', path, apiKey);
+        const caller = api(t, apiKey);
+        const response = await (path.endsWith('test/') ? caller.post(path) : caller.get(path));
         expectError(
           response,
           404,
