@@ -28,9 +28,8 @@ export interface OutboxRow {
 /** An OutboxRow as the database returns it, before its media ids are parsed. */
 export type StoredOutboxRow = Omit<OutboxRow, 'media_ids'> & { media_ids: string | null };
 
-/** The columns of an OutboxRow. */
-export const OUTBOX_ROW_COLUMNS = [
-  'id',
+/** The columns of what a recipient's outbox row says, as the expansion writes them and reads. */
+export const OUTBOX_RECIPIENT_COLUMNS = [
   'id_user',
   'originating_scheduled',
   'id_phone',
@@ -42,6 +41,12 @@ export const OUTBOX_ROW_COLUMNS = [
   'tag',
   'media_ids',
   'state',
+] as const;
+
+/** The columns of an OutboxRow. */
+export const OUTBOX_ROW_COLUMNS = [
+  'id',
+  ...OUTBOX_RECIPIENT_COLUMNS,
   'attempts',
   'error',
   'quota_segments',

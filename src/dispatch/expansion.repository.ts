@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { runOn, select, Sql, write } from '../database/driver/driver-runner';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
+import { OUTBOX_RECIPIENT_COLUMNS } from './dispatch-rows';
 import { DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 /** A scheduled message being dispatched. */
@@ -61,17 +62,7 @@ export interface NewOutboxRow {
 }
 
 const OUTBOX_COLUMNS: ReadonlyArray<keyof NewOutboxRow> = [
-  'id_user',
-  'originating_scheduled',
-  'id_phone',
-  'id_phone_group',
-  'destination',
-  'text',
-  'flash',
-  'mms',
-  'tag',
-  'media_ids',
-  'state',
+  ...OUTBOX_RECIPIENT_COLUMNS,
   'error',
   'render_input',
 ];
