@@ -121,6 +121,7 @@ export class RecordingService {
     return yield* this.store(done, now);
   }
 
+  /** The rows a claim refused, as `failed` entries saying why, in the claim's transaction. */
   *recordRefused(refused: readonly Refused[], now: string): Sql<readonly NewSended[]> {
     return yield* this.store(
       refused.map(({ row, phone, reason }) => ({
