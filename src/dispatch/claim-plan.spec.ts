@@ -125,6 +125,38 @@ describe('planClaims', () => {
     expect(plan.refused).toEqual([]);
   });
 
+  it("chooses among the user's phones by priority, then by what each limited one has left after the plan's own claims", () => {
+    const plan = planClaims(
+      input([row(1), row(2), row(3)], [phone(1, { priority: 1 }), phone(2, { priority: 5 })], {
+        settings: new Map([[1, { phone_limit: '1', phone_priority: '1' }]]),
+        remaining: new Map([
+          [1, 5],
+          [2, 1],
+        ]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => [claimed.row.id, claimed.phone.id])).toEqual([
+      [1, 2],
+      [2, 1],
+      [3, 1],
+    ]);
+  });
+
+  it('chooses a phone that sends MMS for an MMS, and one free now over a paced one whose turn is far', () => {
+    const far = NOW.getTime() + 10 * PACE_AHEAD_MS;
+    const plan = planClaims(
+      input([row(1, { mms: 1 }), row(2)], [phone(1, { adapter: 'mms', rate: 1 }), phone(2)], {
+        paces: new Map([[1, { next: far, spacing: 1000 }]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => [claimed.row.id, claimed.phone.id])).toEqual([[2, 2]]);
+    expect(plan.bookings).toEqual([{ id: 1, phoneId: 1, slot: far }]);
+  });
+
   it('refuses a row its user has no phone for, saying why', () => {
     const plan = planClaims(input([row(1), row(2, { id_phone_group: 7 })], []), tools());
 
