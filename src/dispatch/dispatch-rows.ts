@@ -1,8 +1,10 @@
 /** The rows the dispatch's stages read and write, shared by their repositories and services. */
 
-/** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
-export interface OutboxRow {
-  id: number;
+/**
+ * What a recipient's outbox row says, as the expansion writes it and the claims read it; its
+ * medias and state aside, which each side holds in its own form.
+ */
+export interface OutboxRecipient {
   id_user: number;
   originating_scheduled: number;
   id_phone: number | null;
@@ -12,6 +14,11 @@ export interface OutboxRow {
   flash: number;
   mms: number;
   tag: string | null;
+}
+
+/** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
+export interface OutboxRow extends OutboxRecipient {
+  id: number;
   /** Its medias' ids, parsed from the stored JSON when the row is read (none: empty). */
   media_ids: number[];
   state: string;

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { runOn, select, Sql, write } from '../database/driver/driver-runner';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
-import { OUTBOX_RECIPIENT_COLUMNS } from './dispatch-rows';
+import { OUTBOX_RECIPIENT_COLUMNS, OutboxRecipient } from './dispatch-rows';
 import { DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 /** A scheduled message being dispatched. */
@@ -41,16 +41,7 @@ export interface ConditionLink {
 }
 
 /** One outbox row as the expansion writes it. */
-export interface NewOutboxRow {
-  id_user: number;
-  originating_scheduled: number;
-  id_phone: number | null;
-  id_phone_group: number | null;
-  destination: string;
-  text: string;
-  flash: number;
-  mms: number;
-  tag: string | null;
+export interface NewOutboxRow extends OutboxRecipient {
   media_ids: string | null;
   /**
    * `queued`; `unrendered` when `text` is a template still to render with `render_input`; or
