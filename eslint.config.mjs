@@ -26,6 +26,8 @@ const API_FEATURES = [
   'phone-groups',
   'groups',
   'webhooks',
+  'conversations',
+  'sessions',
 ];
 /**
  * The code of the API features, their `entities/` aside: an entity lives with the feature that
@@ -35,7 +37,7 @@ const API_FEATURE_CODE = API_FEATURES.map((feature) => `${feature}!entities`);
 const DATA_MODULES = ['users', 'contacts', 'messages', 'media', 'events'];
 /** contacts/ also serves the contacts' API: what others use of it is its entities. */
 const CONTACTS_API = ['contacts/*.service', 'contacts/*.controller', 'contacts/*.module'];
-const FORBIDDEN_IMPORTS = [
+export const FORBIDDEN_IMPORTS = [
   {
     folders: ['common'],
     forbidden: [
@@ -120,6 +122,8 @@ const FORBIDDEN_IMPORTS = [
     why:
       'the deliverer runs in the dispatch worker, below it: it reads what src/events queued and ' +
       'knows no feature',
+  },
+  {
     folders: ['reliability'],
     forbidden: [...API_FEATURE_CODE, 'callbacks', 'dispatch', 'inbound', ...CONTACTS_API],
     why:
@@ -134,9 +138,23 @@ const FORBIDDEN_IMPORTS = [
 ];
 
 /**
+ * The folders of src/ that no row above names, and why their own imports go unchecked. Every
+ * folder of src/ is in a row or here (test/lint/import-rules.spec.ts checks it), so that a new
+ * folder, or a row that stops applying, cannot go unnoticed.
+ */
+export const FOLDERS_WITHOUT_RULES = {
+  config: 'the typed configuration sits at the bottom: every layer reads it',
+  database: 'the database plumbing sits below every feature and registers all their entities',
+  'web-console':
+    'it serves the built console files, beside the API, and only the entry points load it',
+};
+
+/**
  * One block per folder and depth, so that the pattern matches what the relative path resolves
  * to (`../../phones` from `src/adapters/ovh/`, not a sibling folder of the same name); imports
- * through the `src/` base URL are caught as well.
+ * through the `src/` base URL are caught as well. A folder named by several rows gets all their
+ * patterns in one block: of two blocks setting `no-restricted-imports` for the same file, ESLint
+ * keeps only the last.
  */
 function forbiddenImportBlocks() {
   const escape = (text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
@@ -145,28 +163,30 @@ function forbiddenImportBlocks() {
     const [folder, allowed] = target.split('!');
     return allowed ? `${escape(folder)}(?:/(?!${escape(allowed)}/)|$)` : `${escape(folder)}(?:/|$)`;
   };
-  return FORBIDDEN_IMPORTS.flatMap(({ folders, forbidden, why }) => {
-    const targets = forbidden.map(pattern).join('|');
-    return folders.flatMap((folder) =>
-      [1, 2, 3, 4].map((depth) => ({
-        files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
-        ignores: ['**/*.spec.ts'],
-        rules: {
-          'no-restricted-imports': [
-            'error',
-            {
-              patterns: [
-                {
-                  regex: `^(?:${'\\.\\./'.repeat(depth)}|src/)(?:${targets})`,
-                  message: `src/${folder} must not import this: ${why}.`,
-                },
-              ],
-            },
-          ],
-        },
-      })),
-    );
-  });
+  const rowsByFolder = new Map();
+  for (const { folders, forbidden, why } of FORBIDDEN_IMPORTS) {
+    const row = { targets: forbidden.map(pattern).join('|'), why };
+    for (const folder of folders) {
+      rowsByFolder.set(folder, [...(rowsByFolder.get(folder) ?? []), row]);
+    }
+  }
+  return [...rowsByFolder].flatMap(([folder, rows]) =>
+    [1, 2, 3, 4].map((depth) => ({
+      files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+      ignores: ['**/*.spec.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: rows.map(({ targets, why }) => ({
+              regex: `^(?:${'\\.\\./'.repeat(depth)}|src/)(?:${targets})`,
+              message: `src/${folder} must not import this: ${why}.`,
+            })),
+          },
+        ],
+      },
+    })),
+  );
 }
 
 export default tseslint.config(
@@ -177,11 +197,6 @@ export default tseslint.config(
       'data/**',
       'coverage/**',
       'console/src/api/generated/**',
-      'bin/**',
-      '*.mjs',
-      'console/*.mjs',
-      '*.js',
-      'bench/*.js',
     ],
   },
   js.configs.recommended,
@@ -206,6 +221,22 @@ export default tseslint.config(
       curly: 'error',
       'no-console': 'error',
     },
+  },
+  {
+    // This file and the other scripts run by Node as they are, outside the TypeScript project:
+    // linted without type information, which still catches a key written twice in an object.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],

@@ -43,6 +43,7 @@ import { secretCipher } from '../src/common/secrets/secrets-key';
 import { AppConfig } from '../src/config/configuration';
 import { validateEnvironment } from '../src/config/env.validation';
 import { migrate, openDataSource } from '../src/database/data-source';
+import { rowMarks } from '../src/database/driver/placeholders';
 import { BuiltApp, startBuiltApp } from '../test/support/built-app';
 import { startBaseline } from './baseline';
 import { BenchDatabase, createBenchDatabase } from './database';
@@ -500,7 +501,7 @@ async function seedCampaign(dataSource: DataSource, recipients: number): Promise
     const count = Math.min(500, recipients - start);
     await dataSource.query(
       'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
-        Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
+        rowMarks(count, 4),
       Array.from({ length: count }, (_, index) => [
         id,
         `+336${20_000_000 + start + index}`,

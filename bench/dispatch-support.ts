@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../src/config/configuration';
 import { validateEnvironment } from '../src/config/env.validation';
+import { rowMarks } from '../src/database/driver/placeholders';
 import { BenchDatabase } from './database';
 
 /* What the scenarios of bench:dispatch share: seeding, the dispatching processes, /proc readings. */
@@ -109,8 +110,8 @@ export async function seedMessages(
     const count = messages === 'one' ? 1 : Math.min(BATCH, recipients - start);
     await ds.query(
       'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES ' +
-        Array.from({ length: count }, () => '(?, ?, ?, 0, 0, ?, ?)').join(', '),
-      Array.from({ length: count }, () => [user, NOT_YET, text, phone, STAMP]).flat(),
+        rowMarks(count, 7),
+      Array.from({ length: count }, () => [user, NOT_YET, text, 0, 0, phone, STAMP]).flat(),
     );
   }
   const scheduled = (
@@ -123,7 +124,7 @@ export async function seedMessages(
     const count = Math.min(BATCH, recipients - start);
     await ds.query(
       'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
-        Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', '),
+        rowMarks(count, 4),
       Array.from({ length: count }, (_, index) => [
         scheduled[messages === 'one' ? 0 : start + index],
         `+336${firstNumber + start + index}`,

@@ -4,6 +4,7 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { secretCipher } from '../src/common/secrets/secrets-key';
 import { migrate, openDataSource } from '../src/database/data-source';
+import { rowMarks } from '../src/database/driver/placeholders';
 import { createBenchDatabase } from './database';
 import { runPacing } from './dispatch-pacing';
 import {
@@ -170,14 +171,7 @@ async function rawInsertRate(target: string, recipients: number, style: RawStyle
     STAMP,
   ];
   const rows = style === 'multi-row' ? BATCH : 1;
-  const sql = `INSERT INTO sended (${columns}) VALUES ${Array.from(
-    { length: rows },
-    () =>
-      `(${columns
-        .split(',')
-        .map(() => '?')
-        .join(', ')})`,
-  ).join(', ')}`;
+  const sql = `INSERT INTO sended (${columns}) VALUES ${rowMarks(rows, columns.split(',').length)}`;
   const batch = (start: number, count: number) =>
     Array.from({ length: count }, (_, index) => row(start + index));
   const started = process.hrtime.bigint();

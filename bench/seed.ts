@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
 import { generateApiKey, hashApiKey } from '../src/common/auth/api-key';
 import { API_DATETIME_FORMAT } from '../src/common/time/datetime';
+import { marks, rowMarks } from '../src/database/driver/placeholders';
 import { countExisting } from '../src/database/migrations/1765200000000-DashboardStatistics';
 
 const USERS = 10;
@@ -129,14 +130,11 @@ async function insertAll(
   rows: number,
   rowAt: (index: number) => unknown[],
 ): Promise<void> {
-  const placeholders = `(${columns
-    .split(',')
-    .map(() => '?')
-    .join(', ')})`;
+  const width = columns.split(',').length;
   if (dataSource.options.type === 'better-sqlite3') {
     const sqlite = (dataSource.driver as unknown as { databaseConnection: Sqlite })
       .databaseConnection;
-    const insert = sqlite.prepare(`INSERT INTO ${table} (${columns}) VALUES ${placeholders}`);
+    const insert = sqlite.prepare(`INSERT INTO ${table} (${columns}) VALUES (${marks(width)})`);
     sqlite.transaction(() => {
       for (let index = 0; index < rows; index += 1) {
         insert.run(...rowAt(index));
@@ -151,7 +149,7 @@ async function insertAll(
       values.push(...rowAt(index));
     }
     await dataSource.query(
-      `INSERT INTO ${table} (${columns}) VALUES ${Array(count).fill(placeholders).join(', ')}`,
+      `INSERT INTO ${table} (${columns}) VALUES ${rowMarks(count, width)}`,
       values,
     );
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { DriverRunner } from '../database/driver/driver-runner';
+import { DriverRunner } from '../database/driver/runner';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { ConditionalGroup } from './entities/conditional-group.entity';

@@ -1,4 +1,4 @@
-import { select, Sql } from '../database/driver/driver-runner';
+import { select, Sql } from '../database/driver/sql';
 import { RecipientInput } from '../text/recipient-text';
 
 /**

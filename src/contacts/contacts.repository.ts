@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
+import { marks, rowMarks } from '../database/driver/placeholders';
 import { ChunkWriter, ImportCounts } from './contacts-import';
 import { ContactFields } from './contacts.params';
 import { Contact } from './entities/contact.entity';
@@ -83,9 +84,7 @@ export class ContactsRepository {
     lines: readonly ContactFields[],
   ): Promise<ImportCounts> {
     const existing = await manager.query<Array<{ name_key: string }>>(
-      `SELECT name_key FROM contact WHERE id_user = ? AND name_key IN (${lines
-        .map(() => '?')
-        .join(', ')})`,
+      `SELECT name_key FROM contact WHERE id_user = ? AND name_key IN (${marks(lines.length)})`,
       [userId, ...lines.map((line) => line.nameKey)],
     );
     const now = nowUtc();
@@ -98,8 +97,8 @@ export class ContactsRepository {
           'number = excluded.number, data = excluded.data, updated_at = excluded.created_at';
     await manager.query(
       'INSERT INTO contact (id_user, name, name_key, number, data, created_at, updated_at) ' +
-        `VALUES ${lines.map(() => '(?, ?, ?, ?, ?, ?, NULL)').join(', ')} ${onTaken}`,
-      lines.flatMap((line) => [userId, line.name, line.nameKey, line.number, line.data, now]),
+        `VALUES ${rowMarks(lines.length, 7)} ${onTaken}`,
+      lines.flatMap((line) => [userId, line.name, line.nameKey, line.number, line.data, now, null]),
     );
     return { created: lines.length - existing.length, updated: existing.length };
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PAGE_SIZE } from '../common/paging/cursor';
 import { nowUtc } from '../common/time/datetime';
+import { marks } from '../database/driver/placeholders';
 import { Received } from '../received/entities/received.entity';
 import { ConversationKey, Direction, MessageKey } from './conversations.params';
 
@@ -190,7 +191,7 @@ export class ConversationsRepository {
     }
     const rows = await this.dataSource.query<Array<{ number: string; unread: number | string }>>(
       `SELECT origin AS number, COUNT(*) AS unread FROM received WHERE id_user = ? AND ` +
-        `origin IN (${numbers.map(() => '?').join(', ')}) AND status = 'unread' GROUP BY origin`,
+        `origin IN (${marks(numbers.length)}) AND status = 'unread' GROUP BY origin`,
       [userId, ...numbers],
     );
     return new Map(rows.map((row) => [row.number, Number(row.unread)]));
@@ -206,7 +207,7 @@ export class ConversationsRepository {
     }
     const rows = await this.dataSource.query<Array<{ id: number; name: string; number: string }>>(
       `SELECT id, name, number FROM contact WHERE id_user = ? AND ` +
-        `number IN (${numbers.map(() => '?').join(', ')}) ORDER BY id`,
+        `number IN (${marks(numbers.length)}) ORDER BY id`,
       [userId, ...numbers],
     );
     const byNumber = new Map<string, { id: number; name: string }>();

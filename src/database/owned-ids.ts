@@ -1,4 +1,5 @@
 import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { chunks } from './driver/placeholders';
 
 /** Ids per `IN (…)`: far below the engines' limits on bound parameters (SQLite's 32,766). */
 const IDS_PER_QUERY = 1_000;
@@ -19,13 +20,13 @@ export async function idsNotOwned(
 ): Promise<number[]> {
   const mysql = manager.connection.options.type === 'mysql';
   const owned = new Set<number>();
-  for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+  for (const chunk of chunks(ids, IDS_PER_QUERY)) {
     const [sql, parameters] = manager
       .createQueryBuilder()
       .select('t.id', 'id')
       .from(entity, 't')
       .where('t.id_user = :userId', { userId })
-      .andWhere('t.id IN (:...ids)', { ids: ids.slice(start, start + IDS_PER_QUERY) })
+      .andWhere('t.id IN (:...ids)', { ids: chunk })
       .getQueryAndParameters();
     // TypeORM's pessimistic_read writes FOR SHARE for a MySQL server of version 8 or more, which
     // MariaDB's version numbers pass but its syntax lacks.

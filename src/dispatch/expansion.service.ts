@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { setImmediate } from 'node:timers/promises';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { contactRecipient } from '../contacts/contact-recipients';

@@ -11,7 +11,7 @@ import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { InboundSink } from '../adapters/adapter';
 import { AdapterDataCipher, unreadableClause } from '../adapters/adapter-data.cipher';
 import { AdapterRegistry } from '../adapters/adapter.registry';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { WorkerHeartbeat } from '../common/worker-heartbeat';
 import { nowUtc, utcString } from '../common/time/datetime';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { select, Sql, write } from '../database/driver/driver-runner';
+import { chunks, marks, rowMarks } from '../database/driver/placeholders';
+import { select, Sql, write } from '../database/driver/sql';
 import { utcString } from '../common/time/datetime';
 import { isSettingOn } from '../users/settings';
 
@@ -59,15 +60,15 @@ export function* queueEvents(events: readonly NewEvent[]): Sql<number> {
   const userIds = [...new Set(events.map((event) => event.userId))];
   const types = [...new Set(events.map((event) => event.type))];
   const hooks = yield* select<{ id: number; id_user: number; type: string }>(
-    `SELECT id, id_user, type FROM webhook WHERE enabled = 1 AND id_user IN (${marks(userIds)}) ` +
-      `AND type IN (${marks(types)}) ORDER BY id`,
+    `SELECT id, id_user, type FROM webhook WHERE enabled = 1 AND id_user IN (${marks(userIds.length)}) ` +
+      `AND type IN (${marks(types.length)}) ORDER BY id`,
     [...userIds, ...types],
   );
   if (hooks.length === 0) {
     return 0;
   }
   const switches = yield* select<{ id_user: number; value: string }>(
-    `SELECT id_user, value FROM setting WHERE name = 'webhook' AND id_user IN (${marks(userIds)})`,
+    `SELECT id_user, value FROM setting WHERE name = 'webhook' AND id_user IN (${marks(userIds.length)})`,
     userIds,
   );
   const off = new Set(
@@ -93,8 +94,8 @@ export function* queueEvents(events: readonly NewEvent[]): Sql<number> {
       rows.push(deliveryRow(event.userId, webhookId, id, event, payload, now));
     }
   }
-  for (let start = 0; start < rows.length; start += DELIVERIES_PER_INSERT) {
-    yield* insertDeliveries(rows.slice(start, start + DELIVERIES_PER_INSERT));
+  for (const chunk of chunks(rows, DELIVERIES_PER_INSERT)) {
+    yield* insertDeliveries(chunk);
   }
   return rows.length;
 }
@@ -144,15 +145,9 @@ function deliveryRow(
 function insertDeliveries(rows: readonly unknown[][]) {
   return write(
     'INSERT INTO webhook_delivery (id_user, id_webhook, event_id, event_type, event_at, payload, ' +
-      `status, attempts, next_attempt_at, created_at) VALUES ${rows
-        .map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-        .join(', ')}`,
+      `status, attempts, next_attempt_at, created_at) VALUES ${rowMarks(rows.length, 10)}`,
     rows.flat(),
   );
-}
-
-function marks(values: readonly unknown[]): string {
-  return values.map(() => '?').join(', ');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { chunks, rowMarks } from '../database/driver/placeholders';
 import { idsNotOwned } from '../database/owned-ids';
 import { nowUtc } from '../common/time/datetime';
 import { Contact } from '../contacts/entities/contact.entity';
@@ -102,12 +103,11 @@ async function insertLinks(
   contactIds: readonly number[],
   now: string,
 ): Promise<void> {
-  for (let start = 0; start < contactIds.length; start += LINKS_PER_INSERT) {
-    const chunk = contactIds.slice(start, start + LINKS_PER_INSERT);
+  for (const chunk of chunks(contactIds, LINKS_PER_INSERT)) {
     await manager.query(
       'INSERT INTO group_contact (id_group, id_contact, created_at, updated_at) VALUES ' +
-        chunk.map(() => '(?, ?, ?, NULL)').join(', '),
-      chunk.flatMap((contactId) => [groupId, contactId, now]),
+        rowMarks(chunk.length, 4),
+      chunk.flatMap((contactId) => [groupId, contactId, now, null]),
     );
   }
 }

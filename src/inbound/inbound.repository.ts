@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { runOn, select, Sql, write } from '../database/driver/driver-runner';
+import { marks, rowMarks } from '../database/driver/placeholders';
+import { select, Sql, write } from '../database/driver/sql';
+import { runOn } from '../database/driver/runner';
 import { nowUtc, utcDate, utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { queueEvents } from '../events/webhook-events';
@@ -184,13 +186,16 @@ function* insertReceived(
 ): Sql<void> {
   const { firstId } = yield* write(
     'INSERT INTO received (id_user, id_phone, at, text, origin, command, status, mms, ' +
-      `created_at) VALUES ${message.chunks.map(() => "(?, ?, ?, ?, ?, 0, 'unread', 0, ?)").join(', ')}`,
+      `created_at) VALUES ${rowMarks(message.chunks.length, 9)}`,
     message.chunks.flatMap((text) => [
       message.userId,
       message.phoneId,
       message.at,
       text,
       message.origin,
+      0,
+      'unread',
+      0,
       now,
     ]),
   );
@@ -240,7 +245,7 @@ function* changeStatus(
     at: string;
   }>(
     'SELECT id, status, destination, id_phone, at FROM sended WHERE id_user = ? AND adapter = ? ' +
-      `AND uid = ? AND status IN (${from.map(() => '?').join(', ')}) ORDER BY id` +
+      `AND uid = ? AND status IN (${marks(from.length)}) ORDER BY id` +
       (mysql ? ' FOR UPDATE' : ''),
     [userId, adapter, uid, ...from],
   );
@@ -248,10 +253,11 @@ function* changeStatus(
     return 0;
   }
   const now = nowUtc();
-  yield* write(
-    `UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`,
-    [status, now, ...rows.map((row) => row.id)],
-  );
+  yield* write(`UPDATE sended SET status = ?, updated_at = ? WHERE id IN (${marks(rows.length)})`, [
+    status,
+    now,
+    ...rows.map((row) => row.id),
+  ]);
   yield* countMessages(
     mysql,
     rows.flatMap((row) => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { chunks, marks } from '../database/driver/placeholders';
 
 /** A media row: its id and its file, relative to the media folder. */
 export interface StoredMedia {
@@ -152,8 +153,7 @@ export class MediaRepository {
   /** Of `paths`, files of the user's folder, those that have a media row. */
   async existingPaths(userId: number, paths: readonly string[]): Promise<Set<string>> {
     const existing = new Set<string>();
-    for (let start = 0; start < paths.length; start += IDS_PER_QUERY) {
-      const chunk = paths.slice(start, start + IDS_PER_QUERY);
+    for (const chunk of chunks(paths, IDS_PER_QUERY)) {
       const rows = await this.dataSource.query<Array<{ path: string }>>(
         `SELECT path FROM media WHERE id_user = ? AND path IN (${marks(chunk.length)})`,
         [userId, ...chunk],
@@ -197,8 +197,4 @@ export class MediaRepository {
       ? this.dataSource.transaction('READ COMMITTED', work)
       : this.dataSource.transaction(work);
   }
-}
-
-function marks(count: number): string {
-  return Array(count).fill('?').join(', ');
 }

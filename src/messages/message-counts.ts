@@ -1,4 +1,5 @@
-import { Sql, write } from '../database/driver/driver-runner';
+import { chunks, rowMarks } from '../database/driver/placeholders';
+import { Sql, write } from '../database/driver/sql';
 
 /*
  * The `message_count` table (migration DashboardStatistics): the user's messages per phone, kind
@@ -72,11 +73,10 @@ export function* countMessages(
   const onTaken = mysql
     ? 'ON DUPLICATE KEY UPDATE nb = nb + VALUES(nb)'
     : 'ON CONFLICT (id_user, bucket, id_phone, kind) DO UPDATE SET nb = nb + excluded.nb';
-  for (let start = 0; start < changes.length; start += COUNTERS_PER_STATEMENT) {
-    const chunk = changes.slice(start, start + COUNTERS_PER_STATEMENT);
+  for (const chunk of chunks(changes, COUNTERS_PER_STATEMENT)) {
     yield* write(
       'INSERT INTO message_count (id_user, bucket, id_phone, kind, nb) VALUES ' +
-        `${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} ${onTaken}`,
+        `${rowMarks(chunk.length, 5)} ${onTaken}`,
       chunk.flatMap((change) => [...change.key, change.nb]),
     );
   }

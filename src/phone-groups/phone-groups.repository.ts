@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { chunks } from '../database/driver/placeholders';
 import { idsNotOwned } from '../database/owned-ids';
 import { nowUtc } from '../common/time/datetime';
 import { PhoneGroup, PhoneGroupPhone } from './entities/phone-group.entity';
@@ -132,9 +133,9 @@ export class PhoneGroupsRepository {
     phoneIds: readonly number[],
     now: string,
   ): Promise<void> {
-    for (let start = 0; start < phoneIds.length; start += LINKS_PER_INSERT) {
+    for (const chunk of chunks(phoneIds, LINKS_PER_INSERT)) {
       await manager.getRepository(PhoneGroupPhone).insert(
-        phoneIds.slice(start, start + LINKS_PER_INSERT).map((id_phone) =>
+        chunk.map((id_phone) =>
           Object.assign(new PhoneGroupPhone(), {
             id_phone_group: groupId,
             id_phone,

@@ -4,6 +4,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { PhoneStatus } from '../adapters/adapter';
 import { nowUtc } from '../common/time/datetime';
+import { runOn } from '../database/driver/runner';
+import { Sql, write } from '../database/driver/sql';
 import { Sended } from '../sended/entities/sended.entity';
 import { PhoneLimit } from './entities/phone-limit.entity';
 import { Phone } from './entities/phone.entity';
@@ -12,7 +14,11 @@ export type NewPhone = Pick<Phone, 'name' | 'adapter' | 'priority' | 'rate'>;
 export type PhoneChanges = Partial<NewPhone & Pick<Phone, 'adapter_data'>>;
 export type LimitWindow = Pick<PhoneLimit, 'volume' | 'startpoint'>;
 
-/** Phones and their limits. Every query is scoped by the owner's id. */
+/**
+ * Phones and their limits, through TypeORM; the pacing reset, which writes the dispatch's
+ * outbox, as driver SQL run in the change's transaction (docs/architecture.md). Every query is
+ * scoped by the owner's id.
+ */
 @Injectable()
 export class PhonesRepository {
   constructor(
@@ -23,9 +29,10 @@ export class PhonesRepository {
 
   /** Gives the user's phone a new callback token; false when it is not theirs. */
   async setCallbackToken(userId: number, phoneId: number, token: string): Promise<boolean> {
-    const result = await this.dataSource
-      .getRepository(Phone)
-      .update({ id: phoneId, id_user: userId }, { callback_token: token, updated_at: nowUtc() });
+    const result = await this.phones.update(
+      { id: phoneId, id_user: userId },
+      { callback_token: token, updated_at: nowUtc() },
+    );
     return (result.affected ?? 0) > 0;
   }
 
@@ -35,10 +42,9 @@ export class PhonesRepository {
 
   /** Whether another phone of the user has this name. Served by the unique `(id_user, name)`. */
   async isNameTaken(userId: number, name: string, exceptPhoneId?: number): Promise<boolean> {
-    const query = this.dataSource
-      .createQueryBuilder()
+    const query = this.phones
+      .createQueryBuilder('p')
       .select('p.id', 'id')
-      .from(Phone, 'p')
       .where('p.id_user = :userId', { userId })
       .andWhere('p.name = :name', { name });
     if (exceptPhoneId !== undefined) {
@@ -94,7 +100,7 @@ export class PhonesRepository {
         return false;
       }
       if (changes.rate !== undefined && changes.rate !== stored.rate) {
-        await this.resetPacing(manager, phoneId);
+        await runOn(manager, resetPacing(phoneId));
       }
       const now = nowUtc();
       const result = await manager
@@ -121,7 +127,7 @@ export class PhonesRepository {
       if (!(await this.storedPhone(manager, userId, phoneId))) {
         return false;
       }
-      await this.resetPacing(manager, phoneId);
+      await runOn(manager, resetPacing(phoneId));
       const result = await manager.getRepository(Phone).delete({ id: phoneId, id_user: userId });
       return Boolean(result.affected);
     });
@@ -144,7 +150,7 @@ export class PhonesRepository {
         return false;
       }
       if (stored.status !== status) {
-        await this.resetPacing(manager, phoneId);
+        await runOn(manager, resetPacing(phoneId));
       }
       const query = manager
         .createQueryBuilder()
@@ -202,40 +208,18 @@ export class PhonesRepository {
   }
 
   /**
-   * Puts the phone's booked rows back in the queue and frees its next sending slot
-   * (docs/dispatch.md#pacing), in the transaction of the change that calls for it. Rows booked on
-   * a paced phone wait for their slot with `next_attempt_at` ahead; once the phone's rate or
-   * status changes, or it is deleted, those slots no longer hold, so the rows are due now and
-   * are routed again. Rows being sent keep their phone.
-   *
-   * The outbox goes first, as in the dispatch's claims (its rows, then their phones): a claim
-   * holding one of these rows while it waits for the phone's row would otherwise deadlock with
-   * this transaction.
-   */
-  private async resetPacing(manager: EntityManager, phoneId: number): Promise<void> {
-    const now = nowUtc();
-    await manager.query(
-      'UPDATE outbox SET via_phone = NULL, pace_slot = NULL, next_attempt_at = ?, updated_at = ? ' +
-        "WHERE via_phone = ? AND state = 'queued'",
-      [now, now, phoneId],
-    );
-    await manager.query('UPDATE phone SET pace_next_ms = NULL WHERE id = ?', [phoneId]);
-  }
-
-  /**
    * The phone's rate and status, read without a lock: locking the phone's row before the
    * outbox's would take them in the order opposite to the dispatch's (resetPacing).
    */
-  private async storedPhone(
+  private storedPhone(
     manager: EntityManager,
     userId: number,
     phoneId: number,
-  ): Promise<Pick<Phone, 'rate' | 'status'> | undefined> {
-    const [row] = await manager.query<Array<Pick<Phone, 'rate' | 'status'>>>(
-      'SELECT rate, status FROM phone WHERE id = ? AND id_user = ?',
-      [phoneId, userId],
-    );
-    return row;
+  ): Promise<Pick<Phone, 'rate' | 'status'> | null> {
+    return manager.getRepository(Phone).findOne({
+      select: { rate: true, status: true },
+      where: { id: phoneId, id_user: userId },
+    });
   }
 
   /** READ COMMITTED on MySQL: no gap locks on the outbox rows resetPacing looks through. */
@@ -266,4 +250,25 @@ export class PhonesRepository {
       ),
     );
   }
+}
+
+/**
+ * Puts the phone's booked rows back in the queue and frees its next sending slot
+ * (docs/dispatch.md#pacing), in the transaction of the change that calls for it. Rows booked on
+ * a paced phone wait for their slot with `next_attempt_at` ahead; once the phone's rate or
+ * status changes, or it is deleted, those slots no longer hold, so the rows are due now and
+ * are routed again. Rows being sent keep their phone.
+ *
+ * The outbox goes first, as in the dispatch's claims (its rows, then their phones): a claim
+ * holding one of these rows while it waits for the phone's row would otherwise deadlock with
+ * this transaction.
+ */
+function* resetPacing(phoneId: number): Sql<void> {
+  const now = nowUtc();
+  yield* write(
+    'UPDATE outbox SET via_phone = NULL, pace_slot = NULL, next_attempt_at = ?, updated_at = ? ' +
+      "WHERE via_phone = ? AND state = 'queued'",
+    [now, now, phoneId],
+  );
+  yield* write('UPDATE phone SET pace_next_ms = NULL WHERE id = ?', [phoneId]);
 }

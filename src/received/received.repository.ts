@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
-import { runOn } from '../database/driver/driver-runner';
+import { runOn } from '../database/driver/runner';
 import { countAll } from '../messages/message-counts';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { ReceivedStatus } from './entities/received.entity';

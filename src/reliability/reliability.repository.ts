@@ -1,7 +1,9 @@
 import { utcString } from '../common/time/datetime';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
+import { marks } from '../database/driver/placeholders';
+import { select, Sql, write } from '../database/driver/sql';
+import { DriverRunner } from '../database/driver/runner';
 import { queueEvents } from '../events/webhook-events';
 import { DEFAULT_SETTINGS, ReliabilityType } from '../users/settings';
 
@@ -58,7 +60,7 @@ export class ReliabilityRepository {
     const rows = await this.sql.run(
       select<{ id: number; name: string | null; value: string | null }>(
         'SELECT u.id AS id, s.name AS name, s.value AS value FROM user u ' +
-          `LEFT JOIN setting s ON s.id_user = u.id AND s.name IN (${names.map(() => '?').join(', ')}) ` +
+          `LEFT JOIN setting s ON s.id_user = u.id AND s.name IN (${marks(names.length)}) ` +
           "WHERE u.status = 'active' ORDER BY u.id",
         names,
       ),

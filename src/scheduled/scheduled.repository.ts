@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { DriverRunner } from '../database/driver/driver-runner';
-import { DriverSql, InsertTree, insertWith } from '../database/driver/driver-sql';
+import { DriverRunner } from '../database/driver/runner';
+import { DriverSql, InsertTree, insertWith } from '../database/driver/group-commit';
+import { chunks, rowMarks } from '../database/driver/placeholders';
 import { nowUtc } from '../common/time/datetime';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
@@ -416,7 +417,7 @@ export class ScheduledRepository {
  */
 class TableInsert {
   private readonly head: string;
-  private readonly values: string;
+  private readonly width: number;
   private readonly single: string;
 
   constructor(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>, columns: string[]) {
@@ -424,8 +425,8 @@ class TableInsert {
     this.head =
       `INSERT INTO ${driver.escape(dataSource.getMetadata(entity).tableName)} ` +
       `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES `;
-    this.values = `(${columns.map(() => '?').join(', ')})`;
-    this.single = this.head + this.values;
+    this.width = columns.length;
+    this.single = this.head + rowMarks(1, this.width);
   }
 
   /** One row, its values in the order of the columns. */
@@ -440,7 +441,7 @@ class TableInsert {
     let count = 0;
     let bytes = 0;
     const flush = () => {
-      const sql = count === 1 ? this.single : this.head + Array(count).fill(this.values).join(', ');
+      const sql = this.head + rowMarks(count, this.width);
       statements.push({ sql, parameters });
       parameters = [];
       count = 0;
@@ -463,12 +464,4 @@ class TableInsert {
     }
     return statements;
   }
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let i = 0; i < items.length; i += size) {
-    result.push(items.slice(i, i + size));
-  }
-  return result;
 }

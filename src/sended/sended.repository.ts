@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { runOn } from '../database/driver/driver-runner';
+import { runOn } from '../database/driver/runner';
 import { countAll, CountKind } from '../messages/message-counts';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { chunks, marks } from '../database/driver/placeholders';
 import { Counter } from './daily-counts';
 import { Period } from './stats.repository';
 
@@ -39,11 +40,10 @@ export class DashboardRepository {
     phoneId: number | undefined,
   ): Promise<Counter[]> {
     const counters: Counter[] = [];
-    for (let start = 0; start < buckets.length; start += BUCKETS_PER_QUERY) {
-      const chunk = buckets.slice(start, start + BUCKETS_PER_QUERY);
+    for (const chunk of chunks(buckets, BUCKETS_PER_QUERY)) {
       const rows = await this.dataSource.query<Array<Record<string, unknown>>>(
         'SELECT bucket, id_phone, kind, nb FROM message_count WHERE id_user = ? AND bucket IN ' +
-          `(${chunk.map(() => '?').join(', ')})` +
+          `(${marks(chunk.length)})` +
           (phoneId === undefined ? '' : ' AND id_phone = ?'),
         [userId, ...chunk, ...(phoneId === undefined ? [] : [phoneId])],
       );

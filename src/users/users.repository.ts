@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import { DriverSql } from '../database/driver/driver-sql';
+import { DriverSql } from '../database/driver/group-commit';
 import { nowUtc } from '../common/time/datetime';
 import { Setting } from './entities/setting.entity';
 import { User, UserStatus } from './entities/user.entity';

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
+import { chunks, marks, rowMarks } from '../database/driver/placeholders';
+import { DriverRunner } from '../database/driver/runner';
 import { failPendingDeliveries } from '../events/webhook-events';
 
 /** A webhook with deliveries due, as the deliverer reaches it. */
@@ -136,11 +138,10 @@ export class WebhookDeliveryRepository {
     const records = yield* this.current(all);
     // One row per attempt beside the delivery's latest: written in the transaction of the
     // outcome, and only for the attempts whose outcome is recorded below.
-    for (let start = 0; start < records.length; start += RECORDS_PER_UPDATE) {
-      const chunk = records.slice(start, start + RECORDS_PER_UPDATE);
+    for (const chunk of chunks(records, RECORDS_PER_UPDATE)) {
       yield* write(
         'INSERT INTO webhook_attempt (id_delivery, started_at, duration_ms, http_status, answer, error) ' +
-          `VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+          `VALUES ${rowMarks(chunk.length, 6)}`,
         chunk.flatMap((record) => [
           record.id,
           record.startedAt,
@@ -164,8 +165,7 @@ export class WebhookDeliveryRepository {
       groups.set(key, [...(groups.get(key) ?? []), record]);
     }
     for (const group of groups.values()) {
-      for (let start = 0; start < group.length; start += RECORDS_PER_UPDATE) {
-        const chunk = group.slice(start, start + RECORDS_PER_UPDATE);
+      for (const chunk of chunks(group, RECORDS_PER_UPDATE)) {
         yield* write(
           'UPDATE webhook_delivery SET status = ?, last_http_status = ?, last_error = ?, last_answer = ?, ' +
             "next_attempt_at = ?, delivered_at = ?, updated_at = ? WHERE status = 'pending' AND (" +
@@ -202,8 +202,8 @@ export class WebhookDeliveryRepository {
    */
   private *current(records: readonly AttemptRecord[]): Sql<AttemptRecord[]> {
     const attemptsById = new Map<number, number>();
-    for (let start = 0; start < records.length; start += RECORDS_PER_UPDATE) {
-      const ids = records.slice(start, start + RECORDS_PER_UPDATE).map((record) => record.id);
+    for (const chunk of chunks(records, RECORDS_PER_UPDATE)) {
+      const ids = chunk.map((record) => record.id);
       const rows = yield* select<{ id: number; attempts: number }>(
         `SELECT id, attempts FROM webhook_delivery WHERE id IN (${marks(ids.length)}) ` +
           "AND status = 'pending'" +
@@ -271,8 +271,4 @@ function recordValues(record: AttemptOutcome, now: string): unknown[] {
     record.status === 'delivered' ? now : null,
     now,
   ];
-}
-
-function marks(count: number): string {
-  return Array.from({ length: count }, () => '?').join(', ');
 }

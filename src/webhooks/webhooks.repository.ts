@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
+import { marks } from '../database/driver/placeholders';
 import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from './entities/webhook.entity';
-import { runOn } from '../database/driver/driver-runner';
+import { runOn } from '../database/driver/runner';
 import { failPendingDeliveries, newEventId, queueDelivery } from '../events/webhook-events';
 
 export type WebhookRow = Pick<Webhook, 'url' | 'type' | 'format' | 'secret' | 'enabled'>;
@@ -160,7 +161,7 @@ export class WebhooksRepository {
         'SELECT id, id_delivery, started_at, duration_ms, http_status, answer, error, ' +
         'ROW_NUMBER() OVER (PARTITION BY id_delivery ORDER BY id DESC) AS position, ' +
         'COUNT(*) OVER (PARTITION BY id_delivery) AS total ' +
-        `FROM webhook_attempt WHERE id_delivery IN (${ids.map(() => '?').join(', ')})` +
+        `FROM webhook_attempt WHERE id_delivery IN (${marks(ids.length)})` +
         ') latest WHERE position <= ? ORDER BY id_delivery, id DESC',
       [...ids, limit],
     );

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { rowMarks } from '../../src/database/driver/placeholders';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeConditionalGroup, makePhone, makeUser } from '../support/factories';
@@ -219,7 +220,7 @@ describeEachDatabase('templates and conditions off the main thread (inline worke
     const values = [BACKTRACKS, 'aaa', 'b'];
     await ds.query(
       'INSERT INTO contact (id_user, name, number, data, created_at) VALUES ' +
-        destinations.map(() => '(?, ?, ?, ?, ?)').join(', '),
+        rowMarks(destinations.length, 5),
       destinations.flatMap((number, index) => [
         user.id,
         `Contact ${index}`,

@@ -6,6 +6,7 @@ import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { Processes } from '../support/processes';
 import { migrate } from '../../src/database/data-source';
+import { chunks, rowMarks } from '../../src/database/driver/placeholders';
 import { UNKNOWN_OUTCOME } from '../../src/dispatch/recording.service';
 
 /*
@@ -69,12 +70,10 @@ async function scheduleCampaign(
     );
     const scheduledId =
       typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);
-    const chunk = recipients.slice(start, start + perMessage);
-    for (let from = 0; from < chunk.length; from += 500) {
-      const part = chunk.slice(from, from + 500);
+    for (const part of chunks(recipients.slice(start, start + perMessage), 500)) {
       await ds.query(
         'INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES ' +
-          part.map(() => '(?, ?, ?, ?)').join(', '),
+          rowMarks(part.length, 4),
         part.flatMap((number) => [scheduledId, number, '[]', '2020-01-01 00:00:00']),
       );
     }

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createConnection, RowDataPacket } from 'mysql2/promise';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { DriverSql, InsertTree, TREES_PER_COMMIT } from '../../src/database/driver/driver-sql';
+import type { Database } from 'better-sqlite3';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver';
+import { DriverSql, InsertTree, TREES_PER_COMMIT } from '../../src/database/driver/group-commit';
+import { DriverRunner } from '../../src/database/driver/runner';
+import { select } from '../../src/database/driver/sql';
 import { migrate } from '../../src/database/data-source';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, describeEachDatabase, TestDatabase } from '../support/databases';
@@ -377,6 +381,21 @@ describe('DriverSql beside a transaction held open [sqlite]', () => {
     );
   const worker = (manager: EntityManager, text: string) =>
     manager.query(scheduledOf(userId, text).sql, scheduledOf(userId, text).parameters);
+
+  it('prepares a statement once for the runner and the group commit alike', async () => {
+    const db = (ds.driver as BetterSqlite3Driver).databaseConnection as Database;
+    const prepare = jest.spyOn(db, 'prepare');
+    const read = 'SELECT id FROM user WHERE id = ? AND 1 = 1';
+    try {
+      const viaRunner = await DriverRunner.for(ds).run(select(read, [userId]));
+      const viaGroupCommit = await sql.select(read, [userId]);
+
+      expect(viaGroupCommit).toEqual(viaRunner);
+      expect(prepare.mock.calls.filter(([text]) => text === read)).toHaveLength(1);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
 
   it('waits for it as one group, and its next transaction waits for that group alone', async () => {
     let resume!: () => void;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { MediaCollector } from '../../src/dispatch/media-collector';
+import { chunks, rowMarks } from '../../src/database/driver/placeholders';
 import { MediaRepository } from '../../src/media/media.repository';
 import { startApp, TestApp } from '../support/app';
 import { curlMultipart } from '../support/curl';
@@ -231,10 +232,9 @@ describeEachDatabase('media collection', (database) => {
       `${user.id}/${index.toString(16).padStart(32, '0')}.png`,
       CREATED,
     ]);
-    for (let start = 0; start < values.length; start += 500) {
-      const chunk = values.slice(start, start + 500);
+    for (const chunk of chunks(values, 500)) {
       await ds.query(
-        `INSERT INTO media (id_user, path, created_at) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+        `INSERT INTO media (id_user, path, created_at) VALUES ${rowMarks(chunk.length, 3)}`,
         chunk.flat(),
       );
     }

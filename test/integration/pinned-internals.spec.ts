@@ -80,7 +80,7 @@ describe('typeorm: the better-sqlite3 driver', () => {
       await dataSource.query<Array<{ name: string }>>('SELECT name FROM pinned_row ORDER BY id')
     ).map((row) => row.name);
 
-  it('exposes the connection it opened as driver.databaseConnection, in a transaction while TypeORM holds one (driver-runner.ts, driver-sql.ts, bench/seed.ts)', async () => {
+  it('exposes the connection it opened as driver.databaseConnection, in a transaction while TypeORM holds one (sqlite-connection.ts, bench/seed.ts)', async () => {
     expect(dataSource.driver).toBeInstanceOf(BetterSqlite3Driver);
     const db = (dataSource.driver as BetterSqlite3Driver).databaseConnection as Database.Database;
     expect(db).toBeInstanceOf(Database);
@@ -163,7 +163,7 @@ describe('typeorm: the better-sqlite3 driver', () => {
     expect(await names()).toEqual(['saved']);
   });
 
-  it('answers a structured query with the rows of a read and the last rowid of a write, and manager.query with that rowid (driver-runner.ts runOn, driver-sql.ts insertWith)', async () => {
+  it('answers a structured query with the rows of a read and the last rowid of a write, and manager.query with that rowid (runner.ts runOn, group-commit.ts insertWith)', async () => {
     const runner = dataSource.createQueryRunner();
     const written = await runner.query(
       'INSERT INTO pinned_row (name) VALUES (?), (?)',
@@ -186,7 +186,7 @@ describe('typeorm: the better-sqlite3 driver', () => {
     expect(id).toBe(ids[1] + 1);
   });
 
-  it("copies the driver error's own fields onto QueryFailedError, beside query, parameters and driverError (api-exception.filter.ts, logging.module.ts, driver-sql.ts)", async () => {
+  it("copies the driver error's own fields onto QueryFailedError, beside query, parameters and driverError (api-exception.filter.ts, logging.module.ts, sqlite-connection.ts)", async () => {
     const failure: unknown = await dataSource
       .query('INSERT INTO pinned_row (name) VALUES (?)', [null])
       .catch((error: unknown) => error);
@@ -246,7 +246,7 @@ describeOnMysql('typeorm: the mysql driver', () => {
       ),
     );
 
-  it('lends a connection of the mysql2 pool it configured through obtainMasterConnection (driver-runner.ts, driver-sql.ts)', async () => {
+  it('lends a connection of the mysql2 pool it configured through obtainMasterConnection (mysql-connection.ts)', async () => {
     expect(dataSource.driver).toBeInstanceOf(MysqlDriver);
     const connection = (await (
       dataSource.driver as MysqlDriver
@@ -269,7 +269,7 @@ describeOnMysql('typeorm: the mysql driver', () => {
     }
   });
 
-  it('answers a structured write with the header, and manager.query with the header (driver-runner.ts runOn, driver-sql.ts insertWith)', async () => {
+  it('answers a structured write with the header, and manager.query with the header (runner.ts runOn, group-commit.ts insertWith)', async () => {
     const runner = dataSource.createQueryRunner();
     try {
       const written = await runner.query(

@@ -4,6 +4,7 @@ import { ADAPTERS } from '../../src/adapters/adapters.module';
 import { generateApiKey, hashApiKey } from '../../src/common/auth/api-key';
 import { nameKey } from '../../src/common/params/entry-name';
 import { parseTextRecord, sealFields } from '../../src/common/secrets/sealed-fields';
+import { chunks, rowMarks } from '../../src/database/driver/placeholders';
 import { secretCipherOf } from '../../src/database/secrets-key.check';
 import { ConditionalGroup } from '../../src/conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../../src/contacts/entities/contact.entity';
@@ -300,11 +301,9 @@ export async function insertRows(
   columns: string[],
   rows: unknown[][],
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += 200) {
-    const chunk = rows.slice(start, start + 200);
+  for (const chunk of chunks(rows, 200)) {
     await ds.query(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
-        chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', '),
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rowMarks(chunk.length, columns.length)}`,
       chunk.flat(),
     );
   }

@@ -1,4 +1,4 @@
-import { createServer as createTcpServer, Socket } from 'node:net';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeServer, closedPort, startFakeServer } from './adapters.factories';
 
 /** The ways a provider's API can go wrong that every adapter spec goes through. */
@@ -24,19 +24,28 @@ export const MISBEHAVIOURS: readonly Misbehaviour[] = [
 ];
 
 /**
- * A server on 127.0.0.1 that answers every request the `how` way; for `refused`, a port where
- * nothing listens. `html-page`, `invalid-json` and `huge-body` answer HTTP 200, as a proxy or a
- * broken provider may.
+ * Answers, as the provider does, a request that must succeed for the misbehaving one to be made
+ * at all (OVH's clock query before each signed call); false for the others, which misbehave.
  */
-export async function startMisbehavingServer(how: Misbehaviour): Promise<FakeServer> {
+export type WellAnswered = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/**
+ * A server on 127.0.0.1 that answers every request the `how` way, but those `wellAnswered`
+ * answers; for `refused`, a port where nothing listens. `html-page`, `invalid-json` and
+ * `huge-body` answer HTTP 200, as a proxy or a broken provider may.
+ */
+export async function startMisbehavingServer(
+  how: Misbehaviour,
+  wellAnswered: WellAnswered = () => false,
+): Promise<FakeServer> {
   if (how === 'refused') {
     const port = await closedPort();
     return { url: `http://127.0.0.1:${port}`, port, close: () => Promise.resolve() };
   }
-  if (how === 'reset-mid-response') {
-    return startResettingServer();
-  }
-  return startFakeServer((_request, response) => {
+  return startFakeServer((request, response) => {
+    if (wellAnswered(request, response)) {
+      return;
+    }
     if (how === 'rate-limited') {
       response.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
       response.end('{"code":429,"message":"Too many requests"}');
@@ -52,36 +61,21 @@ export async function startMisbehavingServer(how: Misbehaviour): Promise<FakeSer
     } else if (how === 'huge-body') {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(`{"padding":"${'x'.repeat(8 * 1024 * 1024)}"}`);
+    } else if (how === 'reset-mid-response') {
+      resetMidResponse(request);
     }
     // hang: the request is read, no answer ever comes.
   });
 }
 
-/** Reads the request, writes the start of an answer, then resets the connection. */
-async function startResettingServer(): Promise<FakeServer> {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.once('data', () => {
-      socket.write(
-        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sms',
-      );
-      setTimeout(() => socket.resetAndDestroy(), 20);
-    });
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) {
-          socket.destroy();
-        }
-        server.close(() => resolve());
-      }),
-  };
+/**
+ * Writes the start of an answer on the request's connection itself, bypassing the HTTP server,
+ * then resets it.
+ */
+function resetMidResponse(request: IncomingMessage): void {
+  const { socket } = request;
+  socket.write(
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sms',
+  );
+  setTimeout(() => socket.resetAndDestroy(), 20);
 }

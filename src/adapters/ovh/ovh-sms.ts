@@ -94,7 +94,22 @@ async function checkSmsService(client: OvhClient, serviceName: string): Promise<
   if (reply.status === 404) {
     return `OVH has no SMS service ${serviceName} for these credentials (HTTP 404): check service_name.`;
   }
-  return reply.status === 200 ? null : refusal(reply);
+  return answered(reply);
+}
+
+const NOT_OVH_ANSWER =
+  'OVH answered HTTP 200 with something other than its JSON answer: check OVH_API_URL.';
+
+/**
+ * Null when OVH answered a check with one of its objects, else why not: a 200 whose body is
+ * not JSON (a proxy's page) does not say that the service or the line is there.
+ */
+function answered(reply: Extract<ProviderReply, { ok: true }>): string | null {
+  if (reply.status !== 200) {
+    return refusal(reply);
+  }
+  const answer = parseJson(reply.body);
+  return typeof answer === 'object' && answer !== null ? null : NOT_OVH_ANSWER;
 }
 
 /** Why OVH refused a request, for an answer no rule of the check expects. */
@@ -120,11 +135,12 @@ async function smsServiceStatus(
     return 'unavailable';
   }
   const reply = await client.request('GET', smsPath(data.service_name));
-  if (!reply.ok || reply.status !== 200) {
-    logger.warn(`OVH status check: ${reply.ok ? refusal(reply) : reply.reason}`);
+  const problem = reply.ok ? answered(reply) : reply.reason;
+  if (!reply.ok || problem) {
+    logger.warn(`OVH status check: ${problem}`);
     return 'unavailable';
   }
-  const credits = (parseJson(reply.body) as { creditsLeft?: unknown } | undefined)?.creditsLeft;
+  const credits = (parseJson(reply.body) as { creditsLeft?: unknown }).creditsLeft;
   return typeof credits === 'number' && credits <= 0 ? 'no_credit' : 'available';
 }
 
@@ -193,7 +209,7 @@ export abstract class OvhSmsAdapter implements Adapter {
     if (reply.status === 404) {
       return check.notFound;
     }
-    return reply.status === 200 ? null : refusal(reply);
+    return answered(reply);
   }
 
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
