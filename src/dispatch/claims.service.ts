@@ -4,7 +4,7 @@ import { AdapterRegistry } from '../adapters/adapter.registry';
 import { countingWindows, remainingVolume } from '../common/limits/remaining-volume';
 import { nowUtc, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { isSettingOn } from '../users/settings';
 import { Claimed, pacedPhones, Pace, planClaims, Refused, routes } from './claim-plan';
 import { ClaimsRepository, LimitRow } from './claims.repository';

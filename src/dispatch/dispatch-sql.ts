@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DriverRunner, select, Sql, write } from '../database/driver/driver-runner';
+import { DriverRunner } from '../database/driver/runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { marks, rowMarks } from '../database/driver/placeholders';
 import { DEFAULT_SETTINGS } from '../users/settings';
 import { MediaRow } from './dispatch-rows';
@@ -10,21 +11,6 @@ export const CANDIDATES_PER_ROW = 4;
 
 /** Values per `IN (…)` list and rows per multi-row INSERT: far below SQLite's bound variables. */
 export const ROWS_PER_STATEMENT = 500;
-
-/**
- * One runner per data source, whichever stage's repository runs a body: on SQLite the runner
- * keeps the statements it prepared, which every stage then reuses.
- */
-const runners = new WeakMap<DataSource, DriverRunner>();
-
-function runnerOf(dataSource: DataSource): DriverRunner {
-  let runner = runners.get(dataSource);
-  if (!runner) {
-    runner = DriverRunner.for(dataSource);
-    runners.set(dataSource, runner);
-  }
-  return runner;
-}
 
 /**
  * What the dispatch's repositories share. Their SQL runs on the driver (DriverRunner): it runs
@@ -42,7 +28,7 @@ export abstract class DispatchSql {
 
   constructor(readonly dataSource: DataSource) {
     this.mysql = dataSource.options.type === 'mysql';
-    this.sql = runnerOf(dataSource);
+    this.sql = DriverRunner.for(dataSource);
   }
 
   /** `FOR UPDATE SKIP LOCKED` where the engine has row locks. */

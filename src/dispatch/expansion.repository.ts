@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { runOn, select, Sql, write } from '../database/driver/driver-runner';
+import { runOn } from '../database/driver/runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { OUTBOX_RECIPIENT_COLUMNS, OutboxRecipient } from './dispatch-rows';

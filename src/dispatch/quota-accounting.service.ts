@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { utcDate } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { queueEvents } from '../events/webhook-events';
 import { closeThreshold, dueAlerts, remainingOf, renewedAt } from '../users/quota';
 import { isSettingOn } from '../users/settings';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { countAll, CountKind } from '../messages/message-counts';
 import { NewSended } from './dispatch-rows';

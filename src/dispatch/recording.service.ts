@@ -3,7 +3,7 @@ import { SendResult } from '../adapters/adapter';
 import { measureSms } from '../common/text/gsm';
 import { nowUtc, utcDate, utcString, utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
-import { Sql } from '../database/driver/driver-runner';
+import { Sql } from '../database/driver/sql';
 import { queueEvents } from '../events/webhook-events';
 import { Claimed, Refused } from './claim-plan';
 import { NewSended, OutboxRow, PhoneRow } from './dispatch-rows';

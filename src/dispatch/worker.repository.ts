@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { select, Sql, write } from '../database/driver/driver-runner';
+import { select, Sql, write } from '../database/driver/sql';
 import { marks } from '../database/driver/placeholders';
 import {
   outboxRow,
