@@ -9,11 +9,19 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { ReliabilityModule } from '../reliability/reliability.module';
 import { TextModule } from '../text/text.module';
 import { WebhookDeliveryModule } from '../webhook-delivery/webhook-delivery.module';
-import { DispatchRepository } from './dispatch.repository';
+import { ClaimsRepository } from './claims.repository';
+import { ClaimsService } from './claims.service';
+import { ExpansionRepository } from './expansion.repository';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
+import { QuotaAccountingRepository } from './quota-accounting.repository';
+import { QuotaAccountingService } from './quota-accounting.service';
+import { RecordingRepository } from './recording.repository';
+import { RecordingService } from './recording.service';
+import { RenderingRepository } from './rendering.repository';
 import { RenderingService } from './rendering.service';
 import { SenderService } from './sender.service';
+import { WorkerRepository } from './worker.repository';
 import { INBOUND_SINK, START_WORKER, WorkerService } from './worker.service';
 
 /** The dispatch worker: due messages to providers to `sended` entries (docs/dispatch.md). */
@@ -37,12 +45,21 @@ export class DispatchModule {
         ReliabilityModule,
       ],
       providers: [
-        DispatchRepository,
+        // The stages, in the order a message goes through them (docs/dispatch.md#stages).
+        ExpansionRepository,
         ExpansionService,
+        RenderingRepository,
         RenderingService,
+        ClaimsRepository,
+        ClaimsService,
         SenderService,
-        MediaCollector,
+        RecordingRepository,
+        RecordingService,
+        QuotaAccountingRepository,
+        QuotaAccountingService,
+        WorkerRepository,
         WorkerService,
+        MediaCollector,
         {
           provide: START_WORKER,
           inject: [AppConfig],

@@ -4,22 +4,29 @@ import { Sql } from '../database/driver/sql';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { contactRecipient } from '../contacts/contact-recipients';
-import {
-  hasTemplateSyntax,
-  RecipientInput,
-  TextOutcome,
-  transliterated,
-} from '../text/recipient-text';
+import { hasTemplateSyntax, TextOutcome, transliterated } from '../text/recipient-text';
 import { TextPool } from '../text/text-pool';
 import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
 import {
   ConditionLink,
-  DispatchRepository,
   DueScheduled,
+  ExpansionRepository,
   NewOutboxRow,
   NumberRecipient,
-} from './dispatch.repository';
+} from './expansion.repository';
+import {
+  Cursor,
+  cursorOf,
+  hasAny,
+  nextCondition,
+  numberRecipient,
+  PHASES,
+  Recipient,
+  sameConditions,
+  sameCursor,
+  startOf,
+} from './expansion-cursor';
 
 /**
  * Recipients one expansion transaction reads at most, and due messages it locks at a time;
@@ -29,28 +36,6 @@ import {
 const BUDGET = 250;
 
 const STOP_EXEMPT_TAG = 'SMS_STOP';
-
-/** The kinds of recipients, in the order they are queued. */
-const PHASES = ['numbers', 'contacts', 'groups', 'conditions'] as const;
-type Phase = (typeof PHASES)[number];
-
-/**
- * Where a message's expansion stands: every recipient up to this one is queued. Numbers and the
- * message's own contacts by their row (`after`), group members by group link (`link`) and
- * membership, conditional groups by link and contact id (each link's contacts are tested in id
- * order).
- */
-interface Cursor {
-  phase: Phase;
-  link: number;
-  after: number;
-}
-
-const START: Cursor = { phase: 'numbers', link: 0, after: 0 };
-
-interface Recipient extends RecipientInput {
-  number: string;
-}
 
 /** A due message and what its rows share, read once per transaction. */
 interface Message {
@@ -116,7 +101,7 @@ export class ExpansionService {
   private readonly logger = new Logger(ExpansionService.name);
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly repository: ExpansionRepository,
     private readonly pool: TextPool,
     private readonly config: AppConfig,
   ) {}
@@ -191,7 +176,7 @@ export class ExpansionService {
         if (first && first.length <= left) {
           pending.push(...this.rows(message, first.map(numberRecipient)));
           left -= first.length;
-          cursor = { phase: 'contacts', link: 0, after: 0 };
+          cursor = startOf('contacts');
         }
         // Kinds the message has none of are passed over even once the budget is spent.
         while (cursor.phase !== 'conditions' && (left > 0 || !hasAny(scheduled, cursor.phase))) {
@@ -402,11 +387,7 @@ export class ExpansionService {
     if (cursor.phase === 'conditions') {
       return { recipients: [], read: 0, next: cursor };
     }
-    const following: Cursor = {
-      phase: PHASES[PHASES.indexOf(cursor.phase) + 1],
-      link: 0,
-      after: 0,
-    };
+    const following = startOf(PHASES[PHASES.indexOf(cursor.phase) + 1]);
     if (!hasAny(scheduled, cursor.phase)) {
       return { recipients: [], read: 0, next: following };
     }
@@ -515,54 +496,4 @@ export class ExpansionService {
       this.logger.log(`Scheduled message ${id} queued: every recipient is in the outbox.`);
     }
   }
-}
-
-/** Whether the message has recipients of that kind. */
-function hasAny(scheduled: DueScheduled, phase: Phase): boolean {
-  return Boolean(Number(scheduled[`has_${phase}`]));
-}
-
-/** Where the message's expansion stands: at its start when nothing is queued yet. */
-function cursorOf(scheduled: DueScheduled): Cursor {
-  const phase = PHASES.find((candidate) => candidate === scheduled.expansion_phase);
-  return phase
-    ? {
-        phase,
-        link: Number(scheduled.expansion_link ?? 0),
-        after: Number(scheduled.expansion_after ?? 0),
-      }
-    : START;
-}
-
-/**
- * The conditional group whose matches come next: the first at or after the cursor's link, but
- * one whose condition an earlier link has (its matches are queued already).
- */
-function nextCondition(conditions: readonly ConditionLink[], cursor: Cursor): ConditionLink | null {
-  return (
-    conditions.find(
-      (condition, index) =>
-        condition.link_id >= cursor.link &&
-        !conditions.slice(0, index).some((earlier) => earlier.expression === condition.expression),
-    ) ?? null
-  );
-}
-
-function sameCursor(left: Cursor, right: Cursor): boolean {
-  return left.phase === right.phase && left.link === right.link && left.after === right.after;
-}
-
-function sameConditions(left: readonly ConditionLink[], right: readonly ConditionLink[]): boolean {
-  return (
-    left.length === right.length &&
-    left.every(
-      (condition, index) =>
-        condition.link_id === right[index].link_id &&
-        condition.expression === right[index].expression,
-    )
-  );
-}
-
-function numberRecipient(row: NumberRecipient): Recipient {
-  return { number: row.number, data: row.data, metas: { number: row.number } };
 }

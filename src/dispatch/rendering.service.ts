@@ -3,7 +3,7 @@ import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { TextPool } from '../text/text-pool';
 import type { RenderItem } from '../text/text.worker';
-import { DispatchRepository, RenderedRow } from './dispatch.repository';
+import { RenderedRow, RenderingRepository } from './rendering.repository';
 
 /**
  * The expansion always writes `render_input` for the rows it queues unrendered; a row without
@@ -21,7 +21,7 @@ const NO_INPUT = JSON.stringify({ data: null, metas: {}, gsm: false });
 @Injectable()
 export class RenderingService {
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly repository: RenderingRepository,
     private readonly pool: TextPool,
     private readonly config: AppConfig,
   ) {}

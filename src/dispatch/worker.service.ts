@@ -19,11 +19,13 @@ import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookDeliverer } from '../webhook-delivery/webhook-deliverer.service';
 import { ReliabilityService } from '../reliability/reliability.service';
-import { DispatchRepository, NewSended } from './dispatch.repository';
+import { NewSended } from './dispatch-rows';
 import { ExpansionService } from './expansion.service';
 import { MediaCollector } from './media-collector';
 import { RenderingService } from './rendering.service';
-import { SenderService, UNKNOWN_OUTCOME, sended } from './sender.service';
+import { RecordingService, UNKNOWN_OUTCOME, sended } from './recording.service';
+import { SenderService } from './sender.service';
+import { WorkerRepository } from './worker.repository';
 
 /** Where listening adapters report receipts and inbound messages (the callbacks service). */
 export const INBOUND_SINK = Symbol('INBOUND_SINK');
@@ -59,10 +61,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly unreadable = new Set<string>();
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly repository: WorkerRepository,
     private readonly expansion: ExpansionService,
     private readonly rendering: RenderingService,
     private readonly sender: SenderService,
+    private readonly recording: RecordingService,
     private readonly medias: MediaCollector,
     private readonly adapters: AdapterRegistry,
     private readonly secrets: AdapterDataCipher,
@@ -243,7 +246,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       ...new Set(orphans.flatMap((row) => (row.via_phone ? [Number(row.via_phone)] : []))),
     ];
     const adapters = yield* this.repository.adaptersOf(phoneIds);
-    return yield* this.sender.store(
+    return yield* this.recording.store(
       orphans.map((row) => {
         const phoneId = row.via_phone === null ? null : Number(row.via_phone);
         const phone =

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 
 import { DataSource } from 'typeorm';
-import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/sender.service';
+import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/claim-plan';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';

@@ -7,7 +7,7 @@ import { waitFor } from '../support/instruments';
 import { Processes } from '../support/processes';
 import { migrate } from '../../src/database/data-source';
 import { chunks, rowMarks } from '../../src/database/driver/placeholders';
-import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
+import { UNKNOWN_OUTCOME } from '../../src/dispatch/recording.service';
 
 /*
  * Never lost, never twice (issue 4, point 8), proven on the built processes (`npm test` builds

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
-import { UNKNOWN_OUTCOME } from '../../src/dispatch/sender.service';
+import { UNKNOWN_OUTCOME } from '../../src/dispatch/recording.service';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, DatabaseKind } from '../support/databases';

@@ -1,7 +1,9 @@
 import { DataSource } from 'typeorm';
 import { nowUtc } from '../../src/common/time/datetime';
 import { migrate } from '../../src/database/data-source';
-import { DispatchRepository } from '../../src/dispatch/dispatch.repository';
+import { ExpansionRepository } from '../../src/dispatch/expansion.repository';
+import { RenderingRepository } from '../../src/dispatch/rendering.repository';
+import { WorkerRepository } from '../../src/dispatch/worker.repository';
 import { openTestDataSource } from '../support/app';
 import {
   createTestDatabase,
@@ -21,14 +23,18 @@ import { makeUser } from '../support/factories';
 function renderFixture(database: () => TestDatabase) {
   const fixture = {
     ds: undefined as unknown as DataSource,
-    repository: undefined as unknown as DispatchRepository,
+    repository: undefined as unknown as RenderingRepository,
+    expansion: undefined as unknown as ExpansionRepository,
+    workers: undefined as unknown as WorkerRepository,
     userId: 0,
     scheduledId: 0,
   };
   beforeAll(async () => {
     fixture.ds = await openTestDataSource(database());
     await migrate(fixture.ds);
-    fixture.repository = new DispatchRepository(fixture.ds);
+    fixture.repository = new RenderingRepository(fixture.ds);
+    fixture.expansion = new ExpansionRepository(fixture.ds);
+    fixture.workers = new WorkerRepository(fixture.ds);
     fixture.userId = (await makeUser(fixture.ds)).user.id;
   });
   afterAll(async () => {
@@ -42,7 +48,7 @@ function renderFixture(database: () => TestDatabase) {
   /** Queues `count` unrendered rows of a new message; their ids. */
   const queueUnrendered = async (count: number): Promise<number[]> => {
     fixture.scheduledId += 1;
-    await fixture.repository.queue(
+    await fixture.expansion.queue(
       fixture.ds.manager,
       Array.from({ length: count }, (_, index) => ({
         id_user: fixture.userId,
@@ -147,16 +153,16 @@ describeEachDatabase('renders of queued templates', (database) => {
     });
 
     it('leases different rows to two live workers, and those of a forgotten worker again', async () => {
-      const { repository } = fixture;
+      const { repository, workers } = fixture;
       const ids = await queueUnrendered(10);
-      await repository.heartbeat('worker-a', nowUtc());
-      await repository.heartbeat('worker-b', nowUtc());
+      await workers.heartbeat('worker-a', nowUtc());
+      await workers.heartbeat('worker-b', nowUtc());
 
       const [a, b] = await Promise.all([
         repository.leaseUnrendered('worker-a', 5),
         repository.leaseUnrendered('worker-b', 5),
       ]);
-      await repository.unregisterWorker('worker-a');
+      await workers.unregisterWorker('worker-a');
       const again = await repository.leaseUnrendered('worker-b', 10);
 
       expect([...a, ...b].map((row) => row.id).sort(byId)).toEqual(ids);

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
-import { QUOTA_SPENT } from '../../src/dispatch/sender.service';
+import { QUOTA_SPENT } from '../../src/dispatch/claim-plan';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, TestDatabase } from '../support/databases';

@@ -1,0 +1,325 @@
+import { Adapter } from '../adapters/adapter';
+import { OpenedData } from '../adapters/adapter-data.cipher';
+import { QuotaState } from '../users/quota';
+import {
+  ClaimInput,
+  ClaimTools,
+  pacedPhones,
+  planClaims,
+  QUOTA_EXPIRED,
+  QUOTA_SPENT,
+  quotaBudget,
+  routes,
+} from './claim-plan';
+import { OutboxRow, PhoneRow } from './dispatch-rows';
+import { PACE_AHEAD_MS, PACE_LEAD_MS } from './pacing';
+
+const NOW = new Date('2026-01-10T12:00:00Z');
+
+const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
+  id,
+  id_user: 1,
+  originating_scheduled: 100,
+  id_phone: null,
+  id_phone_group: null,
+  destination: `+3360000000${id}`,
+  text: 'Hello',
+  flash: 0,
+  mms: 0,
+  tag: null,
+  media_ids: [],
+  state: 'queued',
+  attempts: 0,
+  error: null,
+  quota_segments: null,
+  via_phone: null,
+  pace_slot: null,
+  ...overrides,
+});
+
+const phone = (id: number, overrides: Partial<PhoneRow> = {}): PhoneRow => ({
+  id,
+  id_user: 1,
+  adapter: 'test',
+  adapter_data: null,
+  priority: 0,
+  status: 'available',
+  rate: null,
+  ...overrides,
+});
+
+const quota = (overrides: Partial<QuotaState> = {}): QuotaState => ({
+  id_user: 1,
+  credit: 10,
+  additional: 0,
+  consumed: 0,
+  reserved: 0,
+  start_date: '2026-01-01 00:00:00',
+  expiration_date: '2026-02-01 00:00:00',
+  renew_interval: 'P1M',
+  auto_renew: false,
+  report_unused: false,
+  report_unused_additional: false,
+  alerted_close: false,
+  alerted_reached: false,
+  ...overrides,
+});
+
+const adapter = (mms = false): Adapter =>
+  ({ capabilities: { flash: false, mms } }) as unknown as Adapter;
+
+const tools = (overrides: Partial<ClaimTools> = {}): ClaimTools => ({
+  adapter: (name) => (name === 'test' ? adapter() : name === 'mms' ? adapter(true) : undefined),
+  open: (): OpenedData => ({ data: {}, unreadable: [] }),
+  ...overrides,
+});
+
+/** A plan's input for `rows` sent through the user's `phones`, without limits, pacing or quota. */
+const input = (
+  rows: OutboxRow[],
+  phones: PhoneRow[],
+  overrides: Partial<ClaimInput> = {},
+): ClaimInput => ({
+  rows,
+  routes: routes(rows, phones, new Map()),
+  now: NOW,
+  settings: new Map(),
+  remaining: new Map(),
+  paces: new Map(),
+  quotas: new Map(),
+  mediaPaths: new Map(),
+  timeZone: 'UTC',
+  publicUrl: 'https://sms.example',
+  basePath: '',
+  ...overrides,
+});
+
+describe('routes', () => {
+  it("routes a row to the phone it names, else to its user's phones or its group's", () => {
+    const phones = [phone(1), phone(2), phone(3, { id_user: 2 })];
+    const [named, anyPhone, grouped] = routes(
+      [row(1, { id_phone: 2 }), row(2), row(3, { id_phone_group: 7 })],
+      phones,
+      new Map([[7, new Set([1])]]),
+    );
+
+    expect(named.pinned?.id).toBe(2);
+    expect(anyPhone.pinned).toBeUndefined();
+    expect(anyPhone.pool.map((candidate) => candidate.id)).toEqual([1, 2]);
+    expect(grouped.pool.map((candidate) => candidate.id)).toEqual([1]);
+  });
+
+  it('names the paced phones a row may go through', () => {
+    const routed = routes([row(1)], [phone(1, { rate: 5 }), phone(2)], new Map());
+
+    expect([...pacedPhones(routed)]).toEqual([1]);
+  });
+});
+
+describe('planClaims', () => {
+  it('claims a row through its phone with its text', () => {
+    const plan = planClaims(input([row(1)], [phone(1)]), tools());
+
+    expect(plan.claimed).toHaveLength(1);
+    expect(plan.claimed[0]).toMatchObject({ phone: { id: 1 }, text: 'Hello', slot: null });
+    expect(plan.refused).toEqual([]);
+  });
+
+  it("chooses among the user's phones by priority, then by what each limited one has left after the plan's own claims", () => {
+    const plan = planClaims(
+      input([row(1), row(2), row(3)], [phone(1, { priority: 1 }), phone(2, { priority: 5 })], {
+        settings: new Map([[1, { phone_limit: '1', phone_priority: '1' }]]),
+        remaining: new Map([
+          [1, 5],
+          [2, 1],
+        ]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => [claimed.row.id, claimed.phone.id])).toEqual([
+      [1, 2],
+      [2, 1],
+      [3, 1],
+    ]);
+  });
+
+  it('chooses a phone that sends MMS for an MMS, and one free now over a paced one whose turn is far', () => {
+    const far = NOW.getTime() + 10 * PACE_AHEAD_MS;
+    const plan = planClaims(
+      input([row(1, { mms: 1 }), row(2)], [phone(1, { adapter: 'mms', rate: 1 }), phone(2)], {
+        paces: new Map([[1, { next: far, spacing: 1000 }]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => [claimed.row.id, claimed.phone.id])).toEqual([[2, 2]]);
+    expect(plan.bookings).toEqual([{ id: 1, phoneId: 1, slot: far }]);
+  });
+
+  it('refuses a row its user has no phone for, saying why', () => {
+    const plan = planClaims(input([row(1), row(2, { id_phone_group: 7 })], []), tools());
+
+    expect(plan.refused.map(({ reason }) => reason)).toEqual([
+      'No phone to send it: the user has no phone.',
+      'No phone to send it: the phone group has no phone.',
+    ]);
+  });
+
+  it('refuses a row whose phone is not available, has an unknown adapter or unreadable credentials', () => {
+    const plan = planClaims(
+      input(
+        [row(1, { id_phone: 1 }), row(2, { id_phone: 2 }), row(3, { id_phone: 3 })],
+        [phone(1, { status: 'no_credit' }), phone(2, { adapter: 'gone' }), phone(3)],
+      ),
+      tools({ open: (opened) => ({ data: {}, unreadable: opened.id === 3 ? ['password'] : [] }) }),
+    );
+
+    expect(plan.claimed).toEqual([]);
+    expect(plan.refused.map(({ reason }) => reason)).toEqual([
+      'The phone has no credit left.',
+      "The phone's adapter gone is unknown.",
+      expect.stringMatching(/send its adapter_data again with post_update_phone\.$/),
+    ]);
+  });
+
+  it("refuses rows beyond a limited phone's remaining volume", () => {
+    const plan = planClaims(
+      input([row(1), row(2)], [phone(1)], {
+        settings: new Map([[1, { phone_limit: '1' }]]),
+        remaining: new Map([[1, 1]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([1]);
+    expect(plan.refused.map(({ reason }) => reason)).toEqual([
+      'The phone has reached its sending limit.',
+    ]);
+  });
+
+  it('sends medias as links appended to the text through a phone without MMS, and as an MMS through one with', () => {
+    const rows = [
+      row(1, { media_ids: [5], id_phone: 1 }),
+      row(2, { media_ids: [5], id_phone: 2, mms: 1 }),
+    ];
+    const plan = planClaims(
+      input(rows, [phone(1), phone(2, { adapter: 'mms' })], {
+        mediaPaths: new Map([[5, 'u1/a.png']]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed[0]).toMatchObject({
+      text: 'Hello\nhttps://sms.example/media/u1/a.png',
+      medias: [],
+    });
+    expect(plan.claimed[1]).toMatchObject({
+      text: 'Hello',
+      medias: [{ path: 'u1/a.png', mimetype: null, url: 'https://sms.example/media/u1/a.png' }],
+    });
+  });
+
+  it('refuses medias as links without PUBLIC_URL', () => {
+    const plan = planClaims(
+      input([row(1, { media_ids: [5] })], [phone(1)], {
+        mediaPaths: new Map([[5, 'u1/a.png']]),
+        publicUrl: null,
+      }),
+      tools(),
+    );
+
+    expect(plan.refused[0].reason).toMatch(/PUBLIC_URL is not set/);
+  });
+
+  it('gives paced rows consecutive slots, and books those too far ahead instead of claiming them', () => {
+    const rate = 1;
+    const spacing = 1000 / (rate * 0.97);
+    const plan = planClaims(
+      input([row(1), row(2), row(3), row(4)], [phone(1, { rate })], {
+        paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
+      }),
+      tools(),
+    );
+
+    const first = NOW.getTime() + PACE_LEAD_MS;
+    expect(plan.claimed.map((claimed) => claimed.slot)).toEqual([first, first + spacing]);
+    expect(plan.bookings.map((booking) => booking.id)).toEqual([3, 4]);
+    expect(plan.bookings.every((booking) => booking.slot > NOW.getTime() + PACE_AHEAD_MS)).toBe(
+      true,
+    );
+    expect(plan.paces.get(1)).toBeCloseTo(first + 4 * spacing);
+  });
+
+  it('keeps the slot a row was booked', () => {
+    const slot = NOW.getTime() + 500;
+    const plan = planClaims(
+      input([row(1, { via_phone: 1, pace_slot: slot })], [phone(1, { rate: 1 })], {
+        paces: new Map([[1, { next: NOW.getTime() + 5000, spacing: 1000 }]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed[0].slot).toBe(slot);
+    expect(plan.paces.size).toBe(0);
+  });
+
+  it("reserves each claimed row's segments of its user's quota, and refuses what it cannot cover", () => {
+    const plan = planClaims(
+      input([row(1), row(2), row(3)], [phone(1)], {
+        quotas: new Map([[1, quotaBudget(quota({ credit: 2 }))]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed.map((claimed) => claimed.row.quota_segments)).toEqual([1, 1]);
+    expect(plan.reserved.get(1)).toBe(2);
+    expect(plan.refused[0].reason).toMatch(
+      new RegExp(`^${QUOTA_SPENT}: this message needs 1 SMS segment and 0 are left`),
+    );
+  });
+
+  it('refuses every row of a user whose quota expired', () => {
+    const plan = planClaims(
+      input([row(1)], [phone(1)], {
+        quotas: new Map([[1, quotaBudget(quota({ expiration_date: '2026-01-05 00:00:00' }))]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.reserved.size).toBe(0);
+    expect(plan.refused[0].reason).toMatch(new RegExp(`^${QUOTA_EXPIRED} on `));
+  });
+
+  it('gives a slot back when the quota refuses its row', () => {
+    const plan = planClaims(
+      input([row(1), row(2)], [phone(1, { rate: 1 })], {
+        paces: new Map([[1, { next: NOW.getTime(), spacing: 1000 }]]),
+        quotas: new Map([[1, quotaBudget(quota({ credit: 1 }))]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed).toHaveLength(1);
+    expect(plan.paces.get(1)).toBe(NOW.getTime() + PACE_LEAD_MS + 1000);
+  });
+
+  it('leaves its input as it was', () => {
+    const budget = quotaBudget(quota());
+    const pace = { next: NOW.getTime(), spacing: 1000 };
+    const remaining = new Map([[1, 5]]);
+    planClaims(
+      input([row(1)], [phone(1, { rate: 1 })], {
+        settings: new Map([[1, { phone_limit: '1' }]]),
+        remaining,
+        paces: new Map([[1, pace]]),
+        quotas: new Map([[1, budget]]),
+      }),
+      tools(),
+    );
+
+    expect(remaining.get(1)).toBe(5);
+    expect(pace).toEqual({ next: NOW.getTime(), spacing: 1000 });
+    expect(budget.left).toBe(10);
+  });
+});

@@ -1,0 +1,353 @@
+import { Adapter, AdapterData, OutgoingSms } from '../adapters/adapter';
+import { OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
+import { utcString, utcToZone } from '../common/time/datetime';
+import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
+import { measureSms } from '../common/text/gsm';
+import { isExpired, QuotaState, remainingOf } from '../users/quota';
+import { isSettingOn } from '../users/settings';
+import type { Booking } from './claims.repository';
+import { OutboxRow, PhoneRow } from './dispatch-rows';
+import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS } from './pacing';
+import { choosePhone } from './phone-choice';
+
+/** A claimed row and what it is to be sent through. */
+export interface Claimed {
+  row: OutboxRow;
+  phone: PhoneRow;
+  adapter: Adapter;
+  /** The phone's adapter data, decrypted. */
+  data: AdapterData;
+  /** What goes to the provider: the text, with the links of its medias when not an MMS. */
+  text: string;
+  medias: OutgoingSms['medias'];
+  /** When it is sent (epoch ms), through a paced phone; null: at once. */
+  slot: number | null;
+}
+
+/** A row that will not be sent, and why. */
+export interface Refused {
+  row: OutboxRow;
+  phone: PhoneRow | null;
+  reason: string;
+}
+
+/** A paced phone's sending slots while a claim hands them out. */
+export interface Pace {
+  /** When its next slot is free (epoch ms). */
+  next: number;
+  spacing: number;
+}
+
+/** A user's quota as a claim spends it. */
+export interface QuotaBudget {
+  quota: QuotaState;
+  /** Segments the claim may still reserve. */
+  left: number;
+}
+
+/** The phones a row may go through: the one it names when it exists, else its pool. */
+export interface Route {
+  pinned: PhoneRow | undefined;
+  pool: PhoneRow[];
+}
+
+/** What a claim knows when it plans, all read and locked beforehand. */
+export interface ClaimInput {
+  /** The queued rows, booked ones first. */
+  rows: readonly OutboxRow[];
+  /** Each row's route, by index (`routes`). */
+  routes: readonly Route[];
+  now: Date;
+  /** Each user's settings. */
+  settings: ReadonlyMap<number, Record<string, string>>;
+  /** What each limited phone may still send. */
+  remaining: ReadonlyMap<number, number>;
+  /** The paced phones' next free slots, as locked. */
+  paces: ReadonlyMap<number, Pace>;
+  /** The quotas of the users that have one, as locked (renewed). */
+  quotas: ReadonlyMap<number, QuotaBudget>;
+  /** Where the rows' medias are stored, by id. */
+  mediaPaths: ReadonlyMap<number, string>;
+  timeZone: string;
+  /** PUBLIC_URL and BASE_PATH: the links of medias sent as text. */
+  publicUrl: string | null;
+  basePath: string;
+}
+
+/** The lookups a plan makes of what the process holds: adapters, and phones' credentials. */
+export interface ClaimTools {
+  adapter(name: string): Adapter | undefined;
+  open(phone: PhoneRow): OpenedData;
+}
+
+/** What a claim does: rows it sends, refuses, and books, and what it spends for them. */
+export interface ClaimPlan {
+  claimed: Claimed[];
+  refused: Refused[];
+  bookings: Booking[];
+  /** Where the next free slot of each paced phone that gave slots now is, in `paces` order. */
+  paces: Map<number, number>;
+  /** Segments reserved per user, for those that reserved any, in `quotas` order. */
+  reserved: Map<number, number>;
+}
+
+/** How the error of a recipient that its user's quota cannot cover starts. */
+export const QUOTA_SPENT = 'The sending quota is spent';
+
+/** How the error of a recipient whose user's quota expired without renewal starts. */
+export const QUOTA_EXPIRED = 'The sending quota expired';
+
+/** Why a phone that is not `available` does not send, by its status. */
+const UNAVAILABLE: Readonly<Record<string, string>> = {
+  unavailable: 'The phone is unavailable: check it, then update its status.',
+  no_credit: 'The phone has no credit left.',
+  limit_reached: 'The phone has reached its sending limit.',
+  disabled: 'The phone is disabled.',
+};
+
+const TOO_LONG_WITH_LINKS =
+  `With the links of its medias, the text is longer than ${MAX_TEXT_CHARACTERS} characters: shorten it, ` +
+  'or send through a phone that sends MMS.';
+
+const NO_MEDIA_LINKS =
+  'The message has medias and its phone cannot send MMS, so they would go as links, but ' +
+  'PUBLIC_URL is not set: set it, or send through a phone that sends MMS.';
+
+/** Each row's route among the users' `phones` and the phone groups' `members`. */
+export function routes(
+  rows: readonly OutboxRow[],
+  phones: readonly PhoneRow[],
+  members: ReadonlyMap<number, ReadonlySet<number>>,
+): Route[] {
+  return rows.map((row) => {
+    const own = phones.filter((phone) => Number(phone.id_user) === Number(row.id_user));
+    const pinned = row.id_phone
+      ? own.find((phone) => phone.id === Number(row.id_phone))
+      : undefined;
+    const pool = row.id_phone_group
+      ? own.filter((phone) => members.get(Number(row.id_phone_group))?.has(phone.id))
+      : own;
+    return { pinned, pool };
+  });
+}
+
+/** The paced phones among those the routes may send through. */
+export function pacedPhones(routed: readonly Route[]): Set<number> {
+  return new Set(
+    routed.flatMap(({ pinned, pool }) =>
+      (pinned ? [pinned] : pool).flatMap((phone) => (phone.rate ? [phone.id] : [])),
+    ),
+  );
+}
+
+/**
+ * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
+ * and those refused before any send: no phone, a phone that is not available, a spent limit,
+ * medias that cannot go, a spent or expired quota. A row for a paced phone takes its next
+ * sending slot (or keeps the one it was booked): claimed when the slot comes soon, booked to
+ * wait in the queue otherwise (docs/dispatch.md#pacing). A row to send reserves its segments of
+ * its user's quota, last, so that a refused or booked row takes none. The input is left as it
+ * was: what the plan spends is in what it returns.
+ */
+export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
+  const { rows, routes: routed, now, settings, mediaPaths } = input;
+  const remaining = new Map(input.remaining);
+  const paces = new Map([...input.paces].map(([id, pace]) => [id, { ...pace, moved: false }]));
+  const quotas = new Map([...input.quotas].map(([id, budget]) => [id, { ...budget, reserved: 0 }]));
+  const stamp = utcString(now);
+  const nowMs = now.getTime();
+  const opened = new Map<number, OpenedData>();
+  const claimed: Claimed[] = [];
+  const refused: Refused[] = [];
+  const bookings: Booking[] = [];
+  // Phones whose turn comes within the claim's reach are all as soon as each other.
+  const readyIn = (phoneId: number) => {
+    const wait = (paces.get(phoneId)?.next ?? nowMs) - nowMs;
+    return wait <= PACE_AHEAD_MS ? 0 : wait;
+  };
+
+  for (const [index, row] of rows.entries()) {
+    const userId = Number(row.id_user);
+    const { pinned, pool } = routed[index];
+    const userSettings = settings.get(userId) ?? {};
+    const limited = isSettingOn(userSettings, 'phone_limit');
+    const bookedSlot = row.pace_slot === null ? null : Number(row.pace_slot);
+    // A booking whose slot passed unclaimed (its workers were stopped) is not kept.
+    const booking =
+      bookedSlot !== null && bookedSlot >= nowMs - PACE_LATE_MS
+        ? (pinned ? [pinned] : pool).find(
+            (phone) => phone.id === Number(row.via_phone) && phone.status === 'available',
+          )
+        : undefined;
+    const phone =
+      pinned ??
+      booking ??
+      choosePhone(
+        pool.map((candidate) => ({
+          ...candidate,
+          mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
+          remaining: remaining.get(candidate.id) ?? Infinity,
+          readyIn: readyIn(candidate.id),
+        })),
+        {
+          mms: Boolean(Number(row.mms)),
+          phoneLimit: limited,
+          phonePriority: isSettingOn(userSettings, 'phone_priority'),
+        },
+      );
+    if (!phone) {
+      refused.push({ row, phone: null, reason: noPhoneReason(row) });
+      continue;
+    }
+    const adapter = tools.adapter(phone.adapter);
+    if (!adapter) {
+      refused.push({ row, phone, reason: `The phone's adapter ${phone.adapter} is unknown.` });
+      continue;
+    }
+    if (phone.status !== 'available') {
+      refused.push({ row, phone, reason: UNAVAILABLE[phone.status] ?? UNAVAILABLE.unavailable });
+      continue;
+    }
+    const left = remaining.get(phone.id) ?? Infinity;
+    if (limited && left <= 0) {
+      refused.push({ row, phone, reason: UNAVAILABLE.limit_reached });
+      continue;
+    }
+    const data = opened.get(phone.id) ?? tools.open(phone);
+    opened.set(phone.id, data);
+    if (data.unreadable.length > 0) {
+      refused.push({ row, phone, reason: unreadableReason(data) });
+      continue;
+    }
+    const outgoing = outgoingOf(row, adapter, mediaPaths, input);
+    if ('reason' in outgoing) {
+      refused.push({ row, phone, reason: outgoing.reason });
+      continue;
+    }
+    const pace = paces.get(phone.id);
+    let slot: number | null = null;
+    if (pace) {
+      if (booking === phone) {
+        slot = bookedSlot;
+      } else {
+        slot = Math.max(pace.next, nowMs + PACE_LEAD_MS);
+        pace.next = slot + pace.spacing;
+        pace.moved = true;
+        if (slot > nowMs + PACE_AHEAD_MS) {
+          bookings.push({ id: row.id, phoneId: phone.id, slot });
+          continue;
+        }
+      }
+    }
+    const budget = quotas.get(userId);
+    let segments: number | null = null;
+    if (budget) {
+      segments = measureSms(outgoing.text).segments;
+      const refusal = spendQuota(budget, segments, stamp, input.timeZone);
+      if (refusal) {
+        if (pace && booking !== phone) {
+          // The slot it took was the last given: the next row takes it.
+          pace.next -= pace.spacing;
+        }
+        refused.push({ row, phone, reason: refusal });
+        continue;
+      }
+      budget.reserved += segments;
+    }
+    remaining.set(phone.id, left - 1);
+    claimed.push({
+      row: { ...row, quota_segments: segments },
+      phone,
+      adapter,
+      data: data.data,
+      ...outgoing,
+      slot,
+    });
+  }
+  return {
+    claimed,
+    refused,
+    bookings,
+    paces: new Map(
+      [...paces].flatMap(([id, pace]) => (pace.moved ? [[id, pace.next] as const] : [])),
+    ),
+    reserved: new Map(
+      [...quotas].flatMap(([id, budget]) =>
+        budget.reserved > 0 ? [[id, budget.reserved] as const] : [],
+      ),
+    ),
+  };
+}
+
+/** The budget of a user's quota for a claim. */
+export function quotaBudget(quota: QuotaState): QuotaBudget {
+  return { quota, left: remainingOf(quota) };
+}
+
+/** Takes `segments` off the budget; or why the row cannot have them. */
+function spendQuota(
+  budget: QuotaBudget,
+  segments: number,
+  now: string,
+  timeZone: string,
+): string | null {
+  const { quota } = budget;
+  const end = utcToZone(quota.expiration_date, timeZone);
+  if (isExpired(quota, now)) {
+    return `${QUOTA_EXPIRED} on ${end} and does not renew itself: nothing is sent until the administrator sets it again.`;
+  }
+  if (segments > budget.left) {
+    return (
+      `${QUOTA_SPENT}: this message needs ${segments} SMS segment${segments > 1 ? 's' : ''} ` +
+      `and ${budget.left} ${budget.left === 1 ? 'is' : 'are'} left until ${end}.`
+    );
+  }
+  budget.left -= segments;
+  return null;
+}
+
+/**
+ * What the provider is handed: an MMS through a phone whose adapter sends them; otherwise, as
+ * in RaspiSMS, the text followed by the links of its medias. Or why it cannot go.
+ */
+function outgoingOf(
+  row: OutboxRow,
+  adapter: Adapter,
+  mediaPaths: ReadonlyMap<number, string>,
+  { publicUrl, basePath }: Pick<ClaimInput, 'publicUrl' | 'basePath'>,
+): Pick<Claimed, 'text' | 'medias'> | { reason: string } {
+  const links = row.media_ids.flatMap((id) => {
+    const path = mediaPaths.get(id);
+    // Where the media is served (MediaController): only meaningful with PUBLIC_URL set.
+    return path
+      ? [{ path, mimetype: null, url: `${publicUrl ?? ''}${basePath}/media/${path}` }]
+      : [];
+  });
+  const asMms = Boolean(Number(row.mms)) && adapter.capabilities.mms && links.length > 0;
+  if (links.length > 0 && !asMms && !publicUrl) {
+    return { reason: NO_MEDIA_LINKS };
+  }
+  const text =
+    links.length > 0 && !asMms
+      ? `${row.text}\n${links.map((link) => link.url).join(' - ')}`
+      : row.text;
+  if ([...text].length > MAX_TEXT_CHARACTERS) {
+    return { reason: TOO_LONG_WITH_LINKS };
+  }
+  return { text, medias: asMms ? links : [] };
+}
+
+function noPhoneReason(row: OutboxRow): string {
+  return row.id_phone_group
+    ? 'No phone to send it: the phone group has no phone.'
+    : 'No phone to send it: the user has no phone.';
+}
+
+/** Why a phone whose stored credentials do not decrypt does not send. */
+function unreadableReason(opened: OpenedData): string {
+  const clause = unreadableClause(opened.unreadable);
+  return (
+    `${clause.charAt(0).toUpperCase()}${clause.slice(1)}: send its adapter_data again with ` +
+    'post_update_phone.'
+  );
+}

@@ -1,0 +1,109 @@
+/** The rows the dispatch's stages read and write, shared by their repositories and services. */
+
+/**
+ * What a recipient's outbox row says, as the expansion writes it and the claims read it; its
+ * medias and state aside, which each side holds in its own form.
+ */
+export interface OutboxRecipient {
+  id_user: number;
+  originating_scheduled: number;
+  id_phone: number | null;
+  id_phone_group: number | null;
+  destination: string;
+  text: string;
+  flash: number;
+  mms: number;
+  tag: string | null;
+}
+
+/** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
+export interface OutboxRow extends OutboxRecipient {
+  id: number;
+  /** Its medias' ids, parsed from the stored JSON when the row is read (none: empty). */
+  media_ids: number[];
+  state: string;
+  attempts: number;
+  error: string | null;
+  /** The segments its claim reserved of its user's quota; null without a quota. */
+  quota_segments: number | null;
+  /** With `pace_slot`: the paced phone whose sending slot the row was given. */
+  via_phone: number | null;
+  /** The sending slot (epoch ms) the row was given on `via_phone`; null: none. */
+  pace_slot: number | string | null;
+}
+
+/** An OutboxRow as the database returns it, before its media ids are parsed. */
+export type StoredOutboxRow = Omit<OutboxRow, 'media_ids'> & { media_ids: string | null };
+
+/** The columns of what a recipient's outbox row says, as the expansion writes them and reads. */
+export const OUTBOX_RECIPIENT_COLUMNS = [
+  'id_user',
+  'originating_scheduled',
+  'id_phone',
+  'id_phone_group',
+  'destination',
+  'text',
+  'flash',
+  'mms',
+  'tag',
+  'media_ids',
+  'state',
+] as const;
+
+/** The columns of an OutboxRow. */
+export const OUTBOX_ROW_COLUMNS = [
+  'id',
+  ...OUTBOX_RECIPIENT_COLUMNS,
+  'attempts',
+  'error',
+  'quota_segments',
+  'via_phone',
+  'pace_slot',
+] as const;
+
+/** The row with its media ids parsed: the one place `media_ids` is read as JSON. */
+export function outboxRow(stored: StoredOutboxRow): OutboxRow {
+  return {
+    ...stored,
+    media_ids: stored.media_ids ? (JSON.parse(stored.media_ids) as number[]) : [],
+  };
+}
+
+export interface PhoneRow {
+  id: number;
+  id_user: number;
+  adapter: string;
+  adapter_data: string | null;
+  priority: number;
+  status: string;
+  /** Read for the phones a claim sends through: their callback URLs go with each send. */
+  callback_token?: string | null;
+  /** Messages per second at most; null: unpaced. */
+  rate?: number | null;
+}
+
+/** A `sended` row the sender records. */
+export interface NewSended {
+  id_user: number;
+  id_phone: number | null;
+  at: string;
+  text: string;
+  destination: string;
+  flash: number;
+  mms: number;
+  status: string;
+  error: string | null;
+  uid: string | null;
+  adapter: string;
+  tag: string | null;
+  originating_scheduled: number;
+  segments: number;
+  encoding: string;
+}
+
+/** A media as events show them; its path also makes the link of a text. */
+export interface MediaRow {
+  id: number;
+  id_user: number;
+  path: string;
+}

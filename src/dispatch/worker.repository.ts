@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { select, Sql, write } from '../database/driver/sql';
+import { marks } from '../database/driver/placeholders';
+import {
+  outboxRow,
+  OutboxRow,
+  OUTBOX_ROW_COLUMNS,
+  PhoneRow,
+  StoredOutboxRow,
+} from './dispatch-rows';
+import { DispatchSql } from './dispatch-sql';
+
+/** The `worker` table, and what a worker reads for its sweeps and listeners. */
+@Injectable()
+export class WorkerRepository extends DispatchSql {
+  /** Registers the worker or records that it is alive (again, if a sweep had forgotten it). */
+  async heartbeat(workerId: string, now: string): Promise<void> {
+    await this.sql.run(
+      write(
+        'INSERT INTO worker (id, heartbeat_at, created_at) VALUES (?, ?, ?) ' +
+          (this.mysql
+            ? 'ON DUPLICATE KEY UPDATE heartbeat_at = VALUES(heartbeat_at), updated_at = VALUES(heartbeat_at)'
+            : 'ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, updated_at = excluded.heartbeat_at'),
+        [workerId, now, now],
+      ),
+    );
+  }
+
+  async unregisterWorker(workerId: string): Promise<void> {
+    await this.sql.run(write('DELETE FROM worker WHERE id = ?', [workerId]));
+  }
+
+  async workers(): Promise<string[]> {
+    const rows = await this.sql.run(select<{ id: string }>('SELECT id FROM worker'));
+    return rows.map((row) => row.id);
+  }
+
+  async forgetWorkersExcept(workerId: string): Promise<void> {
+    await this.sql.run(write('DELETE FROM worker WHERE id <> ?', [workerId]));
+  }
+
+  /** The live worker (heartbeat at or after `since`) that started first. */
+  async oldestWorker(since: string): Promise<string | null> {
+    const rows = await this.sql.run(
+      select<{ id: string }>(
+        'SELECT id FROM worker WHERE heartbeat_at >= ? ORDER BY created_at, id LIMIT 1',
+        [since],
+      ),
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Forgets workers silent since before `before`; their claims are then orphans. */
+  async forgetDeadWorkers(before: string): Promise<void> {
+    await this.sql.run(write('DELETE FROM worker WHERE heartbeat_at < ?', [before]));
+  }
+
+  /** Rows in flight for a worker that is not in the `worker` table any more, locked. */
+  *lockOrphans(limit: number): Sql<OutboxRow[]> {
+    const rows = yield* select<StoredOutboxRow>(
+      `SELECT ${OUTBOX_ROW_COLUMNS.map((column) => `o.${column}`).join(', ')} FROM outbox o ` +
+        "WHERE o.state = 'sending' AND NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = o.claimed_by) " +
+        `ORDER BY o.id LIMIT ?${this.skipLocked}`,
+      [limit],
+    );
+    return rows.map(outboxRow);
+  }
+
+  *adaptersOf(phoneIds: readonly number[]): Sql<Map<number, string>> {
+    if (phoneIds.length === 0) {
+      return new Map();
+    }
+    const rows = yield* select<{ id: number; adapter: string }>(
+      `SELECT id, adapter FROM phone WHERE id IN (${marks(phoneIds.length)})`,
+      [...phoneIds],
+    );
+    return new Map(rows.map((row) => [Number(row.id), row.adapter]));
+  }
+
+  /** Phones whose adapter listens for receipts and inbound messages, across users. */
+  async phonesWithAdapters(adapters: readonly string[]): Promise<PhoneRow[]> {
+    if (adapters.length === 0) {
+      return [];
+    }
+    return this.sql.run(
+      select<PhoneRow>(
+        'SELECT id, id_user, adapter, adapter_data, priority, status FROM phone ' +
+          `WHERE adapter IN (${marks(adapters.length)}) AND status <> 'disabled' ORDER BY id`,
+        [...adapters],
+      ),
+    );
+  }
+}
