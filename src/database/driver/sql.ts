@@ -7,7 +7,7 @@ export interface Statement {
 /** What a write did: the rows it changed and, for an INSERT, the id of the first row written. */
 export interface Written {
   affected: number;
-  /** Both engines number the rows of one INSERT consecutively (see DispatchRepository.record). */
+  /** Both engines number the rows of one INSERT consecutively (see RecordingRepository.record). */
   firstId: number;
 }
 
