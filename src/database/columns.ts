@@ -21,3 +21,40 @@ export abstract class Timestamped {
   @DatetimeColumn({ nullable: true })
   updated_at!: string | null;
 }
+
+/**
+ * What a user's named entries have in common (contacts, groups, phone groups, conditional
+ * groups): their owner, their name, and the name as uniqueness compares it (nameKey), unique per
+ * user.
+ */
+export abstract class NamedUserEntry extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  name_key!: string | null;
+}
+
+/** What a sent and a received message have in common: whose, through which phone, when, what. */
+export abstract class UserMessage extends Timestamped {
+  @IdColumn()
+  id!: number;
+
+  @Column({ type: 'integer' })
+  id_user!: number;
+
+  @Column({ type: 'integer', nullable: true })
+  id_phone!: number | null;
+
+  @DatetimeColumn()
+  at!: string;
+
+  @Column({ type: 'varchar', length: 1000 })
+  text!: string;
+}

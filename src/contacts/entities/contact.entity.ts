@@ -1,21 +1,8 @@
 import { Column, Entity } from 'typeorm';
-import { IdColumn, Timestamped } from '../../database/columns';
+import { NamedUserEntry } from '../../database/columns';
 
 @Entity('contact')
-export class Contact extends Timestamped {
-  @IdColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  id_user!: number;
-
-  @Column({ type: 'varchar', length: 100 })
-  name!: string;
-
-  /** The name as uniqueness compares it (nameKey): unique per user. */
-  @Column({ type: 'varchar', length: 100, nullable: true })
-  name_key!: string | null;
-
+export class Contact extends NamedUserEntry {
   /** E.164. */
   @Column({ type: 'varchar', length: 20 })
   number!: string;

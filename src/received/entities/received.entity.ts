@@ -1,25 +1,10 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
+import { UserMessage } from '../../database/columns';
 
 export type ReceivedStatus = 'unread' | 'read';
 
 @Entity('received')
-export class Received extends Timestamped {
-  @IdColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  id_user!: number;
-
-  @Column({ type: 'integer', nullable: true })
-  id_phone!: number | null;
-
-  @DatetimeColumn()
-  at!: string;
-
-  @Column({ type: 'varchar', length: 1000 })
-  text!: string;
-
+export class Received extends UserMessage {
   @Column({ type: 'varchar', length: 20 })
   origin!: string;
 

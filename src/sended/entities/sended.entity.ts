@@ -1,26 +1,11 @@
 import { Column, Entity } from 'typeorm';
-import { DatetimeColumn, IdColumn, Timestamped } from '../../database/columns';
+import { UserMessage } from '../../database/columns';
 
 export type SendedStatus = 'unknown' | 'delivered' | 'failed';
 
 /** A message handed to (or refused before) a provider: one per recipient of a dispatch. */
 @Entity('sended')
-export class Sended extends Timestamped {
-  @IdColumn()
-  id!: number;
-
-  @Column({ type: 'integer' })
-  id_user!: number;
-
-  @Column({ type: 'integer', nullable: true })
-  id_phone!: number | null;
-
-  @DatetimeColumn()
-  at!: string;
-
-  @Column({ type: 'varchar', length: 1000 })
-  text!: string;
-
+export class Sended extends UserMessage {
   @Column({ type: 'varchar', length: 20 })
   destination!: string;
 
