@@ -2,20 +2,14 @@ import { ConditionalGroup } from '../conditional-groups/entities/conditional-gro
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group, GroupContact } from '../groups/entities/group.entity';
 import { Outbox } from '../dispatch/entities/outbox.entity';
-import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
+import { MEDIA_ENTITIES } from '../media/entities/media.entity';
 import { Received } from '../received/entities/received.entity';
 import { Sended } from '../sended/entities/sended.entity';
 import { SmsStop } from '../stop-list/entities/sms-stop.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
 import { PhoneLimit } from '../phones/entities/phone-limit.entity';
 import { Phone } from '../phones/entities/phone.entity';
-import {
-  Scheduled,
-  ScheduledConditionalGroup,
-  ScheduledContact,
-  ScheduledGroup,
-  ScheduledNumber,
-} from '../scheduled/entities/scheduled.entity';
+import { SCHEDULED_ENTITIES } from '../scheduled/entities/scheduled.entity';
 import { Quota } from '../users/entities/quota.entity';
 import { Setting } from '../users/entities/setting.entity';
 import { User } from '../users/entities/user.entity';
@@ -38,15 +32,8 @@ export const ENTITIES = [
   Group,
   GroupContact,
   ConditionalGroup,
-  Media,
-  MediaScheduled,
-  MediaSended,
-  MediaReceived,
-  Scheduled,
-  ScheduledNumber,
-  ScheduledContact,
-  ScheduledGroup,
-  ScheduledConditionalGroup,
+  ...MEDIA_ENTITIES,
+  ...SCHEDULED_ENTITIES,
   Sended,
   Received,
   SmsStop,

@@ -83,3 +83,20 @@ export function sameConditions(
 export function numberRecipient(row: NumberRecipient): Recipient {
   return { number: row.number, data: row.data, metas: { number: row.number } };
 }
+
+/**
+ * A page of one kind of recipients: a short page is the kind's last, and the cursor moves on to
+ * the next kind; a full one leaves the cursor after its last row.
+ */
+export function pageOf(
+  recipients: Recipient[],
+  limit: number,
+  following: Cursor,
+  after: () => Cursor,
+): { recipients: Recipient[]; read: number; next: Cursor } {
+  return {
+    recipients,
+    read: recipients.length,
+    next: recipients.length < limit ? following : after(),
+  };
+}

@@ -21,6 +21,7 @@ import {
   hasAny,
   nextCondition,
   numberRecipient,
+  pageOf,
   PHASES,
   Recipient,
   sameConditions,
@@ -394,25 +395,17 @@ export class ExpansionService {
     switch (cursor.phase) {
       case 'numbers': {
         const rows = yield* this.repository.numbersPage(scheduled.id, cursor.after, limit);
-        return {
-          recipients: rows.map(numberRecipient),
-          read: rows.length,
-          next:
-            rows.length < limit
-              ? following
-              : { ...cursor, after: Number(rows[rows.length - 1].id) },
-        };
+        return pageOf(rows.map(numberRecipient), limit, following, () => ({
+          ...cursor,
+          after: Number(rows[rows.length - 1].id),
+        }));
       }
       case 'contacts': {
         const rows = yield* this.repository.directContactsPage(scheduled.id, cursor.after, limit);
-        return {
-          recipients: rows.map(contactRecipient),
-          read: rows.length,
-          next:
-            rows.length < limit
-              ? following
-              : { ...cursor, after: Number(rows[rows.length - 1].link_id) },
-        };
+        return pageOf(rows.map(contactRecipient), limit, following, () => ({
+          ...cursor,
+          after: Number(rows[rows.length - 1].link_id),
+        }));
       }
       case 'groups': {
         const rows = yield* this.repository.groupContactsPage(
@@ -420,15 +413,10 @@ export class ExpansionService {
           { link: cursor.link, member: cursor.after },
           limit,
         );
-        const last = rows[rows.length - 1];
-        return {
-          recipients: rows.map(contactRecipient),
-          read: rows.length,
-          next:
-            rows.length < limit
-              ? following
-              : { ...cursor, link: Number(last.link_id), after: Number(last.member_id) },
-        };
+        return pageOf(rows.map(contactRecipient), limit, following, () => {
+          const last = rows[rows.length - 1];
+          return { ...cursor, link: Number(last.link_id), after: Number(last.member_id) };
+        });
       }
     }
   }

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group, GroupContact } from '../groups/entities/group.entity';
-import { Media, MediaReceived, MediaScheduled, MediaSended } from '../media/entities/media.entity';
+import { MEDIA_ENTITIES } from '../media/entities/media.entity';
 import { Received } from '../received/entities/received.entity';
 import { Sended } from '../sended/entities/sended.entity';
 import { PhoneGroup, PhoneGroupPhone } from '../phone-groups/entities/phone-group.entity';
@@ -23,10 +23,7 @@ import { EntriesService } from './entries.service';
       Group,
       GroupContact,
       ConditionalGroup,
-      Media,
-      MediaScheduled,
-      MediaSended,
-      MediaReceived,
+      ...MEDIA_ENTITIES,
       Phone,
       PhoneGroup,
       PhoneGroupPhone,

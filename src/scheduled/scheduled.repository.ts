@@ -283,17 +283,7 @@ export class ScheduledRepository {
     await manager.query(
       'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
         'id_phone_group = ?, updated_at = ? WHERE id = ?',
-      [
-        message.at,
-        message.text,
-        message.flash ? 1 : 0,
-        message.mms ? 1 : 0,
-        message.tag,
-        message.phoneId,
-        message.phoneGroupId,
-        now,
-        id,
-      ],
+      [...messageValues(message), now, id],
     );
     const replaced: Array<[string, boolean]> = [
       ['scheduled_number', change.replaces.numbers],
@@ -333,17 +323,7 @@ export class ScheduledRepository {
     const now = nowUtc();
     const stamp = [now, null];
     return this.scheduled.row(
-      [
-        message.userId,
-        message.at,
-        message.text,
-        message.flash ? 1 : 0,
-        message.mms ? 1 : 0,
-        message.tag,
-        message.phoneId,
-        message.phoneGroupId,
-        ...stamp,
-      ],
+      [message.userId, ...messageValues(message), ...stamp],
       (scheduledId) => [
         ...this.numbers.rows(
           message.numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
@@ -452,4 +432,17 @@ class TableInsert {
     }
     return statements;
   }
+}
+
+/** The `scheduled` columns of a message, from `at` to `id_phone_group`, in the table's order. */
+function messageValues(message: StoredMessage): unknown[] {
+  return [
+    message.at,
+    message.text,
+    message.flash ? 1 : 0,
+    message.mms ? 1 : 0,
+    message.tag,
+    message.phoneId,
+    message.phoneGroupId,
+  ];
 }

@@ -26,27 +26,6 @@ const DATETIME: SchemaObject = {
 /** A sent message as get_entries lists it. */
 const SENDED_ENTRY: SchemaObject = {
   type: 'object',
-  required: [
-    'id',
-    'id_user',
-    'id_phone',
-    'at',
-    'text',
-    'destination',
-    'flash',
-    'mms',
-    'status',
-    'error',
-    'uid',
-    'adapter',
-    'tag',
-    'originating_scheduled',
-    'segments',
-    'encoding',
-    'created_at',
-    'updated_at',
-    'medias',
-  ],
   properties: {
     id: { type: 'integer' },
     id_user: { type: 'integer' },

@@ -49,3 +49,6 @@ export class MediaReceived extends Timestamped {
   @Column({ type: 'integer' })
   id_received!: number;
 }
+
+/** The media table and its links to messages, for the modules that read them. */
+export const MEDIA_ENTITIES = [Media, MediaScheduled, MediaSended, MediaReceived];
