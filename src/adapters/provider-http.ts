@@ -1,6 +1,7 @@
 import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
 import { describeNetworkError, formatDuration, readBody } from '../common/net/http-answers';
-import { SendResult } from './adapter';
+import { Logger } from '@nestjs/common';
+import { FieldRefusal, PhoneStatus, SendResult } from './adapter';
 
 /**
  * What a provider's HTTP API answered, or, in words for the user, why it did not; `refusal`
@@ -126,6 +127,46 @@ export function unexpectedStatus(provider: string, status: number): string {
   return `${provider} answered HTTP ${status}, which smsgw does not expect: check the adapter data.`;
 }
 
+/** The balance `readBalance` found, or why there is none. */
+export type BalanceRead<T> = { balance: T } | { problem: string };
+
+/**
+ * `test` for a provider whose balance request is its credentials check: the data's problem,
+ * else the balance's; null when the balance reads. `balance` runs only for data without one.
+ */
+export async function balanceTest<T>(
+  dataProblem: string | FieldRefusal | null,
+  balance: () => Promise<BalanceRead<T>>,
+): Promise<string | FieldRefusal | null> {
+  if (dataProblem) {
+    return dataProblem;
+  }
+  const read = await balance();
+  return 'problem' in read ? read.problem : null;
+}
+
+/**
+ * `checkStatus` for a provider whose balance request is its credentials check: unavailable on
+ * a data problem or an unreadable balance (logged), no_credit when `hasCredit` says it is spent.
+ */
+export async function balanceStatus<T>(
+  provider: string,
+  logger: Logger,
+  dataProblem: string | FieldRefusal | null,
+  balance: () => Promise<BalanceRead<T>>,
+  hasCredit: (balance: T) => boolean,
+): Promise<Exclude<PhoneStatus, 'disabled'>> {
+  if (dataProblem) {
+    return 'unavailable';
+  }
+  const read = await balance();
+  if ('problem' in read) {
+    logger.warn(`${provider} status check: ${read.problem}`);
+    return 'unavailable';
+  }
+  return hasCredit(read.balance) ? 'available' : 'no_credit';
+}
+
 /**
  * What a provider's account-balance answer, its credentials check, gives: the balance `read`
  * finds in a 200 answer, or why there is none, in words for the user.
@@ -135,7 +176,7 @@ export function readBalance<T>(
   reply: ProviderReply,
   refusedCredentials: (status: number) => string,
   read: (answer: unknown) => T | undefined,
-): { balance: T } | { problem: string } {
+): BalanceRead<T> {
   if (!reply.ok) {
     return { problem: reply.reason };
   }

@@ -27,6 +27,8 @@ import {
   ProviderHttp,
   isTransientStatus,
   parseJson,
+  balanceStatus,
+  balanceTest,
   readBalance,
   unexpectedSendReply,
 } from '../provider-http';
@@ -110,25 +112,18 @@ export class TelnyxAdapter implements Adapter {
 
   constructor(private readonly config: AppConfig) {}
 
-  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
-    const problem = this.dataProblem(data);
-    if (problem) {
-      return problem;
-    }
-    const read = await this.balance(data);
-    return 'problem' in read ? read.problem : null;
+  test(data: AdapterData): Promise<string | FieldRefusal | null> {
+    return balanceTest(this.dataProblem(data), () => this.balance(data));
   }
 
-  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    if (this.dataProblem(data)) {
-      return 'unavailable';
-    }
-    const read = await this.balance(data);
-    if ('problem' in read) {
-      this.logger.warn(`Telnyx status check: ${read.problem}`);
-      return 'unavailable';
-    }
-    return read.balance > 0 ? 'available' : 'no_credit';
+  checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    return balanceStatus(
+      PROVIDER,
+      this.logger,
+      this.dataProblem(data),
+      () => this.balance(data),
+      (credit) => credit > 0,
+    );
   }
 
   /** Creates a message (POST /v2/messages); its `id` is the uid its events carry. */
@@ -283,7 +278,6 @@ export class TelnyxAdapter implements Adapter {
     return null;
   }
 
-  /** GET /v2/balance: a cheap authenticated request. */
   /** The account's available credit (GET /v2/balance): the credentials check. */
   private async balance(data: AdapterData) {
     const reply = await this.http().request(`${this.baseUrl()}/v2/balance`, {

@@ -25,7 +25,14 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { ProviderHttp, parseJson, readBalance, unexpectedSendReply } from '../provider-http';
+import {
+  ProviderHttp,
+  balanceStatus,
+  balanceTest,
+  parseJson,
+  readBalance,
+  unexpectedSendReply,
+} from '../provider-http';
 
 const PROVIDER = 'Vonage';
 
@@ -114,25 +121,18 @@ export class VonageAdapter implements Adapter {
 
   constructor(private readonly config: AppConfig) {}
 
-  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
-    const problem = this.dataProblem(data);
-    if (problem) {
-      return problem;
-    }
-    const read = await this.balance(data);
-    return 'problem' in read ? read.problem : null;
+  test(data: AdapterData): Promise<string | FieldRefusal | null> {
+    return balanceTest(this.dataProblem(data), () => this.balance(data));
   }
 
-  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    if (this.dataProblem(data)) {
-      return 'unavailable';
-    }
-    const read = await this.balance(data);
-    if ('problem' in read) {
-      this.logger.warn(`Vonage status check: ${read.problem}`);
-      return 'unavailable';
-    }
-    return read.balance.value > 0 || read.balance.autoReload ? 'available' : 'no_credit';
+  checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    return balanceStatus(
+      PROVIDER,
+      this.logger,
+      this.dataProblem(data),
+      () => this.balance(data),
+      (balance) => balance.value > 0 || balance.autoReload,
+    );
   }
 
   /**
@@ -275,7 +275,6 @@ export class VonageAdapter implements Adapter {
     return null;
   }
 
-  /** GET /account/get-balance: Vonage's cheapest authenticated request. */
   /** The account's balance (GET /account/get-balance): the credentials check. */
   private async balance(data: AdapterData) {
     const query = new URLSearchParams({ api_key: data.api_key, api_secret: data.api_secret });
