@@ -1,7 +1,7 @@
 import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
 import { describeNetworkError, formatDuration, readBody } from '../common/net/http-answers';
 import { Logger } from '@nestjs/common';
-import { FieldRefusal, PhoneStatus, SendResult } from './adapter';
+import { AdapterData, FieldRefusal, PhoneStatus, SendResult } from './adapter';
 
 /**
  * What a provider's HTTP API answered, or, in words for the user, why it did not; `refusal`
@@ -131,40 +131,41 @@ export function unexpectedStatus(provider: string, status: number): string {
 export type BalanceRead<T> = { balance: T } | { problem: string };
 
 /**
- * `test` for a provider whose balance request is its credentials check: the data's problem,
- * else the balance's; null when the balance reads. `balance` runs only for data without one.
+ * The phone checks of a provider whose account-balance request is its credentials check:
+ * `test` gives the data's problem, else the balance's; `checkStatus` is unavailable on either
+ * (logged), no_credit when `hasCredit` says the balance is spent. Only data without a problem
+ * reaches the provider.
  */
-export async function balanceTest<T>(
-  dataProblem: string | FieldRefusal | null,
-  balance: () => Promise<BalanceRead<T>>,
-): Promise<string | FieldRefusal | null> {
-  if (dataProblem) {
-    return dataProblem;
-  }
-  const read = await balance();
-  return 'problem' in read ? read.problem : null;
-}
+export abstract class BalanceCheckedAdapter<T> {
+  /** The provider's name in sentences ("Telnyx"). */
+  protected abstract readonly provider: string;
+  protected abstract readonly logger: Logger;
 
-/**
- * `checkStatus` for a provider whose balance request is its credentials check: unavailable on
- * a data problem or an unreadable balance (logged), no_credit when `hasCredit` says it is spent.
- */
-export async function balanceStatus<T>(
-  provider: string,
-  logger: Logger,
-  dataProblem: string | FieldRefusal | null,
-  balance: () => Promise<BalanceRead<T>>,
-  hasCredit: (balance: T) => boolean,
-): Promise<Exclude<PhoneStatus, 'disabled'>> {
-  if (dataProblem) {
-    return 'unavailable';
+  /** A missing field, or a value the provider would refuse whatever it is asked. */
+  protected abstract dataProblem(data: AdapterData): string | FieldRefusal | null;
+  protected abstract balance(data: AdapterData): Promise<BalanceRead<T>>;
+  protected abstract hasCredit(balance: T): boolean;
+
+  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
+    const problem = this.dataProblem(data);
+    if (problem) {
+      return problem;
+    }
+    const read = await this.balance(data);
+    return 'problem' in read ? read.problem : null;
   }
-  const read = await balance();
-  if ('problem' in read) {
-    logger.warn(`${provider} status check: ${read.problem}`);
-    return 'unavailable';
+
+  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    if (this.dataProblem(data)) {
+      return 'unavailable';
+    }
+    const read = await this.balance(data);
+    if ('problem' in read) {
+      this.logger.warn(`${this.provider} status check: ${read.problem}`);
+      return 'unavailable';
+    }
+    return this.hasCredit(read.balance) ? 'available' : 'no_credit';
   }
-  return hasCredit(read.balance) ? 'available' : 'no_credit';
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   FieldRefusal,
   IncomingSms,
   OutgoingSms,
-  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,
@@ -27,8 +26,7 @@ import {
   ProviderHttp,
   isTransientStatus,
   parseJson,
-  balanceStatus,
-  balanceTest,
+  BalanceCheckedAdapter,
   readBalance,
   unexpectedSendReply,
 } from '../provider-http';
@@ -74,8 +72,9 @@ const SHORT_CODE = /^\d{3,8}$/;
  * account's public key.
  */
 @Injectable()
-export class TelnyxAdapter implements Adapter {
-  private readonly logger = new Logger(TelnyxAdapter.name);
+export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adapter {
+  protected readonly provider = PROVIDER;
+  protected readonly logger = new Logger(TelnyxAdapter.name);
 
   readonly descriptor: AdapterDescriptor = {
     id: 'telnyx',
@@ -110,20 +109,8 @@ export class TelnyxAdapter implements Adapter {
   };
   readonly capabilities: AdapterCapabilities = { flash: false, mms: true };
 
-  constructor(private readonly config: AppConfig) {}
-
-  test(data: AdapterData): Promise<string | FieldRefusal | null> {
-    return balanceTest(this.dataProblem(data), () => this.balance(data));
-  }
-
-  checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    return balanceStatus(
-      PROVIDER,
-      this.logger,
-      this.dataProblem(data),
-      () => this.balance(data),
-      (credit) => credit > 0,
-    );
+  constructor(private readonly config: AppConfig) {
+    super();
   }
 
   /** Creates a message (POST /v2/messages); its `id` is the uid its events carry. */
@@ -249,7 +236,7 @@ export class TelnyxAdapter implements Adapter {
   }
 
   /** A missing field, or a value Telnyx would refuse whatever it is asked. */
-  private dataProblem(data: AdapterData): string | FieldRefusal | null {
+  protected dataProblem(data: AdapterData): string | FieldRefusal | null {
     const missing = missingRequiredField(this.descriptor, data);
     if (missing) {
       return missing;
@@ -279,11 +266,15 @@ export class TelnyxAdapter implements Adapter {
   }
 
   /** The account's available credit (GET /v2/balance): the credentials check. */
-  private async balance(data: AdapterData) {
+  protected async balance(data: AdapterData) {
     const reply = await this.http().request(`${this.baseUrl()}/v2/balance`, {
       headers: headers(data),
     });
     return readBalance(PROVIDER, reply, refusedCredentials, availableCredit);
+  }
+
+  protected hasCredit(credit: number): boolean {
+    return credit > 0;
   }
 
   private http(): ProviderHttp {
