@@ -1,6 +1,7 @@
 import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
 import { describeNetworkError, formatDuration, readBody } from '../common/net/http-answers';
-import { SendResult } from './adapter';
+import { Logger } from '@nestjs/common';
+import { AdapterData, FieldRefusal, PhoneStatus, SendResult } from './adapter';
 
 /**
  * What a provider's HTTP API answered, or, in words for the user, why it did not; `refusal`
@@ -126,6 +127,47 @@ export function unexpectedStatus(provider: string, status: number): string {
   return `${provider} answered HTTP ${status}, which smsgw does not expect: check the adapter data.`;
 }
 
+/** The balance `readBalance` found, or why there is none. */
+export type BalanceRead<T> = { balance: T } | { problem: string };
+
+/**
+ * The phone checks of a provider whose account-balance request is its credentials check:
+ * `test` gives the data's problem, else the balance's; `checkStatus` is unavailable on either
+ * (logged), no_credit when `hasCredit` says the balance is spent. Only data without a problem
+ * reaches the provider.
+ */
+export abstract class BalanceCheckedAdapter<T> {
+  /** The provider's name in sentences ("Telnyx"). */
+  protected abstract readonly provider: string;
+  protected abstract readonly logger: Logger;
+
+  /** A missing field, or a value the provider would refuse whatever it is asked. */
+  protected abstract dataProblem(data: AdapterData): string | FieldRefusal | null;
+  protected abstract balance(data: AdapterData): Promise<BalanceRead<T>>;
+  protected abstract hasCredit(balance: T): boolean;
+
+  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
+    const problem = this.dataProblem(data);
+    if (problem) {
+      return problem;
+    }
+    const read = await this.balance(data);
+    return 'problem' in read ? read.problem : null;
+  }
+
+  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
+    if (this.dataProblem(data)) {
+      return 'unavailable';
+    }
+    const read = await this.balance(data);
+    if ('problem' in read) {
+      this.logger.warn(`${this.provider} status check: ${read.problem}`);
+      return 'unavailable';
+    }
+    return this.hasCredit(read.balance) ? 'available' : 'no_credit';
+  }
+}
+
 /**
  * What a provider's account-balance answer, its credentials check, gives: the balance `read`
  * finds in a 200 answer, or why there is none, in words for the user.
@@ -135,7 +177,7 @@ export function readBalance<T>(
   reply: ProviderReply,
   refusedCredentials: (status: number) => string,
   read: (answer: unknown) => T | undefined,
-): { balance: T } | { problem: string } {
+): BalanceRead<T> {
   if (!reply.ok) {
     return { problem: reply.reason };
   }

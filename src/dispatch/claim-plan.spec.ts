@@ -11,6 +11,7 @@ import {
   quotaBudget,
   routes,
 } from './claim-plan';
+import { makeQuotaState } from '../../test/support/quota.factories';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LEAD_MS } from './pacing';
 
@@ -48,22 +49,8 @@ const phone = (id: number, overrides: Partial<PhoneRow> = {}): PhoneRow => ({
   ...overrides,
 });
 
-const quota = (overrides: Partial<QuotaState> = {}): QuotaState => ({
-  id_user: 1,
-  credit: 10,
-  additional: 0,
-  consumed: 0,
-  reserved: 0,
-  start_date: '2026-01-01 00:00:00',
-  expiration_date: '2026-02-01 00:00:00',
-  renew_interval: 'P1M',
-  auto_renew: false,
-  report_unused: false,
-  report_unused_additional: false,
-  alerted_close: false,
-  alerted_reached: false,
-  ...overrides,
-});
+const quota = (overrides: Partial<QuotaState> = {}): QuotaState =>
+  makeQuotaState({ credit: 10, auto_renew: false, ...overrides });
 
 const adapter = (mms = false): Adapter =>
   ({ capabilities: { flash: false, mms } }) as unknown as Adapter;

@@ -3,38 +3,23 @@ import {
   checkRenewInterval,
   closeThreshold,
   dueAlerts,
-  QuotaState,
   quotaView,
   renewedAt,
 } from './quota';
-
-const makeQuota = (o: Partial<QuotaState> = {}): QuotaState => ({
-  id_user: 1,
-  credit: 100,
-  additional: 0,
-  consumed: 0,
-  reserved: 0,
-  start_date: '2026-01-01 00:00:00',
-  expiration_date: '2026-02-01 00:00:00',
-  renew_interval: 'P1M',
-  auto_renew: true,
-  report_unused: false,
-  report_unused_additional: false,
-  alerted_close: false,
-  alerted_reached: false,
-  ...o,
-});
+import { makeQuotaState } from '../../test/support/quota.factories';
 
 describe('quota rules', () => {
   describe('renewedAt', () => {
     it('leaves a quota whose period is not over, or that does not renew itself', () => {
-      expect(renewedAt(makeQuota(), '2026-01-31 23:59:59', 'UTC')).toBeNull();
-      expect(renewedAt(makeQuota({ auto_renew: false }), '2026-03-01 00:00:00', 'UTC')).toBeNull();
+      expect(renewedAt(makeQuotaState(), '2026-01-31 23:59:59', 'UTC')).toBeNull();
+      expect(
+        renewedAt(makeQuotaState({ auto_renew: false }), '2026-03-01 00:00:00', 'UTC'),
+      ).toBeNull();
     });
 
     it('starts the next period where the last ended, nothing consumed, alerts due again, reservations kept', () => {
       const renewed = renewedAt(
-        makeQuota({ consumed: 60, reserved: 3, alerted_close: true, alerted_reached: true }),
+        makeQuotaState({ consumed: 60, reserved: 3, alerted_close: true, alerted_reached: true }),
         '2026-02-01 00:00:00',
         'UTC',
       );
@@ -64,7 +49,7 @@ describe('quota rules', () => {
       'with report_unused %s and report_unused_additional %s, %i of 100 + 20 consumed carries %i over',
       (reportUnused, reportUnusedAdditional, consumed, additional) => {
         const renewed = renewedAt(
-          makeQuota({
+          makeQuotaState({
             additional: 20,
             consumed,
             report_unused: reportUnused,
@@ -80,7 +65,7 @@ describe('quota rules', () => {
 
     it('renews once per period elapsed, each from the one before', () => {
       const renewed = renewedAt(
-        makeQuota({ consumed: 30, report_unused: true }),
+        makeQuotaState({ consumed: 30, report_unused: true }),
         '2026-04-15 00:00:00',
         'UTC',
       );
@@ -116,21 +101,23 @@ describe('quota rules', () => {
 
   describe('dueAlerts', () => {
     it('is due close once the share consumed reaches the threshold, reached once nothing is left', () => {
-      expect(dueAlerts(makeQuota({ consumed: 89 }), 0.9, true)).toEqual([]);
-      expect(dueAlerts(makeQuota({ consumed: 90 }), 0.9, true)).toEqual(['close']);
-      expect(dueAlerts(makeQuota({ consumed: 100 }), 0.9, true)).toEqual(['close', 'reached']);
-      expect(dueAlerts(makeQuota({ consumed: 80, additional: 20 }), 0.9, true)).toEqual([]);
+      expect(dueAlerts(makeQuotaState({ consumed: 89 }), 0.9, true)).toEqual([]);
+      expect(dueAlerts(makeQuotaState({ consumed: 90 }), 0.9, true)).toEqual(['close']);
+      expect(dueAlerts(makeQuotaState({ consumed: 100 }), 0.9, true)).toEqual(['close', 'reached']);
+      expect(dueAlerts(makeQuotaState({ consumed: 80, additional: 20 }), 0.9, true)).toEqual([]);
     });
 
     it('is not due what the period already had, nor what the settings turn off', () => {
-      const spent = makeQuota({ consumed: 100 });
+      const spent = makeQuotaState({ consumed: 100 });
       expect(dueAlerts({ ...spent, alerted_close: true }, 0.9, true)).toEqual(['reached']);
       expect(dueAlerts({ ...spent, alerted_reached: true }, 0.9, true)).toEqual(['close']);
       expect(dueAlerts(spent, 0, false)).toEqual([]);
     });
 
     it('counts on what providers took, not on sends in flight', () => {
-      expect(dueAlerts(makeQuota({ consumed: 95, reserved: 5 }), 0.9, true)).toEqual(['close']);
+      expect(dueAlerts(makeQuotaState({ consumed: 95, reserved: 5 }), 0.9, true)).toEqual([
+        'close',
+      ]);
     });
   });
 
@@ -144,7 +131,11 @@ describe('quota rules', () => {
   describe('quotaView', () => {
     it('shows sends in flight as consumed, and dates in the service time zone', () => {
       expect(
-        quotaView(makeQuota({ consumed: 10, reserved: 2 }), '2026-01-15 00:00:00', 'Europe/Paris'),
+        quotaView(
+          makeQuotaState({ consumed: 10, reserved: 2 }),
+          '2026-01-15 00:00:00',
+          'Europe/Paris',
+        ),
       ).toEqual({
         credit: 100,
         additional: 0,
@@ -157,13 +148,15 @@ describe('quota rules', () => {
     });
 
     it('shows the renewed quota when its renewal is due, and nothing remaining once expired', () => {
-      expect(quotaView(makeQuota({ consumed: 100 }), '2026-02-02 00:00:00', 'UTC')).toMatchObject({
+      expect(
+        quotaView(makeQuotaState({ consumed: 100 }), '2026-02-02 00:00:00', 'UTC'),
+      ).toMatchObject({
         consumed: 0,
         remaining: 100,
         start_date: '2026-02-01 00:00:00',
       });
       expect(
-        quotaView(makeQuota({ auto_renew: false }), '2026-02-02 00:00:00', 'UTC'),
+        quotaView(makeQuotaState({ auto_renew: false }), '2026-02-02 00:00:00', 'UTC'),
       ).toMatchObject({ consumed: 0, remaining: 0, start_date: '2026-01-01 00:00:00' });
     });
   });

@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { FakeServer, closedPort, startFakeServer } from './adapters.factories';
+import { MAY_HAVE_BEEN_SENT } from '../../src/adapters/provider-http';
 
 /** The ways a provider's API can go wrong that every adapter spec goes through. */
 export type Misbehaviour =
@@ -78,4 +79,59 @@ function resetMidResponse(request: IncomingMessage): void {
     'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"sms',
   );
   setTimeout(() => socket.resetAndDestroy(), 20);
+}
+
+/**
+ * Misbehaving servers for the tests of one `describe`, each with the adapter `make` builds for
+ * its URL; they close after each test, and so do the servers a test pushes into `servers`.
+ */
+export function misbehavingAdapters<A>(make: (url: string) => A): {
+  servers: FakeServer[];
+  misbehaving: (how: Misbehaviour) => Promise<{ url: string; adapter: A }>;
+} {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((broken) => broken.close()));
+  });
+  const misbehaving = async (how: Misbehaviour) => {
+    const broken = await startMisbehavingServer(how);
+    servers.push(broken);
+    return { url: broken.url, adapter: make(broken.url) };
+  };
+  return { servers, misbehaving };
+}
+
+/**
+ * The outcome of a send to `provider` that misbehaves so, by the shared rules, for an adapter
+ * with a 300 ms timeout: `unreadable` the reason for an HTTP 200 it cannot read.
+ */
+export function sharedSendOutcomes(
+  provider: string,
+  unreadable: string,
+): Record<Misbehaviour, (url: string) => unknown> {
+  return {
+    'rate-limited': () => ({
+      outcome: 'transient',
+      reason: `${provider} answered HTTP 429 (too many requests): try again later.`,
+    }),
+    failing: () => ({
+      outcome: 'transient',
+      reason: `${provider} answered HTTP 503: it is failing on its side, try again later.`,
+    }),
+    'html-page': () => ({ outcome: 'ambiguous', reason: unreadable }),
+    'invalid-json': () => ({ outcome: 'ambiguous', reason: unreadable }),
+    'huge-body': () => ({ outcome: 'ambiguous', reason: unreadable }),
+    hang: (url) => ({
+      outcome: 'ambiguous',
+      reason: `Could not reach ${provider} at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
+    }),
+    'reset-mid-response': (url) => ({
+      outcome: 'ambiguous',
+      reason: `Could not reach ${provider} at ${url} (connection reset). ${MAY_HAVE_BEEN_SENT}`,
+    }),
+    refused: (url) => ({
+      outcome: 'transient',
+      reason: `Could not reach ${provider} at ${url} (connection refused).`,
+    }),
+  };
 }

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import {
   FakeServer,
   adapterConfig,
@@ -9,8 +8,8 @@ import {
 import { FakeOctopush, startFakeOctopush } from '../../../test/support/fake-octopush';
 import {
   MISBEHAVIOURS,
-  Misbehaviour,
-  startMisbehavingServer,
+  misbehavingAdapters,
+  sharedSendOutcomes,
 } from '../../../test/support/misbehaving-provider';
 import { CallbackRequest } from '../adapter';
 import { OctopushShortcodeAdapter } from './octopush-shortcode.adapter';
@@ -191,49 +190,16 @@ describe('OctopushShortcodeAdapter', () => {
   });
 
   describe('an Octopush that misbehaves', () => {
-    const servers: FakeServer[] = [];
-    const misbehaving = async (how: Misbehaviour) => {
-      const broken = await startMisbehavingServer(how);
-      servers.push(broken);
-      return {
-        url: broken.url,
-        adapter: new OctopushShortcodeAdapter(
-          adapterConfig({ OCTOPUSH_API_URL: broken.url, PROVIDER_TIMEOUT_MS: '300' }),
+    const { servers, misbehaving } = misbehavingAdapters(
+      (url) =>
+        new OctopushShortcodeAdapter(
+          adapterConfig({ OCTOPUSH_API_URL: url, PROVIDER_TIMEOUT_MS: '300' }),
         ),
-      };
-    };
-
-    afterEach(async () => {
-      await Promise.all(servers.splice(0).map((broken) => broken.close()));
-    });
+    );
 
     const notJson = (status: number) =>
       `Octopush answered HTTP ${status} with something other than its JSON answer, so the message may have been sent or not: check the campaigns in the Octopush account before sending it again.`;
-    const sendOutcomes: Record<Misbehaviour, (url: string) => unknown> = {
-      'rate-limited': () => ({
-        outcome: 'transient',
-        reason: 'Octopush answered HTTP 429 (too many requests): try again later.',
-      }),
-      failing: () => ({
-        outcome: 'transient',
-        reason: 'Octopush answered HTTP 503: it is failing on its side, try again later.',
-      }),
-      'html-page': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
-      'invalid-json': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
-      'huge-body': () => ({ outcome: 'ambiguous', reason: notJson(200) }),
-      hang: (url) => ({
-        outcome: 'ambiguous',
-        reason: `Could not reach Octopush at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
-      }),
-      'reset-mid-response': (url) => ({
-        outcome: 'ambiguous',
-        reason: `Could not reach Octopush at ${url} (connection reset). ${MAY_HAVE_BEEN_SENT}`,
-      }),
-      refused: (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Octopush at ${url} (connection refused).`,
-      }),
-    };
+    const sendOutcomes = sharedSendOutcomes('Octopush', notJson(200));
 
     it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared rules give', async (how) => {
       const broken = await misbehaving(how);

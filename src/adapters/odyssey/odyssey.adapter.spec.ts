@@ -1,11 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeOdyssey, startFakeOdyssey } from '../../../test/support/fake-odyssey';
 import {
   MISBEHAVIOURS,
-  Misbehaviour,
-  startMisbehavingServer,
+  misbehavingAdapters,
+  sharedSendOutcomes,
 } from '../../../test/support/misbehaving-provider';
 import { CallbackRequest } from '../adapter';
 import { OdysseyMessagingAdapter } from './odyssey.adapter';
@@ -138,49 +137,16 @@ describe('OdysseyMessagingAdapter', () => {
   });
 
   describe('an Odyssey that misbehaves', () => {
-    const servers: FakeServer[] = [];
-    const misbehaving = async (how: Misbehaviour) => {
-      const broken = await startMisbehavingServer(how);
-      servers.push(broken);
-      return {
-        url: broken.url,
-        adapter: new OdysseyMessagingAdapter(
-          adapterConfig({ ODYSSEY_API_URL: broken.url, PROVIDER_TIMEOUT_MS: '300' }),
+    const { misbehaving } = misbehavingAdapters(
+      (url) =>
+        new OdysseyMessagingAdapter(
+          adapterConfig({ ODYSSEY_API_URL: url, PROVIDER_TIMEOUT_MS: '300' }),
         ),
-      };
-    };
-
-    afterEach(async () => {
-      await Promise.all(servers.splice(0).map((broken) => broken.close()));
-    });
+    );
 
     const notJson =
       'Odyssey Messaging answered HTTP 200 with something other than its JSON answer, so the message may have been sent or not: check the jobs in the Odyssey account before sending it again.';
-    const sendOutcomes: Record<Misbehaviour, (url: string) => unknown> = {
-      'rate-limited': () => ({
-        outcome: 'transient',
-        reason: 'Odyssey Messaging answered HTTP 429 (too many requests): try again later.',
-      }),
-      failing: () => ({
-        outcome: 'transient',
-        reason: 'Odyssey Messaging answered HTTP 503: it is failing on its side, try again later.',
-      }),
-      'html-page': () => ({ outcome: 'ambiguous', reason: notJson }),
-      'invalid-json': () => ({ outcome: 'ambiguous', reason: notJson }),
-      'huge-body': () => ({ outcome: 'ambiguous', reason: notJson }),
-      hang: (url) => ({
-        outcome: 'ambiguous',
-        reason: `Could not reach Odyssey Messaging at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
-      }),
-      'reset-mid-response': (url) => ({
-        outcome: 'ambiguous',
-        reason: `Could not reach Odyssey Messaging at ${url} (connection reset). ${MAY_HAVE_BEEN_SENT}`,
-      }),
-      refused: (url) => ({
-        outcome: 'transient',
-        reason: `Could not reach Odyssey Messaging at ${url} (connection refused).`,
-      }),
-    };
+    const sendOutcomes = sharedSendOutcomes('Odyssey Messaging', notJson);
 
     it.each(MISBEHAVIOURS)('send: %s gives the outcome the shared rules give', async (how) => {
       const broken = await misbehaving(how);

@@ -1,15 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import {
-  FakeServer,
-  adapterConfig,
-  closedPort,
-  outgoingSms,
-} from '../../../test/support/adapters.factories';
+import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeTelnyx, startFakeTelnyx } from '../../../test/support/fake-telnyx';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { TelnyxAdapter } from './telnyx.adapter';
+import {
+  ProviderTrouble,
+  itGivesSendTroubleOutcomes,
+  itReportsStatusTrouble,
+  itReportsTestTrouble,
+} from '../../../test/support/provider-trouble';
 
 const keys = generateKeyPairSync('ed25519');
 /** The raw 32-byte public key in base64, as Telnyx's portal shows it. */
@@ -104,6 +105,16 @@ describe('TelnyxAdapter', () => {
   const hangingAdapter = () =>
     new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: server.url, PROVIDER_TIMEOUT_MS: '200' }));
 
+  const trouble: ProviderTrouble = {
+    provider: 'Telnyx',
+    data: DATA,
+    fake: () => fake,
+    url: () => server.url,
+    adapter: () => adapter,
+    hangingAdapter,
+    adapterAt: (url) => new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: url })),
+  };
+
   describe('test', () => {
     it('accepts an API key Telnyx takes', async () => {
       expect(await adapter.test(DATA)).toBeNull();
@@ -146,52 +157,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.test({ from: FakeTelnyx.NUMBER })).toBe('api_key is required.');
     });
 
-    it.each([
-      [429, 'Telnyx answered HTTP 429 (too many requests): try again later.'],
-      [503, 'Telnyx answered HTTP 503: it is failing on its side, try again later.'],
-    ])('reports HTTP %i', async (status, reason) => {
-      fake.failWith = status;
-
-      expect(await adapter.test(DATA)).toBe(reason);
-    });
-
-    it.each(['html', 'invalid-json', 'huge'] as const)(
-      'reports a %s answer as no balance',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await adapter.test(DATA)).toBe(
-          'Telnyx answered without an account balance: try again later.',
-        );
-      },
-    );
-
-    it('gives up on a Telnyx that reads the request and never answers', async () => {
-      fake.misbehaviour = { kind: 'hang' };
-
-      expect(await hangingAdapter().test(DATA)).toBe(
-        `Could not reach Telnyx at ${server.url} within 200 ms.`,
-      );
-    });
-
-    it('reports a connection reset in the middle of the answer', async () => {
-      fake.misbehaviour = { kind: 'reset' };
-
-      expect(await adapter.test(DATA)).toBe(
-        `Could not reach Telnyx at ${server.url} (connection closed).`,
-      );
-    });
-
-    it('reports a Telnyx it cannot connect to', async () => {
-      const port = await closedPort();
-      const offline = new TelnyxAdapter(
-        adapterConfig({ TELNYX_API_URL: `http://127.0.0.1:${port}` }),
-      );
-
-      expect(await offline.test(DATA)).toBe(
-        `Could not reach Telnyx at http://127.0.0.1:${port} (connection refused).`,
-      );
-    });
+    itReportsTestTrouble(trouble);
   });
 
   describe('checkStatus', () => {
@@ -209,14 +175,7 @@ describe('TelnyxAdapter', () => {
       expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/KEYwrong-secret|fakeTelnyxKey/);
     });
 
-    it.each(['html', 'invalid-json', 'hang', 'reset'] as const)(
-      'reports a %s answer as unavailable',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await hangingAdapter().checkStatus(DATA)).toBe('unavailable');
-      },
-    );
+    itReportsStatusTrouble(trouble, ['html', 'invalid-json', 'hang', 'reset']);
   });
 
   describe('send', () => {
@@ -338,48 +297,11 @@ describe('TelnyxAdapter', () => {
       });
     });
 
-    it.each(['html', 'invalid-json', 'huge'] as const)(
-      'does not retry a %s answer with HTTP 200, which may have been sent',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await adapter.send(DATA, sms())).toEqual({
-          outcome: 'ambiguous',
-          reason:
-            'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
-        });
-      },
+    itGivesSendTroubleOutcomes(
+      trouble,
+      sms,
+      'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
     );
-
-    it('gives what the shared rule gives for a Telnyx that reads the request and never answers', async () => {
-      fake.misbehaviour = { kind: 'hang' };
-
-      expect(await hangingAdapter().send(DATA, sms())).toEqual({
-        outcome: 'ambiguous',
-        reason: `Could not reach Telnyx at ${server.url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
-      });
-    });
-
-    it('gives what the shared rule gives for a connection reset mid-answer', async () => {
-      fake.misbehaviour = { kind: 'reset' };
-
-      expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'ambiguous',
-        reason: `Could not reach Telnyx at ${server.url} (connection closed). ${MAY_HAVE_BEEN_SENT}`,
-      });
-    });
-
-    it('retries later a Telnyx it cannot connect to', async () => {
-      const port = await closedPort();
-      const offline = new TelnyxAdapter(
-        adapterConfig({ TELNYX_API_URL: `http://127.0.0.1:${port}` }),
-      );
-
-      expect(await offline.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Telnyx at http://127.0.0.1:${port} (connection refused).`,
-      });
-    });
 
     it('refuses for good, without calling Telnyx, when a required field is missing', async () => {
       expect(await adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({

@@ -13,7 +13,6 @@ import {
   FieldRefusal,
   IncomingSms,
   OutgoingSms,
-  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,
@@ -27,6 +26,7 @@ import {
   ProviderHttp,
   isTransientStatus,
   parseJson,
+  BalanceCheckedAdapter,
   readBalance,
   unexpectedSendReply,
 } from '../provider-http';
@@ -72,8 +72,9 @@ const SHORT_CODE = /^\d{3,8}$/;
  * account's public key.
  */
 @Injectable()
-export class TelnyxAdapter implements Adapter {
-  private readonly logger = new Logger(TelnyxAdapter.name);
+export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adapter {
+  protected readonly provider = PROVIDER;
+  protected readonly logger = new Logger(TelnyxAdapter.name);
 
   readonly descriptor: AdapterDescriptor = {
     id: 'telnyx',
@@ -108,27 +109,8 @@ export class TelnyxAdapter implements Adapter {
   };
   readonly capabilities: AdapterCapabilities = { flash: false, mms: true };
 
-  constructor(private readonly config: AppConfig) {}
-
-  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
-    const problem = this.dataProblem(data);
-    if (problem) {
-      return problem;
-    }
-    const read = await this.balance(data);
-    return 'problem' in read ? read.problem : null;
-  }
-
-  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    if (this.dataProblem(data)) {
-      return 'unavailable';
-    }
-    const read = await this.balance(data);
-    if ('problem' in read) {
-      this.logger.warn(`Telnyx status check: ${read.problem}`);
-      return 'unavailable';
-    }
-    return read.balance > 0 ? 'available' : 'no_credit';
+  constructor(private readonly config: AppConfig) {
+    super();
   }
 
   /** Creates a message (POST /v2/messages); its `id` is the uid its events carry. */
@@ -254,7 +236,7 @@ export class TelnyxAdapter implements Adapter {
   }
 
   /** A missing field, or a value Telnyx would refuse whatever it is asked. */
-  private dataProblem(data: AdapterData): string | FieldRefusal | null {
+  protected dataProblem(data: AdapterData): string | FieldRefusal | null {
     const missing = missingRequiredField(this.descriptor, data);
     if (missing) {
       return missing;
@@ -283,13 +265,16 @@ export class TelnyxAdapter implements Adapter {
     return null;
   }
 
-  /** GET /v2/balance: a cheap authenticated request. */
   /** The account's available credit (GET /v2/balance): the credentials check. */
-  private async balance(data: AdapterData) {
+  protected async balance(data: AdapterData) {
     const reply = await this.http().request(`${this.baseUrl()}/v2/balance`, {
       headers: headers(data),
     });
     return readBalance(PROVIDER, reply, refusedCredentials, availableCredit);
+  }
+
+  protected hasCredit(credit: number): boolean {
+    return credit > 0;
   }
 
   private http(): ProviderHttp {

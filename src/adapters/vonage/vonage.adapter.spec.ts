@@ -1,15 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { createHash, createHmac } from 'node:crypto';
-import {
-  FakeServer,
-  adapterConfig,
-  closedPort,
-  outgoingSms,
-} from '../../../test/support/adapters.factories';
+import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeVonage, startFakeVonage } from '../../../test/support/fake-vonage';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { VonageAdapter } from './vonage.adapter';
+import {
+  ProviderTrouble,
+  itGivesSendTroubleOutcomes,
+  itReportsStatusTrouble,
+  itReportsTestTrouble,
+} from '../../../test/support/provider-trouble';
 
 const DATA = FakeVonage.data();
 const SIGNATURE_SECRET = 'the-signature-secret';
@@ -83,6 +84,16 @@ describe('VonageAdapter', () => {
   const hangingAdapter = () =>
     new VonageAdapter(adapterConfig({ VONAGE_API_URL: server.url, PROVIDER_TIMEOUT_MS: '200' }));
 
+  const trouble: ProviderTrouble = {
+    provider: 'Vonage',
+    data: DATA,
+    fake: () => fake,
+    url: () => server.url,
+    adapter: () => adapter,
+    hangingAdapter,
+    adapterAt: (url) => new VonageAdapter(adapterConfig({ VONAGE_API_URL: url })),
+  };
+
   describe('test', () => {
     it('accepts credentials Vonage takes', async () => {
       expect(await adapter.test(DATA)).toBeNull();
@@ -123,52 +134,7 @@ describe('VonageAdapter', () => {
       );
     });
 
-    it.each([
-      [429, 'Vonage answered HTTP 429 (too many requests): try again later.'],
-      [503, 'Vonage answered HTTP 503: it is failing on its side, try again later.'],
-    ])('reports HTTP %i', async (status, reason) => {
-      fake.failWith = status;
-
-      expect(await adapter.test(DATA)).toBe(reason);
-    });
-
-    it.each(['html', 'invalid-json', 'huge'] as const)(
-      'reports a %s answer as no balance',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await adapter.test(DATA)).toBe(
-          'Vonage answered without an account balance: try again later.',
-        );
-      },
-    );
-
-    it('gives up on a Vonage that reads the request and never answers', async () => {
-      fake.misbehaviour = { kind: 'hang' };
-
-      expect(await hangingAdapter().test(DATA)).toBe(
-        `Could not reach Vonage at ${server.url} within 200 ms.`,
-      );
-    });
-
-    it('reports a connection reset in the middle of the answer', async () => {
-      fake.misbehaviour = { kind: 'reset' };
-
-      expect(await adapter.test(DATA)).toBe(
-        `Could not reach Vonage at ${server.url} (connection closed).`,
-      );
-    });
-
-    it('reports a Vonage it cannot connect to, without the credentials', async () => {
-      const port = await closedPort();
-      const offline = new VonageAdapter(
-        adapterConfig({ VONAGE_API_URL: `http://127.0.0.1:${port}` }),
-      );
-
-      expect(await offline.test(DATA)).toBe(
-        `Could not reach Vonage at http://127.0.0.1:${port} (connection refused).`,
-      );
-    });
+    itReportsTestTrouble(trouble, ', without the credentials');
   });
 
   describe('checkStatus', () => {
@@ -191,14 +157,7 @@ describe('VonageAdapter', () => {
       expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/wrong-secret|Secret0123/);
     });
 
-    it.each(['html', 'invalid-json', 'hang'] as const)(
-      'reports a %s answer as unavailable',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await hangingAdapter().checkStatus(DATA)).toBe('unavailable');
-      },
-    );
+    itReportsStatusTrouble(trouble, ['html', 'invalid-json', 'hang']);
   });
 
   describe('send', () => {
@@ -339,48 +298,11 @@ describe('VonageAdapter', () => {
       ]);
     });
 
-    it.each(['html', 'invalid-json', 'huge'] as const)(
-      'does not retry a %s answer with HTTP 200, which may have been sent',
-      async (kind) => {
-        fake.misbehaviour = { kind };
-
-        expect(await adapter.send(DATA, sms())).toEqual({
-          outcome: 'ambiguous',
-          reason:
-            'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
-        });
-      },
+    itGivesSendTroubleOutcomes(
+      trouble,
+      sms,
+      'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
     );
-
-    it('gives what the shared rule gives for a Vonage that reads the request and never answers', async () => {
-      fake.misbehaviour = { kind: 'hang' };
-
-      expect(await hangingAdapter().send(DATA, sms())).toEqual({
-        outcome: 'ambiguous',
-        reason: `Could not reach Vonage at ${server.url} within 200 ms. ${MAY_HAVE_BEEN_SENT}`,
-      });
-    });
-
-    it('gives what the shared rule gives for a connection reset mid-answer', async () => {
-      fake.misbehaviour = { kind: 'reset' };
-
-      expect(await adapter.send(DATA, sms())).toEqual({
-        outcome: 'ambiguous',
-        reason: `Could not reach Vonage at ${server.url} (connection closed). ${MAY_HAVE_BEEN_SENT}`,
-      });
-    });
-
-    it('retries later a Vonage it cannot connect to', async () => {
-      const port = await closedPort();
-      const offline = new VonageAdapter(
-        adapterConfig({ VONAGE_API_URL: `http://127.0.0.1:${port}` }),
-      );
-
-      expect(await offline.send(DATA, sms())).toEqual({
-        outcome: 'transient',
-        reason: `Could not reach Vonage at http://127.0.0.1:${port} (connection refused).`,
-      });
-    });
   });
 
   describe('parseStatusCallback', () => {

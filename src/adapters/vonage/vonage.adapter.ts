@@ -15,7 +15,6 @@ import {
   FieldRefusal,
   IncomingSms,
   OutgoingSms,
-  PhoneStatus,
   ReportedStatus,
   SendResult,
   StatusReport,
@@ -25,7 +24,13 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { ProviderHttp, parseJson, readBalance, unexpectedSendReply } from '../provider-http';
+import {
+  ProviderHttp,
+  BalanceCheckedAdapter,
+  parseJson,
+  readBalance,
+  unexpectedSendReply,
+} from '../provider-http';
 
 const PROVIDER = 'Vonage';
 
@@ -79,8 +84,12 @@ const SHORT_CODE = /^\d{3,8}$/;
  * `signature_method` make smsgw ignore those whose `sig` does not match.
  */
 @Injectable()
-export class VonageAdapter implements Adapter {
-  private readonly logger = new Logger(VonageAdapter.name);
+export class VonageAdapter
+  extends BalanceCheckedAdapter<{ value: number; autoReload: boolean }>
+  implements Adapter
+{
+  protected readonly provider = PROVIDER;
+  protected readonly logger = new Logger(VonageAdapter.name);
 
   readonly descriptor: AdapterDescriptor = {
     id: 'vonage',
@@ -112,27 +121,8 @@ export class VonageAdapter implements Adapter {
   };
   readonly capabilities: AdapterCapabilities = { flash: true, mms: false };
 
-  constructor(private readonly config: AppConfig) {}
-
-  async test(data: AdapterData): Promise<string | FieldRefusal | null> {
-    const problem = this.dataProblem(data);
-    if (problem) {
-      return problem;
-    }
-    const read = await this.balance(data);
-    return 'problem' in read ? read.problem : null;
-  }
-
-  async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
-    if (this.dataProblem(data)) {
-      return 'unavailable';
-    }
-    const read = await this.balance(data);
-    if ('problem' in read) {
-      this.logger.warn(`Vonage status check: ${read.problem}`);
-      return 'unavailable';
-    }
-    return read.balance.value > 0 || read.balance.autoReload ? 'available' : 'no_credit';
+  constructor(private readonly config: AppConfig) {
+    super();
   }
 
   /**
@@ -253,7 +243,7 @@ export class VonageAdapter implements Adapter {
   }
 
   /** A missing field, or a field value Vonage would refuse whatever it is asked. */
-  private dataProblem(data: AdapterData): string | FieldRefusal | null {
+  protected dataProblem(data: AdapterData): string | FieldRefusal | null {
     const missing = missingRequiredField(this.descriptor, data);
     if (missing) {
       return missing;
@@ -275,15 +265,19 @@ export class VonageAdapter implements Adapter {
     return null;
   }
 
-  /** GET /account/get-balance: Vonage's cheapest authenticated request. */
   /** The account's balance (GET /account/get-balance): the credentials check. */
-  private async balance(data: AdapterData) {
+  protected async balance(data: AdapterData) {
     const query = new URLSearchParams({ api_key: data.api_key, api_secret: data.api_secret });
     const reply = await this.http().request(
       `${this.baseUrl()}/account/get-balance?${query.toString()}`,
       { headers: { Accept: 'application/json' } },
     );
     return readBalance(PROVIDER, reply, refusedCredentials, balanceOf);
+  }
+
+  /** An account that reloads itself runs out of nothing. */
+  protected hasCredit(credit: { value: number; autoReload: boolean }): boolean {
+    return credit.value > 0 || credit.autoReload;
   }
 
   private http(): ProviderHttp {
