@@ -3,6 +3,7 @@ import request from 'supertest';
 import { PDU, Server, Session, createServer } from 'smpp';
 import { DataSource } from 'typeorm';
 import { startApp, TestApp } from '../support/app';
+import { api } from '../support/api-client';
 import { describeEachDatabase } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
@@ -84,17 +85,13 @@ describeEachDatabase('listening adapters through the worker (SMPP)', (database) 
     await smsc.stop();
   });
 
-  const list = async (type: string) =>
-    (await request(t.url).get(`/api/list/${type}/`).query({ api_key: apiKey })).body
-      .response as Array<Record<string, unknown>>;
-
   it('sends through the session, then applies the receipt the SMSC delivers on it', async () => {
     const scheduled = await request(t.url)
       .post('/api/scheduled/')
       .query({ api_key: apiKey })
       .send({ text: 'Hello', numbers: ['+33612345678'] });
     expect(scheduled.status).toBe(201);
-    await waitFor(async () => (await list('sended')).length === 1, 'the sent entry');
+    await waitFor(async () => (await api(t, apiKey).list('sended')).length === 1, 'the sent entry');
 
     const answer = await smsc.deliver({
       source_addr: '33612345678',
@@ -103,11 +100,17 @@ describeEachDatabase('listening adapters through the worker (SMPP)', (database) 
       short_message:
         'id:msg-1 sub:001 dlvrd:001 submit date:2611221200 done date:2611221201 stat:DELIVRD err:000 text:Hello',
     });
-    await waitFor(async () => (await list('sended'))[0].status === 'delivered', 'the receipt');
+    await waitFor(
+      async () => (await api(t, apiKey).list('sended'))[0].status === 'delivered',
+      'the receipt',
+    );
 
     expect(smsc.submitted.map((pdu) => pdu.destination_addr)).toEqual(['33612345678']);
     expect(answer.command_status).toBe(0);
-    expect((await list('sended'))[0]).toMatchObject({ uid: 'msg-1', status: 'delivered' });
+    expect((await api(t, apiKey).list('sended'))[0]).toMatchObject({
+      uid: 'msg-1',
+      status: 'delivered',
+    });
   });
 
   it('stores an inbound message the SMSC delivers, and a STOP puts its sender on the STOP list', async () => {
@@ -120,7 +123,9 @@ describeEachDatabase('listening adapters through the worker (SMPP)', (database) 
     });
 
     expect(answer.command_status).toBe(0);
-    expect(await list('received')).toMatchObject([{ origin: '+33612345679', text: 'STOP' }]);
+    expect(await api(t, apiKey).list('received')).toMatchObject([
+      { origin: '+33612345679', text: 'STOP' },
+    ]);
     const stops = await ds.query<Array<{ number: string }>>('SELECT number FROM smsstop');
     expect(stops).toEqual([{ number: '+33612345679' }]);
   });

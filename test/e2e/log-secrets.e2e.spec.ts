@@ -3,6 +3,7 @@ import { migrate } from '../../src/database/data-source';
 import { User } from '../../src/users/entities/user.entity';
 import { hashPassword } from '../../src/users/password';
 import { openTestDataSource } from '../support/app';
+import { api } from '../support/api-client';
 import {
   FakeOvh,
   FakeServer,
@@ -144,10 +145,6 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     Object.fromEntries(
       Object.entries(data).map(([name, value]) => [`adapter_data[${name}]`, value]),
     );
-  const post = (path: string) => request(app.url).post(path).set('X-Api-Key', apiKey);
-  const listed = async (type: string) =>
-    (await request(app.url).get(`/api/list/${type}/`).query({ api_key: apiKey })).body
-      .response as Array<Record<string, unknown>>;
 
   let callbackToken = '';
 
@@ -172,12 +169,16 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     // Refused by the provider: an urlencoded form, a multipart body, a JSON object in a string.
     expect(
       (
-        await post('/api/phone/')
+        await api(app, apiKey)
+          .post('/api/phone/')
           .type('form')
           .send({ name: 'k2', adapter: 'kannel', ...bracketed(kannelData(KANNEL_WRONG)) })
       ).status,
     ).toBe(422);
-    let multipart = post('/api/phone/').field('name', 'k3').field('adapter', 'kannel');
+    let multipart = api(app, apiKey)
+      .post('/api/phone/')
+      .field('name', 'k3')
+      .field('adapter', 'kannel');
     for (const [name, value] of Object.entries(bracketed(kannelData(KANNEL_WRONG)))) {
       multipart = multipart.field(name, value);
     }
@@ -208,7 +209,8 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     // Updates: refused, then accepted, with the new password in the query string.
     expect(
       (
-        await post(`/api/phone/${kannelPhone}/`)
+        await api(app, apiKey)
+          .post(`/api/phone/${kannelPhone}/`)
           .type('form')
           .send({ 'adapter_data[password]': KANNEL_WRONG })
       ).status,
@@ -221,11 +223,13 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
           .query({ api_key: apiKey, 'adapter_data[password]': KANNEL_NEW_PASSWORD })
       ).status,
     ).toBe(200);
-    expect((await post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe('available');
+    expect((await api(app, apiKey).post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe(
+      'available',
+    );
 
     // Twilio: JSON body accepted, form refused.
     const twilioData = { account_sid: TWILIO_SID, auth_token: TWILIO_TOKEN, number: NUMBER };
-    const viaJson = await post('/api/phone/').send({
+    const viaJson = await api(app, apiKey).post('/api/phone/').send({
       name: 'twilio',
       adapter: 'twilio',
       adapter_data: twilioData,
@@ -234,7 +238,8 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     const twilioPhone = viaJson.body.response as number;
     expect(
       (
-        await post('/api/phone/')
+        await api(app, apiKey)
+          .post('/api/phone/')
           .type('form')
           .send({
             name: 't2',
@@ -246,7 +251,10 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
 
     // OVH: multipart accepted, a wrong consumer key in the query refused.
     const ovhData = FakeOvh.data({ number: NUMBER });
-    let ovhForm = post('/api/phone/').field('name', 'ovh').field('adapter', 'ovh_virtual_number');
+    let ovhForm = api(app, apiKey)
+      .post('/api/phone/')
+      .field('name', 'ovh')
+      .field('adapter', 'ovh_virtual_number');
     for (const [name, value] of Object.entries(bracketed(ovhData))) {
       ovhForm = ovhForm.field(name, value);
     }
@@ -274,7 +282,8 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     };
     expect(
       (
-        await post('/api/phone/')
+        await api(app, apiKey)
+          .post('/api/phone/')
           .type('form')
           .send({ name: 's', adapter: 'smpp', ...bracketed(smpp) })
       ).status,
@@ -308,10 +317,17 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     // Sends through Kannel and Twilio, and Twilio's receipt.
     for (const id_phone of [kannelPhone, twilioPhone]) {
       expect(
-        (await post('/api/scheduled/').send({ text: 'Hello', numbers: [NUMBER], id_phone })).status,
+        (
+          await api(app, apiKey)
+            .post('/api/scheduled/')
+            .send({ text: 'Hello', numbers: [NUMBER], id_phone })
+        ).status,
       ).toBe(201);
     }
-    await waitFor(async () => (await listed('sended')).length === 2, 'the two sent entries');
+    await waitFor(
+      async () => (await api(app, apiKey).list('sended')).length === 2,
+      'the two sent entries',
+    );
     await request(app.url)
       .post(`/callback/status/twilio/?api_key=${apiKey}`)
       .type('form')
@@ -319,7 +335,9 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       .send({ MessageSid: 'SM00000000000000000000000000000001', MessageStatus: 'delivered' });
     // A status check the provider refuses.
     kannelPassword = 'changed-on-the-provider';
-    expect((await post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe('unavailable');
+    expect((await api(app, apiKey).post(`/api/phone/${kannelPhone}/status/`)).body.response).toBe(
+      'unavailable',
+    );
 
     // Webhooks: secrets given in a query string, a form and JSON, then used to sign deliveries
     // that fail (an endpoint answering 403, a closed port) and are logged as they go.
@@ -327,15 +345,18 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     const hooks: number[] = [];
     for (const [created, url] of [
       [
-        post('/api/webhook/').query({
-          url: `${kannel.url}/hook`,
-          type: 'receive_sms',
-          secret: WEBHOOK_SECRET,
-        }),
+        api(app, apiKey)
+          .post('/api/webhook/')
+          .query({
+            url: `${kannel.url}/hook`,
+            type: 'receive_sms',
+            secret: WEBHOOK_SECRET,
+          }),
         `${kannel.url}/hook`,
       ],
       [
-        post('/api/webhook/')
+        api(app, apiKey)
+          .post('/api/webhook/')
           .type('form')
           .send({
             url: `http://127.0.0.1:${gone}/`,
@@ -350,11 +371,12 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
       expect({ url, status: answer.status }).toEqual({ url, status: 201 });
       hooks.push(answer.body.response as number);
     }
-    expect((await post(`/api/webhook/${hooks[0]}/`).send({ secret: UPDATED_SECRET })).status).toBe(
-      200,
-    );
+    expect(
+      (await api(app, apiKey).post(`/api/webhook/${hooks[0]}/`).send({ secret: UPDATED_SECRET }))
+        .status,
+    ).toBe(200);
     for (const hook of hooks) {
-      expect((await post(`/api/webhook/${hook}/test/`)).status).toBe(200);
+      expect((await api(app, apiKey).post(`/api/webhook/${hook}/test/`)).status).toBe(200);
     }
     await waitFor(async () => {
       const logs = await Promise.all(
@@ -371,7 +393,7 @@ describeEachDatabase('no secret in any log line (built app, LOG_LEVEL=trace)', (
     }, 'the webhook deliveries attempted');
 
     // A phone's callback token, in the URLs its provider calls.
-    const listedPhones = await listed('phone');
+    const listedPhones = await api(app, apiKey).list('phone');
     const callbackUrl = (listedPhones[0].callback_urls as { status: string }).status;
     callbackToken = new URL(callbackUrl).searchParams.get('callback_token') ?? '';
     expect(callbackToken).toMatch(/^[\w-]{32}$/);

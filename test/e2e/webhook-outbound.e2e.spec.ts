@@ -1,9 +1,9 @@
-import request from 'supertest';
 import { LookupAddress } from 'node:dns';
 import { WebhookDelivery } from '../../src/events/entities/webhook-delivery.entity';
 import { WebhookDeliverer } from '../../src/webhook-delivery/webhook-deliverer.service';
 import { FakeServer, startFakeServer } from '../support/adapters.factories';
 import { startApp, TestApp } from '../support/app';
+import { api } from '../support/api-client';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
 import { expectError, INVALID, INVALID_PARAMETER } from '../support/envelope';
@@ -46,9 +46,6 @@ describeEachDatabase('webhook URLs and the outbound policy', (database) => {
     await receiver.close();
   });
 
-  const post = (path: string, apiKey: string, fields: Record<string, unknown>) =>
-    request(t.url).post(path).set('X-Api-Key', apiKey).send(fields);
-
   it('refuses at creation and at update a name that resolves to a loopback address', async () => {
     const { apiKey } = await makeUser(ds());
     names.set('inside.example.test', '127.0.0.1');
@@ -56,18 +53,20 @@ describeEachDatabase('webhook URLs and the outbound policy', (database) => {
     const url = `http://inside.example.test:${receiver.port}/hook`;
 
     expectError(
-      await post('/api/webhook/', apiKey, { url, type: 'receive_sms' }),
+      await api(t, apiKey).json('/api/webhook/', { url, type: 'receive_sms' }),
       400,
       INVALID_PARAMETER,
       `${INVALID}url : the host inside.example.test ${REFUSED}`,
     );
-    const created = await post('/api/webhook/', apiKey, {
+    const created = await api(t, apiKey).json('/api/webhook/', {
       url: 'https://outside.example.test/hook',
       type: 'receive_sms',
     });
     expect(created.status).toBe(201);
     expectError(
-      await post(`/api/webhook/${created.body.response as number}/`, apiKey, { url }),
+      await api(t, apiKey)
+        .form(`/api/webhook/${created.body.response as number}/`)
+        .send({ url }),
       400,
       INVALID_PARAMETER,
       `${INVALID}url : the host inside.example.test ${REFUSED}`,
@@ -77,13 +76,15 @@ describeEachDatabase('webhook URLs and the outbound policy', (database) => {
   it('fails a delivery whose name resolves to a loopback address by then, without connecting', async () => {
     const { apiKey } = await makeUser(ds());
     names.set('moving.example.test', '203.0.113.10');
-    const created = await post('/api/webhook/', apiKey, {
-      url: `http://moving.example.test:${receiver.port}/hook`,
-      type: 'receive_sms',
-    });
+    const created = await api(t, apiKey)
+      .form('/api/webhook/')
+      .send({
+        url: `http://moving.example.test:${receiver.port}/hook`,
+        type: 'receive_sms',
+      });
     expect(created.status).toBe(201);
     const webhookId = created.body.response as number;
-    const queued = await post(`/api/webhook/${webhookId}/test/`, apiKey, {});
+    const queued = await api(t, apiKey).json(`/api/webhook/${webhookId}/test/`, {});
     names.set('moving.example.test', '127.0.0.1');
     const before = hits;
 
