@@ -137,7 +137,19 @@ export type SendResult =
    * the adapter's capabilities say its provider deduplicates by `idempotencyKey`.
    */
   | { outcome: 'ambiguous'; reason: string }
-  | { outcome: 'permanent'; reason: string };
+  /**
+   * Refused, and refused again if tried again through this phone. `cause` says whose is the
+   * reason (docs/adapters.md#refusals): a refusal for a reason of the phone may be sent through
+   * another phone (failover); absent, the recipient's.
+   */
+  | { outcome: 'permanent'; reason: string; cause?: RefusalCause };
+
+/**
+ * `recipient`: the number is invalid or unreachable, blocked, or the content refused: no phone
+ * would do better. `phone`: its credentials refused, its account out of credit, its sender not
+ * allowed, the phone blocked by the provider, transient failures whose retries are used up.
+ */
+export type RefusalCause = 'recipient' | 'phone';
 
 export type ReportedStatus = 'unknown' | 'delivered' | 'failed';
 
