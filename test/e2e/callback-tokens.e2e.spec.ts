@@ -4,7 +4,7 @@ import { Received } from '../../src/received/entities/received.entity';
 import { Sended } from '../../src/sended/entities/sended.entity';
 import { Phone } from '../../src/phones/entities/phone.entity';
 import { User } from '../../src/users/entities/user.entity';
-import { startFakeServer } from '../support/adapters.factories';
+import { startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { waitFor } from '../support/instruments';
@@ -136,12 +136,7 @@ describeEachDatabase('phone callback URLs', (database) => {
       const created = await api(t, apiKey).json('/api/phone/', {
         name: 'kannel',
         adapter: 'kannel',
-        adapter_data: JSON.stringify({
-          kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
-          username: 'smsgw',
-          password: 'secret',
-          from: 'smsgw',
-        }),
+        adapter_data: kannelAdapterData(kannel.url),
       });
       expect(created.status).toBe(201);
       const [listed] = (await api(t, apiKey).get('/api/list/phone/')).body.response as Array<{

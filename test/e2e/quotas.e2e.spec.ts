@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 
 import { DataSource } from 'typeorm';
 import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/claim-plan';
-import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
@@ -129,12 +129,7 @@ describeEachDatabase('quotas (inline worker)', (database) => {
   const kannelPhone = (userId: number) =>
     makePhone(ds, userId, {
       adapter: 'kannel',
-      adapter_data: JSON.stringify({
-        kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
-        username: 'smsgw',
-        password: 'secret',
-        from: 'smsgw',
-      }),
+      adapter_data: kannelAdapterData(kannel.url),
     });
 
   it('consumes the segments of each entry handed to a provider', async () => {

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
-import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { describeEachDatabase } from '../support/databases';
 import {
   makePhone,
@@ -67,12 +67,7 @@ describeEachDatabase('usage, statistics and the sent listing agree', (database) 
   const kannelPhone = (userId: number, path: string) =>
     makePhone(ds, userId, {
       adapter: 'kannel',
-      adapter_data: JSON.stringify({
-        kannel_sendsms_url: `${kannel.url}/${path}/cgi-bin/sendsms`,
-        username: 'smsgw',
-        password: 'secret',
-        from: 'smsgw',
-      }),
+      adapter_data: kannelAdapterData(`${kannel.url}/${path}`),
     });
 
   const schedule = async (apiKey: string, body: Record<string, unknown>): Promise<void> => {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { openTestDataSource } from '../support/app';
-import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { TestDatabase, createTestDatabase, DATABASE_KINDS } from '../support/databases';
 import { makePhone, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
@@ -130,12 +130,7 @@ async function crashTest(
     const { user } = await makeUser(ds);
     const phone = await makePhone(ds, user.id, {
       adapter: 'kannel',
-      adapter_data: JSON.stringify({
-        kannel_sendsms_url: `${kannel.server.url}/cgi-bin/sendsms`,
-        username: 'smsgw',
-        password: 'secret',
-        from: 'smsgw',
-      }),
+      adapter_data: kannelAdapterData(kannel.server.url),
     });
     const all = numbers(recipients);
     await scheduleCampaign(ds, user.id, phone.id, all, 1000, campaign.text);

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
 import { UNKNOWN_OUTCOME } from '../../src/dispatch/recording.service';
-import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, DatabaseKind } from '../support/databases';
 import { insertRows, makeConditionalGroup, makePhone, makeUser } from '../support/factories';
@@ -114,12 +114,7 @@ async function crashTest(
     const { user } = await makeUser(ds);
     const phone = await makePhone(ds, user.id, {
       adapter: 'kannel',
-      adapter_data: JSON.stringify({
-        kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
-        username: 'smsgw',
-        password: 'secret',
-        from: 'smsgw',
-      }),
+      adapter_data: kannelAdapterData(kannel.url),
     });
     const expected = await seedCampaign(ds, user.id, phone.id);
     const count = async (sql: string) =>

@@ -10,6 +10,7 @@ import { createTestDatabase, DATABASE_KINDS, TestDatabase } from '../support/dat
 import { makePhone, makePhoneGroup, makeScheduled, makeUser } from '../support/factories';
 import { waitFor } from '../support/instruments';
 import { Processes } from '../support/processes';
+import { kannelAdapterData } from '../support/adapters.factories';
 
 /*
  * Per-phone pacing (docs/dispatch.md#pacing), through a Kannel fake that notes when each request
@@ -62,12 +63,7 @@ function kannelPhone(
 ): Promise<Phone> {
   return makePhone(ds, userId, {
     adapter: 'kannel',
-    adapter_data: JSON.stringify({
-      kannel_sendsms_url: `${kannel.url}/${name}/cgi-bin/sendsms`,
-      username: 'smsgw',
-      password: 'secret',
-      from: 'smsgw',
-    }),
+    adapter_data: kannelAdapterData(`${kannel.url}/${name}`),
     rate,
   });
 }

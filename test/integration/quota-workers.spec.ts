@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
 import { QUOTA_SPENT } from '../../src/dispatch/claim-plan';
-import { FakeServer, startFakeServer } from '../support/adapters.factories';
+import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, TestDatabase } from '../support/databases';
 import { insertRows, makePhone, makeQuota, makeUser } from '../support/factories';
@@ -71,12 +71,7 @@ const PER_USER = CAMPAIGN.reduce((sum, { recipients }) => sum + recipients, 0);
       const { user } = await makeUser(ds);
       const phone = await makePhone(ds, user.id, {
         adapter: 'kannel',
-        adapter_data: JSON.stringify({
-          kannel_sendsms_url: `${kannel.url}/cgi-bin/sendsms`,
-          username: 'smsgw',
-          password: 'secret',
-          from: 'smsgw',
-        }),
+        adapter_data: kannelAdapterData(kannel.url),
       });
       await makeQuota(ds, user.id, { credit: CREDIT, additional: ADDITIONAL });
       for (const [index, { text, recipients }] of CAMPAIGN.entries()) {

@@ -384,3 +384,13 @@ export class RecordingSink implements InboundSink {
     return held ? new Promise((resolve) => held.push(resolve)) : Promise.resolve();
   }
 }
+
+/** A Kannel phone's `adapter_data` (JSON) sending through the fake SMSC's sendsms at `url`. */
+export function kannelAdapterData(url: string): string {
+  return JSON.stringify({
+    kannel_sendsms_url: `${url}/cgi-bin/sendsms`,
+    username: 'smsgw',
+    password: 'secret',
+    from: 'smsgw',
+  });
+}
