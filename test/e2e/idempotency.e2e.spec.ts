@@ -1,4 +1,4 @@
-import { Response } from 'supertest';
+import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { api, ApiClient } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
@@ -267,6 +267,39 @@ describeEachDatabase('idempotency keys', (database) => {
       expect(answers.filter((a) => replayed(a) === undefined && a.status === 200)).toHaveLength(1);
       expect(await messages(userId)).toBe(1);
     });
+  });
+
+  it('documents the header, the parameter and the replay header in the OpenAPI document', async () => {
+    interface Operation {
+      parameters?: Array<{ name: string; in: string }>;
+      requestBody?: { content: Record<string, { schema: { properties: object } }> };
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    }
+    const document = (await request(t.url).get('/api/docs-json')).body as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const sendSms = document.paths['/api/send-sms'].get;
+    const post = document.paths['/api/scheduled'].post;
+    const update = document.paths['/api/scheduled/{id}'].post;
+
+    for (const operation of [sendSms, post]) {
+      expect(operation.parameters).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+      );
+      expect(operation.responses[operation === post ? '201' : '200'].headers).toHaveProperty(
+        'Idempotent-Replayed',
+      );
+      expect(operation.responses['409']).toBeDefined();
+    }
+    expect(sendSms.parameters).toContainEqual(
+      expect.objectContaining({ name: 'idempotency_key', in: 'query' }),
+    );
+    expect(post.requestBody?.content['application/json'].schema.properties).toHaveProperty(
+      'idempotency_key',
+    );
+    expect(update.requestBody?.content['application/json'].schema.properties).not.toHaveProperty(
+      'idempotency_key',
+    );
   });
 
   describe('post_scheduled', () => {
