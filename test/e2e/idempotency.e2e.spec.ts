@@ -144,7 +144,7 @@ describeEachDatabase('idempotency keys', (database) => {
       expect([await messages(a.id), await messages(b.id)]).toEqual([1, 1]);
     });
 
-    it.each([
+    it.each<[string, { header?: string; param?: string }, string, string]>([
       ['an empty header', { header: '' }, 'Idempotency-Key', 'an empty value'],
       ['a 256-character header', { header: 'k'.repeat(256) }, 'Idempotency-Key', '256 characters'],
       [
