@@ -28,6 +28,7 @@ const API_FEATURES = [
   'webhooks',
   'conversations',
   'sessions',
+  'idempotency',
 ];
 /**
  * The code of the API features, their `entities/` aside: an entity lives with the feature that

@@ -8,6 +8,8 @@
  *   BENCH_ONLY=send-sms                                         (only get_send_sms throughput, at the first size,
  *                                                                and again with METRICS=off)
  *   BENCH_ONLY=campaign                                         (only latencies while a campaign dispatches)
+ *   BENCH_ONLY=idempotency                                      (only get_send_sms with and without an
+ *                                                                idempotency key, at the first size)
  *   BENCH_CAMPAIGN=100000                                       (its recipients)
  *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
  *   BENCH_CONNECTIONS=20                                        (concurrent clients of the throughput runs)
@@ -25,6 +27,10 @@
  * process metrics one app starts would run during the other's runs too); their runs alternated
  * in mirrored order (an even BENCH_ROUNDS, e.g. 10, lets each side run first as often), the CPU
  * that of the whole process (garbage collection threads included), and prints the ratios.
+ *
+ * At the first size it also measures get_send_sms with an idempotency key (a new one per request)
+ * next to get_send_sms without one, in the same app, ROUNDS runs each alternated in mirrored
+ * order, and prints the ratios (docs/idempotency.md: at most 15 % slower).
  *
  * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
  * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
@@ -53,6 +59,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
 const ONLY_CAMPAIGN = process.env.BENCH_ONLY === 'campaign';
+const ONLY_IDEMPOTENCY = process.env.BENCH_ONLY === 'idempotency';
 const CAMPAIGN = Number(process.env.BENCH_CAMPAIGN ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -132,7 +139,9 @@ const inProcess = (url: string): Target => ({ url, cpu: serverThreadCpuMicros })
 
 async function load(
   target: Target,
-  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers' | 'idReplacement'> & {
+    path: string;
+  },
 ): Promise<Load> {
   const { path, ...request } = options;
   const cpuBefore = target.cpu();
@@ -241,7 +250,9 @@ async function conversationLatencies(base: string, key: string): Promise<Array<[
 async function compare(
   base: string,
   baseline: string,
-  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers' | 'idReplacement'> & {
+    path: string;
+  },
 ): Promise<{ api: Load; raw: Load }> {
   const [api, raw] = await alternate([inProcess(base), inProcess(baseline)], options);
   return { api, raw };
@@ -254,7 +265,9 @@ async function compare(
  */
 async function alternate(
   targets: readonly Target[],
-  options: Pick<autocannon.Options, 'method' | 'body' | 'headers'> & { path: string },
+  options: Pick<autocannon.Options, 'method' | 'body' | 'headers' | 'idReplacement'> & {
+    path: string;
+  },
   mirrored = false,
 ): Promise<Load[]> {
   const sums = targets.map(() => ({ rate: 0, cpu: 0 }));
@@ -310,6 +323,38 @@ async function metricsCost(database: BenchDatabase, apiKey: string): Promise<voi
   } finally {
     await Promise.all(started.map((app) => app.stop()));
   }
+}
+
+/**
+ * get_send_sms without and with an idempotency key (`[<id>]`: autocannon's unique id per
+ * request, so every request creates its message and writes its key), in the same app, ROUNDS
+ * runs each alternated in mirrored order; printed with the ratios.
+ */
+async function idempotencyCost(base: string, apiKey: string): Promise<void> {
+  const path = `/api/send-sms/?api_key=${apiKey}&to=%2B33612345678&text=Hello`;
+  const sides = [
+    { path },
+    { path, headers: { 'idempotency-key': 'bench-[<id>]' }, idReplacement: true },
+  ];
+  const sums = sides.map(() => ({ rate: 0, cpu: 0 }));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = [...sides.entries()];
+    for (const [index, options] of round % 2 === 1 ? order.reverse() : order) {
+      const measured = await load(inProcess(base), options);
+      sums[index].rate += measured.rate / ROUNDS;
+      sums[index].cpu += measured.cpu / ROUNDS;
+    }
+  }
+  const [plain, keyed] = sums;
+  process.stdout.write(
+    `\nIdempotency keys (get_send_sms, ${CONNECTIONS} connections, ${SECONDS} s each, ${ROUNDS} ` +
+      'alternated runs per side; CPU: µs of the server thread per request):\n\n' +
+      '| get_send_sms | req/s | CPU µs/request |\n|---|---|---|\n' +
+      `| without a key | ${plain.rate.toFixed(0)} | ${plain.cpu.toFixed(0)} |\n` +
+      `| with a new key each | ${keyed.rate.toFixed(0)} | ${keyed.cpu.toFixed(0)} |\n` +
+      `\nThroughput with / without: ${(keyed.rate / plain.rate).toFixed(3)}; ` +
+      `CPU per request with / without: ${(keyed.cpu / plain.cpu).toFixed(3)}\n`,
+  );
 }
 
 /**
@@ -521,7 +566,7 @@ async function main(): Promise<void> {
     return;
   }
   const p50ByLabel = new Map<string, number[]>();
-  for (const size of ONLY_SEND_SMS ? SIZES.slice(0, 1) : SIZES) {
+  for (const size of ONLY_SEND_SMS || ONLY_IDEMPOTENCY ? SIZES.slice(0, 1) : SIZES) {
     const database = await createBenchDatabase(target);
     try {
       const config = configFor(database);
@@ -534,6 +579,11 @@ async function main(): Promise<void> {
         `\n## ${size.toLocaleString('en')} sended rows (${seeded.userRows.toLocaleString('en')} of the measured user; seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s)\n\n`,
       );
       const { app, base } = await listening(config);
+      if (ONLY_IDEMPOTENCY) {
+        await idempotencyCost(base, seeded.apiKey);
+        await app.close();
+        continue;
+      }
       if (!ONLY_SEND_SMS) {
         process.stdout.write('| operation | p50 | p99 |\n|---|---|---|\n');
         for (const [label, latency] of await readLatencies(base, seeded)) {
@@ -563,6 +613,7 @@ async function main(): Promise<void> {
               )
               .join(''),
         );
+        await idempotencyCost(base, seeded.apiKey);
         if (ONLY_SEND_SMS) {
           await metricsCost(database, seeded.apiKey);
         }
@@ -572,7 +623,7 @@ async function main(): Promise<void> {
       await database.drop();
     }
   }
-  if (SIZES.length > 1 && !ONLY_SEND_SMS) {
+  if (SIZES.length > 1 && !ONLY_SEND_SMS && !ONLY_IDEMPOTENCY) {
     process.stdout.write(`\n## p50 at ${SIZES.at(-1)} rows / p50 at ${SIZES[0]} rows\n\n`);
     for (const [label, values] of p50ByLabel) {
       process.stdout.write(`- ${label}: ${(values.at(-1)! / values[0]).toFixed(2)}×\n`);

@@ -64,6 +64,8 @@ export class AppConfig {
    * and file safe while its request is still writing them.
    */
   readonly mediaGraceMs: number;
+  /** How long the answer of a request with an idempotency key is kept (docs/idempotency.md). */
+  readonly idempotencyMs: number;
   /** How events reach webhooks (docs/api.md#webhook-deliveries). */
   readonly webhooks: {
     /** How long one delivery attempt may take, connection included. */
@@ -126,6 +128,7 @@ export class AppConfig {
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };
     this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
+    this.idempotencyMs = env.IDEMPOTENCY_HOURS * 3_600_000;
     this.webhooks = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAgeMs: env.WEBHOOK_MAX_AGE_HOURS * 3_600_000,

@@ -41,6 +41,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       DISPATCH_RETRY_BASE_MS: 30_000,
       WORKER_TIMEOUT_MS: 30_000,
       MEDIA_GRACE_HOURS: 24,
+      IDEMPOTENCY_HOURS: 24,
       WEBHOOK_TIMEOUT_MS: 5_000,
       WEBHOOK_MAX_AGE_HOURS: 24,
       WEBHOOK_LOG_DAYS: 7,
@@ -90,6 +91,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       DISPATCH_RETRY_BASE_MS: '1000',
       WORKER_TIMEOUT_MS: '5000',
       MEDIA_GRACE_HOURS: '2',
+      IDEMPOTENCY_HOURS: '48',
       WEBHOOK_TIMEOUT_MS: '1500',
       WEBHOOK_MAX_AGE_HOURS: '48',
       WEBHOOK_LOG_DAYS: '30',
@@ -127,6 +129,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       DISPATCH_RETRY_BASE_MS: 1000,
       WORKER_TIMEOUT_MS: 5000,
       MEDIA_GRACE_HOURS: 2,
+      IDEMPOTENCY_HOURS: 48,
       WEBHOOK_TIMEOUT_MS: 1500,
       WEBHOOK_MAX_AGE_HOURS: 48,
       WEBHOOK_LOG_DAYS: 30,
@@ -212,6 +215,9 @@ describe('validateEnvironment (the README’s configuration table)', () => {
     ['MEDIA_GRACE_HOURS', '0'],
     ['MEDIA_GRACE_HOURS', '8761'],
     ['MEDIA_GRACE_HOURS', '1.5'],
+    ['IDEMPOTENCY_HOURS', '0'],
+    ['IDEMPOTENCY_HOURS', '721'],
+    ['IDEMPOTENCY_HOURS', '2.5'],
     ['RELIABILITY_CHECK_MINUTES', '0'],
     ['RELIABILITY_CHECK_MINUTES', '1441'],
     ['RELIABILITY_CHECK_MINUTES', '2.5'],
@@ -414,6 +420,13 @@ describe('AppConfig', () => {
       timeoutMs: 10_000,
       pollIntervalMs: 20_000,
     });
+  });
+
+  it('keeps the answers of idempotency keys 24 hours by default, IDEMPOTENCY_HOURS otherwise', () => {
+    expect(new AppConfig(validateEnvironment({})).idempotencyMs).toBe(24 * 3_600_000);
+    expect(new AppConfig(validateEnvironment({ IDEMPOTENCY_HOURS: '720' })).idempotencyMs).toBe(
+      720 * 3_600_000,
+    );
   });
 
   it('keeps orphan medias 24 hours by default, MEDIA_GRACE_HOURS otherwise', () => {

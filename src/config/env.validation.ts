@@ -116,6 +116,12 @@ export class EnvironmentVariables {
   @Max(8760)
   MEDIA_GRACE_HOURS = 24;
 
+  /** At most 30 days: a key row is kept that long whether or not it is used again. */
+  @IsInt()
+  @Min(1)
+  @Max(720)
+  IDEMPOTENCY_HOURS = 24;
+
   /** At most a day: the users' reliability periods are minutes to hours long. */
   @IsInt()
   @Min(1)
@@ -267,6 +273,7 @@ const INTEGER_VARIABLES = new Set([
   'DISPATCH_RETRY_BASE_MS',
   'WORKER_TIMEOUT_MS',
   'MEDIA_GRACE_HOURS',
+  'IDEMPOTENCY_HOURS',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_MAX_AGE_HOURS',
   'WEBHOOK_LOG_DAYS',

@@ -17,6 +17,7 @@ import { WebhookDelivery } from '../events/entities/webhook-delivery.entity';
 import { Webhook } from '../webhooks/entities/webhook.entity';
 import { LoginAttempt } from '../sessions/entities/login-attempt.entity';
 import { Session } from '../sessions/entities/session.entity';
+import { IdempotencyKey } from '../idempotency/entities/idempotency-key.entity';
 import { PhoneReliabilityHistory } from '../reliability/entities/phone-reliability-history.entity';
 
 export const ENTITIES = [
@@ -42,4 +43,5 @@ export const ENTITIES = [
   PhoneReliabilityHistory,
   Session,
   LoginAttempt,
+  IdempotencyKey,
 ];

@@ -39,6 +39,28 @@ export class WorkerRepository extends DispatchSql {
     await this.sql.run(write('DELETE FROM worker WHERE id <> ?', [workerId]));
   }
 
+  /**
+   * Removes up to `limit` idempotency keys expired at `now` (docs/idempotency.md), oldest first
+   * through `ix_idempotency_key_expires_at`; how many went. Two statements, as neither engine
+   * deletes with a LIMIT the other takes.
+   */
+  async removeExpiredKeys(now: string, limit: number): Promise<number> {
+    const rows = await this.sql.run(
+      select<{ id: number | string }>(
+        'SELECT id FROM idempotency_key WHERE expires_at <= ? ORDER BY expires_at LIMIT ?',
+        [now, limit],
+      ),
+    );
+    if (rows.length === 0) {
+      return 0;
+    }
+    const ids = rows.map((row) => Number(row.id));
+    const { affected } = await this.sql.run(
+      write(`DELETE FROM idempotency_key WHERE id IN (${marks(ids.length)})`, ids),
+    );
+    return affected;
+  }
+
   /** The live worker (heartbeat at or after `since`) that started first. */
   async oldestWorker(since: string): Promise<string | null> {
     const rows = await this.sql.run(

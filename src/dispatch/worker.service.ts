@@ -42,11 +42,18 @@ const BATCHES_PER_TURN = 20;
 /** How often unused medias are looked for: removals come within this of the grace period's end. */
 const MEDIA_COLLECTION_MS = 60 * 60 * 1000;
 
+/** How often expired idempotency keys are removed: a key goes within this of its expiry. */
+const KEY_PURGE_MS = 60 * 60 * 1000;
+
+/** Expired idempotency keys removed per statement: a few milliseconds of the SQLite writer. */
+const KEYS_PER_PURGE = 1000;
+
 /**
  * The dispatch worker (docs/dispatch.md): expands due messages, sends their recipients, records
  * outcomes, delivers webhook events, and keeps a heartbeat in the `worker` table. Any live worker also sweeps the sends
  * in flight of workers that stopped beating, recording them as `unknown` (never resending);
- * the oldest live worker also removes the medias nothing uses any more.
+ * the oldest live worker also removes the medias nothing uses any more and expired idempotency
+ * keys.
  */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -104,6 +111,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.every(this.config.dispatch.pollMs, () => this.dispatch(), true, this.signal),
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
       this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
+      this.every(KEY_PURGE_MS, () => this.removeExpiredKeys()),
       this.deliverer.run(this.stopping.signal, this.config.dispatch.pollMs),
       this.every(this.config.reliabilityCheckMs, () => this.checkReliability()),
     ];
@@ -273,6 +281,29 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     );
     if (leader === this.id) {
       await this.medias.collect(new Date(), () => this.running);
+    }
+  }
+
+  /**
+   * Removes expired idempotency keys, in the oldest live worker only, in bounded batches that let
+   * the API's requests in between. Requests never depend on it: one that finds its key expired
+   * but still there removes that row itself (IdempotencyService); this keeps the table small.
+   */
+  private async removeExpiredKeys(): Promise<void> {
+    const leader = await this.repository.oldestWorker(
+      utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
+    );
+    if (leader !== this.id) {
+      return;
+    }
+    let removed = 0;
+    for (let batch = KEYS_PER_PURGE; batch === KEYS_PER_PURGE && this.running;) {
+      batch = await this.repository.removeExpiredKeys(nowUtc(), KEYS_PER_PURGE);
+      removed += batch;
+      await setImmediate();
+    }
+    if (removed > 0) {
+      this.logger.log(`Removed ${removed} expired idempotency keys.`);
     }
   }
 

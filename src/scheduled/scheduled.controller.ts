@@ -3,6 +3,7 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiQuery, ApiTags } from 
 import type { SchemaObject } from '@nestjs/swagger';
 import { ChangesState } from '../common/auth/session';
 import { CurrentUser } from '../common/auth/current-user.decorator';
+import { Replayed } from '../common/http/envelope';
 import { API_BODY_TYPES, ApiEnvelopeResponse, ApiErrorResponse } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { Params } from '../common/params/parse';
@@ -10,6 +11,12 @@ import { RequestParams } from '../common/params/request-params.decorator';
 import { countryOf } from '../common/phone/phone-number';
 import { AppConfig } from '../config/configuration';
 import { Row } from '../entries/entries.repository';
+import {
+  ApiIdempotencyKey,
+  IDEMPOTENCY_KEY_PARAMETER,
+  REPLAYED_HEADERS,
+} from '../idempotency/idempotency.openapi';
+import { parseIdempotencyKey } from '../idempotency/idempotency.params';
 import {
   parsePreviewParams,
   parseRemoveParams,
@@ -82,6 +89,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
       items: { type: 'string', format: 'binary' },
       description: 'multipart only (`medias` or `medias[]`): files of the MMS, used when mms is on',
     },
+    idempotency_key: IDEMPOTENCY_KEY_PARAMETER,
   },
 };
 
@@ -89,6 +97,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
 const {
   medias: _medias,
   numbers_csv: _csv,
+  idempotency_key: _key,
   ...UPDATABLE_FIELDS
 } = POST_SCHEDULED_BODY.properties ?? {};
 const UPDATE_SCHEDULED_BODY: SchemaObject = { type: 'object', properties: UPDATABLE_FIELDS };
@@ -209,20 +218,32 @@ export class ScheduledController {
   })
   @ApiConsumes('application/x-www-form-urlencoded', 'multipart/form-data', 'application/json')
   @ApiBody({ schema: POST_SCHEDULED_BODY })
-  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message', 201)
+  @ApiIdempotencyKey()
+  @ApiEnvelopeResponse(
+    { type: 'integer' },
+    'The id of the scheduled message',
+    201,
+    REPLAYED_HEADERS,
+  )
+  @ApiErrorResponse(409, 'The first request with this idempotency key is still being processed')
   @ApiErrorResponse(
     413,
     'numbers_csv or a media too large, or more CSV rows than allowed (error 64)',
   )
-  @ApiErrorResponse(422, 'The message could not be created (error 8)')
+  @ApiErrorResponse(
+    422,
+    'The message could not be created (error 8), or the idempotency key was used for a ' +
+      'different request (error 2)',
+  )
   create(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
     @Req() request: ApiRequest,
-  ): Promise<number> {
+  ): Promise<number | Replayed> {
     return this.scheduled.schedule(
       user,
       parseScheduleParams(params, request.files ?? [], countryOf(user), this.config.timeZone),
+      parseIdempotencyKey(request.headers['idempotency-key'], params),
     );
   }
 
@@ -240,13 +261,30 @@ export class ScheduledController {
     type: 'integer',
     description: "One of the caller's phones; default: the service chooses",
   })
-  @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message')
-  @ApiErrorResponse(422, 'id_phone is not one of your phones, or the creation failed (error 8)')
+  @ApiQuery({ name: 'idempotency_key', required: false, schema: IDEMPOTENCY_KEY_PARAMETER })
+  @ApiIdempotencyKey()
+  @ApiEnvelopeResponse(
+    { type: 'integer' },
+    'The id of the scheduled message',
+    200,
+    REPLAYED_HEADERS,
+  )
+  @ApiErrorResponse(409, 'The first request with this idempotency key is still being processed')
+  @ApiErrorResponse(
+    422,
+    'id_phone is not one of your phones, or the creation failed (error 8), or the idempotency ' +
+      'key was used for a different request (error 2)',
+  )
   sendSms(
     @CurrentUser() user: AuthenticatedUser,
     @RequestParams() params: Params,
-  ): Promise<number> {
-    return this.scheduled.sendNow(user, parseSendNowParams(params, countryOf(user)));
+    @Req() request: ApiRequest,
+  ): Promise<number | Replayed> {
+    return this.scheduled.sendNow(
+      user,
+      parseSendNowParams(params, countryOf(user)),
+      parseIdempotencyKey(request.headers['idempotency-key'], params),
+    );
   }
 
   // Before the `:id` routes, which would take `preview` for an id.

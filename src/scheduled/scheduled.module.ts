@@ -9,6 +9,7 @@ import { Phone } from '../phones/entities/phone.entity';
 import { SCHEDULED_ENTITIES } from './entities/scheduled.entity';
 import { DispatchSignalModule } from '../common/dispatch-signal';
 import { EntriesModule } from '../entries/entries.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { MediaModule } from '../media/media.module';
 import { TextModule } from '../text/text.module';
 import { ScheduledController } from './scheduled.controller';
@@ -30,6 +31,7 @@ import { ScheduledService } from './scheduled.service';
     MediaModule,
     DispatchSignalModule,
     EntriesModule,
+    IdempotencyModule,
     TextModule,
   ],
   controllers: [ScheduledController],

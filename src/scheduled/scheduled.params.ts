@@ -30,6 +30,8 @@ const MAX_TAG_CHARACTERS = 1000;
 export interface ScheduleInput {
   /** UTC; now when `at` was not given. */
   at: string;
+  /** Whether `at` was given: two requests without it ask the same, whenever they come. */
+  atSent: boolean;
   text: string;
   flash: boolean;
   mms: boolean;
@@ -44,7 +46,7 @@ export interface ScheduleInput {
   conditionalGroupIds: Deferred<number[]>;
   /** Rule 9: at most one of them, not yet known to be the caller's (rule 10). */
   phone: Deferred<{ phoneId?: number; phoneGroupId?: number }>;
-  /** Rule 11: the files to store as medias, none without mms. */
+  /** Rule 12: the files to store as medias, none without mms. */
   medias: Deferred<UploadedFile[]>;
 }
 
@@ -128,6 +130,7 @@ export function parseScheduleParams(
   const tag = tagParameter(params.tag);
   return {
     at: atUtc,
+    atSent: at !== undefined,
     text,
     flash,
     mms,
@@ -322,7 +325,7 @@ function switchMessage(sent: Params, phoneId: number, phoneGroupId: number): str
   return BOTH_PHONE_AND_GROUP;
 }
 
-/** Rule 11: medias are used only when mms is true. */
+/** Rule 12: medias are used only when mms is true. */
 function mediaFiles(params: Params, files: readonly UploadedFile[], mms: boolean): UploadedFile[] {
   if (mms && !isAbsent(params.medias)) {
     throw ApiError.invalid('medias must be files sent in a multipart/form-data body.');

@@ -47,6 +47,8 @@ export interface NewScheduled extends StoredMessage {
   userId: number;
   /** Media files already in the media folder, relative to it. */
   mediaPaths: string[];
+  /** The idempotency key's row, written with the message (docs/idempotency.md). */
+  keep?: (scheduledId: number) => InsertTree;
 }
 
 /** What an update makes of a message, and which of its lists were sent (and are replaced). */
@@ -325,6 +327,8 @@ export class ScheduledRepository {
     return this.scheduled.row(
       [message.userId, ...messageValues(message), ...stamp],
       (scheduledId) => [
+        // First: a key already used is refused before the rest is written.
+        ...(message.keep ? [message.keep(scheduledId)] : []),
         ...this.numbers.rows(
           message.numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
         ),

@@ -9,6 +9,7 @@ import { Params } from '../common/params/parse';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { Scheduled, ScheduledContact, ScheduledNumber } from './entities/scheduled.entity';
+import { parseIdempotencyKey } from '../idempotency/idempotency.params';
 import { parseScheduleParams, parseSendNowParams } from './scheduled.params';
 import { ScheduledModule } from './scheduled.module';
 import { ScheduledService } from './scheduled.service';
@@ -30,10 +31,12 @@ describeEachDatabase('ScheduledService', (database) => {
   });
 
   const caller = (settings: Record<string, string> = {}) => makeCaller(dataSource, settings);
-  const schedule = (user: AuthenticatedUser, params: Params) =>
-    scheduled.schedule(user, parseScheduleParams(params, [], '', timeZone));
-  const sendNow = (user: AuthenticatedUser, params: Params) =>
-    scheduled.sendNow(user, parseSendNowParams(params, ''));
+  // Without an idempotency key, the answer is the new message's id.
+  const noKey = parseIdempotencyKey(undefined, {});
+  const schedule = async (user: AuthenticatedUser, params: Params) =>
+    Number(await scheduled.schedule(user, parseScheduleParams(params, [], '', timeZone), noKey));
+  const sendNow = async (user: AuthenticatedUser, params: Params) =>
+    Number(await scheduled.sendNow(user, parseSendNowParams(params, ''), noKey));
 
   describe('schedule (post_scheduled)', () => {
     it('stores the message with its numbers and contacts', async () => {

@@ -3,11 +3,14 @@ import { createReadStream } from 'node:fs';
 import { EntityManager, QueryFailedError } from 'typeorm';
 import { DispatchSignal } from '../common/dispatch-signal';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
+import { Replayed } from '../common/http/envelope';
 import { AuthenticatedUser, UploadedFile } from '../common/http/request';
 import { Deferred } from '../common/params/deferred';
 import { countryOf } from '../common/phone/phone-number';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { keyedRequest } from '../idempotency/idempotency.fingerprint';
+import { IdempotencyService, KeyedRequest } from '../idempotency/idempotency.service';
 import { MediaStorage } from '../media/media-storage';
 import { measureSms, SmsMeasure } from '../common/text/gsm';
 import { contactRecipient } from '../contacts/contact-recipients';
@@ -49,6 +52,7 @@ export class ScheduledService {
     private readonly dispatch: DispatchSignal,
     private readonly entries: EntriesService,
     private readonly pool: TextPool,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /** GET /api/scheduled/{id}/: one of the caller's pending messages, as listed. */
@@ -64,15 +68,24 @@ export class ScheduledService {
     return entry;
   }
 
-  /** post_scheduled. */
-  async schedule(user: AuthenticatedUser, input: ScheduleInput): Promise<number> {
+  /** post_scheduled; `key` is its idempotency key, if it was sent one. */
+  async schedule(
+    user: AuthenticatedUser,
+    input: ScheduleInput,
+    key: Deferred<string | undefined>,
+  ): Promise<number | Replayed> {
     // Rules 1 to 4 were checked at the edge (scheduled.params.ts).
     const { message, medias } = await this.check(user, input);
-    return this.create({ userId: user.id, ...message }, medias);
+    // Rule 11.
+    const keyed = await keyedRequest('post_scheduled', key, {
+      ...input,
+      at: input.atSent ? input.at : undefined,
+    });
+    return this.create({ userId: user.id, ...message }, medias, keyed, 201);
   }
 
   /**
-   * post_update_scheduled: post_scheduled's rules 2 to 13 on the stored message with the fields
+   * post_update_scheduled: post_scheduled's rules 2 to 10 and 12 to 14 on the stored message with the fields
    * sent, all in the transaction that holds the message, so that the dispatch cannot take it in
    * between (ScheduledRepository.updateOwn).
    */
@@ -134,7 +147,7 @@ export class ScheduledService {
   }
 
   /**
-   * post_scheduled's rules 5 to 11 on parsed parameters: what the message is made of, and the
+   * post_scheduled's rules 5 to 10 and 12 on parsed parameters: what the message is made of, and the
    * medias to store with it. In an update's transaction (`manager`), the caller's entries are
    * read there, so that none can be deleted between the check and the write.
    */
@@ -198,7 +211,7 @@ export class ScheduledService {
         `id_phone_group : ${phoneGroupId} is not the id of one of your phone groups.`,
       );
     }
-    // Rule 11 (the files are stored by `create`).
+    // Rule 12 (the files are stored by `create`).
     const medias = input.medias.get();
     return {
       message: {
@@ -218,8 +231,12 @@ export class ScheduledService {
     };
   }
 
-  /** get_send_sms: one SMS to `to`, due now. */
-  async sendNow(user: AuthenticatedUser, { to, text, phoneId }: SendNowInput): Promise<number> {
+  /** get_send_sms: one SMS to `to`, due now; `key` is its idempotency key, if it was sent one. */
+  async sendNow(
+    user: AuthenticatedUser,
+    { to, text, phoneId }: SendNowInput,
+    key: Deferred<string | undefined>,
+  ): Promise<number | Replayed> {
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -230,6 +247,8 @@ export class ScheduledService {
       );
     }
     // Rule 2.
+    const keyed = await keyedRequest('get_send_sms', key, { to, text, phoneId });
+    // Rule 3.
     return this.create(
       {
         userId: user.id,
@@ -246,6 +265,8 @@ export class ScheduledService {
         conditionalGroupIds: [],
       },
       [],
+      keyed,
+      200,
     );
   }
 
@@ -301,27 +322,34 @@ export class ScheduledService {
   }
 
   /**
-   * The one way a scheduled message is created (post_scheduled rules 11 to 13, get_send_sms):
-   * medias moved into the media folder, then every row in one transaction; on failure the
-   * moved files are removed, so nothing is left behind.
+   * The one way a scheduled message is created (post_scheduled rules 12 to 14, get_send_sms):
+   * medias moved into the media folder, then every row in one transaction, the idempotency
+   * key's with them; on failure, or when the key's kept answer is given again instead, the
+   * moved files are removed, so nothing is left behind. `status` is the HTTP status of success.
    */
   private async create(
-    message: Omit<NewScheduled, 'mediaPaths'>,
+    message: Omit<NewScheduled, 'mediaPaths' | 'keep'>,
     medias: readonly UploadedFile[],
-  ): Promise<number> {
-    // Rule 11.
+    keyed: KeyedRequest | undefined,
+    status: number,
+  ): Promise<number | Replayed> {
+    // Rule 12.
     const mediaPaths = await this.media.adopt(message.userId, medias);
     try {
-      // Rule 13: with neither phone nor phone group, both stay null and the dispatch chooses
+      // Rule 14: with neither phone nor phone group, both stay null and the dispatch chooses
       // the phone when it sends.
-      const id = await this.scheduled.create({ ...message, mediaPaths });
-      if (message.at <= nowUtc()) {
+      const outcome = await this.idempotency.once(message.userId, keyed, status, (keep) =>
+        this.scheduled.create({ ...message, mediaPaths, keep }),
+      );
+      if (outcome instanceof Replayed) {
+        await this.media.remove(mediaPaths);
+      } else if (message.at <= nowUtc()) {
         this.dispatch.notify();
       }
-      return id;
+      return outcome;
     } catch (error) {
       await this.media.remove(mediaPaths);
-      // Rule 12. A statement the database refused is the creation failing; a connection that
+      // Rule 13. A statement the database refused is the creation failing; a connection that
       // cannot be had, or a bug, goes on to the exception filter (503 / 500).
       if (isRefusedStatement(error)) {
         this.logger.error(

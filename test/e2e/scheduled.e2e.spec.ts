@@ -145,6 +145,7 @@ describeEachDatabase('post_scheduled', (database) => {
         'conditional_groups',
         'numbers_csv',
         'medias',
+        'idempotency_key',
       ].sort(),
     );
     expect(fields.numbers_csv).toMatchObject({ type: 'string', format: 'binary' });
@@ -953,7 +954,7 @@ describeEachDatabase('post_scheduled', (database) => {
     });
   });
 
-  describe('rule 11: medias of an MMS', () => {
+  describe('rule 12: medias of an MMS', () => {
     it('stores each file of medias[], medias and medias[i] as a media of the caller, linked to the message', async () => {
       const { user, apiKey } = await makeUser(ds);
       const id = expectCreated(
@@ -1068,7 +1069,7 @@ describeEachDatabase('post_scheduled', (database) => {
     });
   });
 
-  describe('rule 13: no phone, no phone group', () => {
+  describe('rule 14: no phone, no phone group', () => {
     it('stores neither, so that the dispatch chooses the phone', async () => {
       const { apiKey } = await makeUser(ds);
       const id = expectCreated(await post(apiKey, { text: 'Hi', numbers: '+33612345678' }));
@@ -1080,7 +1081,7 @@ describeEachDatabase('post_scheduled', (database) => {
   });
 });
 
-describeEachDatabase('post_scheduled, rule 12: a failing creation', (database) => {
+describeEachDatabase('post_scheduled, rule 13: a failing creation', (database) => {
   let t: TestApp;
   let ds: DataSource;
 

@@ -188,6 +188,8 @@ describe('httpStatusOf (docs/api-choices.md status table)', () => {
     ['too_large', ErrorCode.INVALID_PARAMETER, 413],
     ['unknown_route', ErrorCode.INVALID_PARAMETER, 404],
     ['unavailable', ErrorCode.INTERNAL_ERROR, 503],
+    ['refused', ErrorCode.INVALID_PARAMETER, 422],
+    ['conflict', ErrorCode.CANNOT_CREATE, 409],
     ['default', ErrorCode.INVALID_PARAMETER, 400],
   ])(
     'gives reason %p (code %p) HTTP %p, whatever the code alone would give',

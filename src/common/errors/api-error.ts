@@ -24,7 +24,9 @@ export type ErrorReason =
   | 'unknown_route'
   | 'unavailable'
   | 'forbidden'
-  | 'too_many_attempts';
+  | 'too_many_attempts'
+  /** Another request is doing the same work right now (an idempotency key in use). */
+  | 'conflict';
 
 export const INVALID_CREDENTIALS_MESSAGE =
   'Invalid API Key. Please provide a valid API key as GET or POST parameter "api_key" or a HTTP "X-Api-Key".';
@@ -125,6 +127,8 @@ export function httpStatusOf(error: ApiError): number {
       return 403;
     case 'too_many_attempts':
       return 429;
+    case 'conflict':
+      return 409;
     case 'default':
       return httpStatusOfCode(error.code);
   }

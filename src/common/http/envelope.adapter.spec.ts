@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Response } from 'express';
 import request from 'supertest';
 import { EnvelopeExpressAdapter } from './envelope.adapter';
-import { Paged } from './envelope';
+import { Paged, Replayed } from './envelope';
 
 @Controller()
 class ResultsController {
@@ -29,6 +29,12 @@ class ResultsController {
   @HttpCode(201)
   created(): boolean {
     return true;
+  }
+
+  @Post('replayed')
+  @HttpCode(200)
+  replayed(): Replayed {
+    return new Replayed(201, { error: 0, message: null, response: 7, next: null, prev: null });
   }
 
   @Get('own')
@@ -82,6 +88,13 @@ describe('EnvelopeExpressAdapter, under a real Nest application', () => {
     const response = await request(app.getHttpServer()).post('/created').expect(201);
 
     expect(response.body).toEqual(envelope(true));
+  });
+
+  it('gives a kept answer again as it was, with its status and the Idempotent-Replayed header', async () => {
+    const response = await request(app.getHttpServer()).post('/replayed').expect(201);
+
+    expect(response.headers['idempotent-replayed']).toBe('true');
+    expect(response.text).toBe(JSON.stringify(envelope(7)));
   });
 
   it('leaves alone a response the handler writes itself', async () => {

@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
-import { successEnvelope, WithStatus } from './envelope';
+import { REPLAYED_HEADER, Replayed, successEnvelope, WithStatus } from './envelope';
 
 /**
  * The HTTP adapter of the API: every handler's result goes out in the success envelope. Nest
@@ -17,6 +17,10 @@ export class EnvelopeExpressAdapter extends ExpressAdapter {
     // Nest's own exception filter also replies through here, with an error status: it is never
     // reached behind ApiExceptionFilter, and what it would say is not a result to wrap.
     const isFailure = statusCode !== undefined && statusCode >= Number(HttpStatus.BAD_REQUEST);
+    if (!isFailure && body instanceof Replayed) {
+      response.setHeader(REPLAYED_HEADER, 'true');
+      return super.reply(response, body.envelope, body.status);
+    }
     if (!isFailure && body instanceof WithStatus) {
       return super.reply(response, successEnvelope(body.result), body.status);
     }

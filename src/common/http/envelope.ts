@@ -27,6 +27,20 @@ export class WithStatus<T> {
   ) {}
 }
 
+/** The header of a replayed answer, `true`. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * A kept answer given again (an idempotent request repeated, docs/idempotency.md): the adapter
+ * replies with its status and envelope as they were, and says so in `Idempotent-Replayed`.
+ */
+export class Replayed {
+  constructor(
+    readonly status: number,
+    readonly envelope: Envelope,
+  ) {}
+}
+
 export function successEnvelope(result: unknown): Envelope {
   if (result instanceof Paged) {
     return {

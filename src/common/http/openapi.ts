@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiConsumes, ApiResponse } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger';
+import type { HeadersObject, SchemaObject } from '@nestjs/swagger';
 import { ErrorCode } from '../errors/api-error';
 import { MAX_LIST_IDS } from '../params/id-list';
 
@@ -56,14 +56,18 @@ const ERROR_RESPONSES: Array<[number, string]> = [
   [500, 'Unexpected failure (error 256, with a request id)'],
 ];
 
-/** Documents a success envelope carrying `response`, and the error envelopes every route shares. */
+/**
+ * Documents a success envelope carrying `response` (with the response `headers` it may carry),
+ * and the error envelopes every route shares.
+ */
 export function ApiEnvelopeResponse(
   response: SchemaObject,
   description: string,
   status = 200,
+  headers?: HeadersObject,
 ): MethodDecorator & ClassDecorator {
   return applyDecorators(
-    ApiResponse({ status, description, schema: envelopeSchema(response) }),
+    ApiResponse({ status, description, schema: envelopeSchema(response), headers }),
     ...ERROR_RESPONSES.map(([code, text]) =>
       ApiResponse({ status: code, description: text, schema: envelopeSchema({ type: 'object' }) }),
     ),
