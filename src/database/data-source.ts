@@ -22,6 +22,7 @@ import { Conversations1765100000000 } from './migrations/1765100000000-Conversat
 import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
 import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-WebhookDeliveryAnswer';
 import { WebhookAttempts1765360000000 } from './migrations/1765360000000-WebhookAttempts';
+import { MessageValidity1765410000000 } from './migrations/1765410000000-MessageValidity';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   DashboardStatistics1765200000000,
   WebhookDeliveryAnswer1765340000000,
   WebhookAttempts1765360000000,
+  MessageValidity1765410000000,
 ];
 
 export function dataSourceOptions(

@@ -209,6 +209,7 @@ export class ScheduledService {
         tag: input.tag,
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
+        validity: input.validity,
         numbers,
         contactIds,
         groupIds,
@@ -219,7 +220,10 @@ export class ScheduledService {
   }
 
   /** get_send_sms: one SMS to `to`, due now. */
-  async sendNow(user: AuthenticatedUser, { to, text, phoneId }: SendNowInput): Promise<number> {
+  async sendNow(
+    user: AuthenticatedUser,
+    { to, text, phoneId, validity }: SendNowInput,
+  ): Promise<number> {
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -240,6 +244,7 @@ export class ScheduledService {
         tag: null,
         phoneId: phoneId ?? null,
         phoneGroupId: null,
+        validity,
         numbers: [{ number: to, data: '[]' }],
         contactIds: [],
         groupIds: [],
