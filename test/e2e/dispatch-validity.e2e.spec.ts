@@ -261,6 +261,46 @@ describeEachDatabase('validity (inline worker)', (database) => {
       expect(kannelRequests[0].has('validity')).toBe(false);
     });
 
+    it("refuses a recipient whose paced phone's next sending slot comes after the message expires", async () => {
+      const { user, apiKey } = await makeUser(ds);
+      // One message every 103 seconds: the second recipient's slot is well past the validity.
+      const phone = await makePhone(ds, user.id, {
+        rate: 0.01,
+        adapter_data: '{"delivery":"delivered"}',
+      });
+      await makeQuota(ds, user.id, { credit: 10 });
+
+      await schedule(apiKey, {
+        text: 'Hello',
+        numbers: ['+33612345678', '+33612345679'],
+        at: DateTime.utc().minus({ seconds: 30 }).toFormat('yyyy-MM-dd HH:mm:ss'),
+        validity: 1,
+      });
+      // The refusal is recorded at the claim, before the first recipient's send is.
+      const entries = (await dispatched(user.id, 2)).sort((a, b) =>
+        a.destination.localeCompare(b.destination),
+      );
+
+      expect(entries.map((entry) => [entry.destination, entry.status])).toEqual([
+        ['+33612345678', 'delivered'],
+        ['+33612345679', 'failed'],
+      ]);
+      expect(entries[1].error).toMatch(
+        new RegExp(
+          `^${MESSAGE_EXPIRED}: its validity ends at .+, before the phone's sending slot at .+\\.$`,
+        ),
+      );
+      const [quota] = await ds.query<
+        Array<{ consumed: number | string; reserved: number | string }>
+      >('SELECT consumed, reserved FROM quota WHERE id_user = ?', [user.id]);
+      expect([Number(quota.consumed), Number(quota.reserved)]).toEqual([1, 0]);
+      const [booked] = await ds.query<Array<{ n: number | string }>>(
+        'SELECT COUNT(*) AS n FROM outbox WHERE via_phone = ?',
+        [phone.id],
+      );
+      expect(Number(booked.n)).toBe(0);
+    });
+
     it('stops retrying when the next attempt would come after the message expires', async () => {
       const { user, apiKey } = await makeUser(ds);
       await kannelPhone(user.id);
