@@ -323,4 +323,85 @@ describeEachDatabase('validity (inline worker)', (database) => {
       expect([Number(quota.consumed), Number(quota.reserved)]).toEqual([0, 0]);
     });
   });
+
+  describe('a send whose turn comes after the expiry, though claimed before it', () => {
+    let slow: TestApp;
+    let provider: FakeServer;
+    /** When the message expires (epoch ms): the fake answers no send before. */
+    let expiresMs = 0;
+    let taken: string[];
+
+    beforeAll(async () => {
+      slow = await startApp(database(), {
+        WORKER: 'inline',
+        DISPATCH_POLL_MS: '20',
+        PROVIDER_TIMEOUT_MS: '10000',
+        TZ: 'UTC',
+      });
+      provider = await startFakeServer(async (incoming, response) => {
+        taken.push(new URL(incoming.url ?? '/', 'http://kannel').searchParams.get('to') ?? '');
+        while (Date.now() <= expiresMs + 50) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        response.writeHead(202, { 'Content-Type': 'text/plain' });
+        response.end('0: Accepted for delivery');
+      });
+    });
+    afterAll(async () => {
+      await slow.close();
+      await provider.close();
+    });
+
+    it('is never handed to the provider: the 33rd of a batch waits for one of 32 sends in flight', async () => {
+      taken = [];
+      const sds = slow.dataSource;
+      const { user, apiKey } = await makeUser(sds);
+      await makeQuota(sds, user.id, { credit: 100 });
+      await makePhone(sds, user.id, {
+        adapter: 'kannel',
+        adapter_data: JSON.stringify({
+          kannel_sendsms_url: `${provider.url}/cgi-bin/sendsms`,
+          username: 'smsgw',
+          password: 'secret',
+          from: 'smsgw',
+        }),
+      });
+      // Expires 5 to 6 seconds from now: time enough to claim the batch, on a loaded machine too.
+      const at = DateTime.utc().minus({ seconds: 55 }).startOf('second');
+      expiresMs = at.plus({ minutes: 1 }).toMillis();
+      const to = Array.from(
+        { length: 33 },
+        (_, index) => `+336123456${String(index).padStart(2, '0')}`,
+      );
+
+      const response = await api(slow, apiKey).json('/api/scheduled/', {
+        text: 'Hello',
+        numbers: to,
+        at: at.toFormat('yyyy-MM-dd HH:mm:ss'),
+        validity: 1,
+      });
+      expect(response.status).toBe(201);
+      let entries: Entry[] = [];
+      await waitFor(async () => {
+        entries = await sds.query<Entry[]>(
+          'SELECT id, destination, status, error, adapter FROM sended WHERE id_user = ? ORDER BY id',
+          [user.id],
+        );
+        return entries.length === 33;
+      }, '33 sent entries');
+
+      expect(taken).toHaveLength(32);
+      const expired = entries.filter((entry) => entry.status === 'failed');
+      expect(expired).toHaveLength(1);
+      expect(taken).not.toContain(expired[0].destination);
+      expect(expired[0]).toMatchObject({
+        adapter: 'kannel',
+        error: expect.stringMatching(new RegExp(`^${MESSAGE_EXPIRED}: its validity ended at `)),
+      });
+      const [quota] = await sds.query<
+        Array<{ consumed: number | string; reserved: number | string }>
+      >('SELECT consumed, reserved FROM quota WHERE id_user = ?', [user.id]);
+      expect([Number(quota.consumed), Number(quota.reserved)]).toEqual([32, 0]);
+    });
+  });
 });
