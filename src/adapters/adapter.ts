@@ -121,6 +121,12 @@ export interface OutgoingSms {
    * that take them with each message; null without PUBLIC_URL.
    */
   callbackUrls: CallbackUrls | null;
+  /**
+   * Whole seconds left, at hand-over, until the message's validity ends (rounded down; 0 when
+   * less than a second is left); null: no limit. Adapters whose provider takes a validity pass
+   * it on within the provider's bounds (docs/adapters.md#validity).
+   */
+  validitySeconds: number | null;
 }
 
 export type SendResult =

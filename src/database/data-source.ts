@@ -23,6 +23,7 @@ import { DashboardStatistics1765200000000 } from './migrations/1765200000000-Das
 import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-WebhookDeliveryAnswer';
 import { WebhookAttempts1765360000000 } from './migrations/1765360000000-WebhookAttempts';
 import { IdempotencyKeys1765400000000 } from './migrations/1765400000000-IdempotencyKeys';
+import { MessageValidity1765410000000 } from './migrations/1765410000000-MessageValidity';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   WebhookDeliveryAnswer1765340000000,
   WebhookAttempts1765360000000,
   IdempotencyKeys1765400000000,
+  MessageValidity1765410000000,
 ];
 
 export function dataSourceOptions(

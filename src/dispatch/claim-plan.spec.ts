@@ -28,6 +28,7 @@ const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
   flash: 0,
   mms: 0,
   tag: null,
+  expires_at: null,
   media_ids: [],
   state: 'queued',
   attempts: 0,
@@ -289,6 +290,113 @@ describe('planClaims', () => {
 
     expect(plan.claimed).toHaveLength(1);
     expect(plan.paces.get(1)).toBe(NOW.getTime() + PACE_LEAD_MS + 1000);
+  });
+
+  describe('validity', () => {
+    // NOW is 2026-01-10 12:00:00 UTC.
+    const expired = (expiresAt: string) =>
+      `The message expired before it could be sent: its validity ended at ${expiresAt}.`;
+
+    it('refuses a row whose message expired, before choosing a phone, spending a limit or reserving quota', () => {
+      const budget = quotaBudget(quota());
+      const plan = planClaims(
+        input(
+          [
+            row(1, { expires_at: '2026-01-10 11:59:59', id_phone: 1 }),
+            row(2, { expires_at: '2026-01-10 12:00:00' }),
+            row(3, { expires_at: '2026-01-10 12:00:01' }),
+            row(4),
+          ],
+          [phone(1)],
+          {
+            settings: new Map([[1, { phone_limit: '1' }]]),
+            remaining: new Map([[1, 2]]),
+            quotas: new Map([[1, budget]]),
+          },
+        ),
+        tools(),
+      );
+
+      expect(
+        plan.refused.map(({ row: refused, phone: named, reason }) => [
+          refused.id,
+          named?.id ?? null,
+          reason,
+        ]),
+      ).toEqual([
+        [1, 1, expired('2026-01-10 11:59:59')],
+        [2, null, expired('2026-01-10 12:00:00')],
+      ]);
+      expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([3, 4]);
+      expect(plan.reserved.get(1)).toBe(2);
+    });
+
+    it('shows the end of the validity in the service time zone', () => {
+      const plan = planClaims(
+        input([row(1, { expires_at: '2026-01-10 11:00:00' })], [phone(1)], {
+          timeZone: 'Europe/Paris',
+        }),
+        tools(),
+      );
+
+      expect(plan.refused[0].reason).toBe(expired('2026-01-10 12:00:00'));
+    });
+
+    it('refuses, rather than books, a row whose sending slot comes after its message expires, and gives the slot to the next row', () => {
+      const spacing = 10_000;
+      const first = NOW.getTime() + PACE_LEAD_MS;
+      const plan = planClaims(
+        input(
+          [
+            row(1),
+            row(2, { expires_at: '2026-01-10 12:00:05' }),
+            row(3, { expires_at: '2026-01-10 12:01:00' }),
+          ],
+          [phone(1, { rate: 0.1 })],
+          { paces: new Map([[1, { next: NOW.getTime(), spacing }]]) },
+        ),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => [claimed.row.id, claimed.slot])).toEqual([[1, first]]);
+      expect(plan.refused.map((refused) => [refused.row.id, refused.phone?.id])).toEqual([[2, 1]]);
+      expect(plan.refused[0].reason).toBe(
+        'The message expired before it could be sent: its validity ends at 2026-01-10 12:00:05, ' +
+          "before the phone's sending slot at 2026-01-10 12:00:10.",
+      );
+      expect(plan.bookings).toEqual([{ id: 3, phoneId: 1, slot: first + spacing }]);
+      expect(plan.paces.get(1)).toBe(first + 2 * spacing);
+    });
+
+    it('refuses a booked row whose kept slot comes after its message expires', () => {
+      const slot = NOW.getTime() + 1500;
+      const plan = planClaims(
+        input(
+          [row(1, { via_phone: 1, pace_slot: slot, expires_at: '2026-01-10 12:00:01' })],
+          [phone(1, { rate: 1 })],
+          { paces: new Map([[1, { next: NOW.getTime() + 5000, spacing: 1000 }]]) },
+        ),
+        tools(),
+      );
+
+      expect(plan.claimed).toEqual([]);
+      expect(plan.refused[0].reason).toMatch(
+        /before the phone's sending slot at 2026-01-10 12:00:01\.$/,
+      );
+      expect(plan.paces.size).toBe(0);
+    });
+
+    it('claims a paced row whose slot comes before its message expires', () => {
+      const plan = planClaims(
+        input([row(1, { expires_at: '2026-01-10 12:00:01' })], [phone(1, { rate: 1 })], {
+          paces: new Map([[1, { next: NOW.getTime(), spacing: 1000 }]]),
+        }),
+        tools(),
+      );
+
+      expect(plan.claimed[0].slot).toBe(NOW.getTime() + PACE_LEAD_MS);
+      expect(plan.refused).toEqual([]);
+    });
   });
 
   it('leaves its input as it was', () => {

@@ -9,6 +9,7 @@ import type { Booking } from './claims.repository';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS } from './pacing';
 import { choosePhone } from './phone-choice';
+import { expiredReason, expiryMs } from './validity';
 
 /** A claimed row and what it is to be sent through. */
 export interface Claimed {
@@ -142,8 +143,9 @@ export function pacedPhones(routed: readonly Route[]): Set<number> {
 
 /**
  * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
- * and those refused before any send: no phone, a phone that is not available, a spent limit,
- * medias that cannot go, a spent or expired quota. A row for a paced phone takes its next
+ * and those refused before any send: an expired message, no phone, a phone that is not
+ * available, a spent limit, medias that cannot go, a sending slot after the message expires, a
+ * spent or expired quota. A row for a paced phone takes its next
  * sending slot (or keeps the one it was booked): claimed when the slot comes soon, booked to
  * wait in the queue otherwise (docs/dispatch.md#pacing). A row to send reserves its segments of
  * its user's quota, last, so that a refused or booked row takes none. The input is left as it
@@ -169,6 +171,16 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
   for (const [index, row] of rows.entries()) {
     const userId = Number(row.id_user);
     const { pinned, pool } = routed[index];
+    // An expired message takes no phone, limit, slot or quota (docs/dispatch.md#validity).
+    const expires = expiryMs(row.expires_at);
+    if (row.expires_at !== null && expires <= nowMs) {
+      refused.push({
+        row,
+        phone: pinned ?? null,
+        reason: expiredReason(row.expires_at, input.timeZone),
+      });
+      continue;
+    }
     const userSettings = settings.get(userId) ?? {};
     const limited = isSettingOn(userSettings, 'phone_limit');
     const bookedSlot = row.pace_slot === null ? null : Number(row.pace_slot);
@@ -225,19 +237,35 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       continue;
     }
     const pace = paces.get(phone.id);
+    const fresh = pace !== undefined && booking !== phone;
     let slot: number | null = null;
     if (pace) {
-      if (booking === phone) {
-        slot = bookedSlot;
-      } else {
-        slot = Math.max(pace.next, nowMs + PACE_LEAD_MS);
+      slot = fresh ? Math.max(pace.next, nowMs + PACE_LEAD_MS) : bookedSlot;
+      if (fresh && slot !== null) {
         pace.next = slot + pace.spacing;
         pace.moved = true;
-        if (slot > nowMs + PACE_AHEAD_MS) {
-          bookings.push({ id: row.id, phoneId: phone.id, slot });
-          continue;
-        }
       }
+    }
+    if (slot !== null && slot >= expires) {
+      // Known now never to go out in time: refused rather than booked or held in its lane.
+      if (pace && fresh) {
+        pace.next -= pace.spacing;
+      }
+      const at = utcToZone(utcString(new Date(slot)), input.timeZone) ?? '';
+      refused.push({
+        row,
+        phone,
+        reason: expiredReason(
+          row.expires_at ?? '',
+          input.timeZone,
+          `the phone's sending slot at ${at}`,
+        ),
+      });
+      continue;
+    }
+    if (fresh && slot !== null && slot > nowMs + PACE_AHEAD_MS) {
+      bookings.push({ id: row.id, phoneId: phone.id, slot });
+      continue;
     }
     const budget = quotas.get(userId);
     let segments: number | null = null;
@@ -245,7 +273,7 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       segments = measureSms(outgoing.text).segments;
       const refusal = spendQuota(budget, segments, stamp, input.timeZone);
       if (refusal) {
-        if (pace && booking !== phone) {
+        if (pace && fresh) {
           // The slot it took was the last given: the next row takes it.
           pace.next -= pace.spacing;
         }

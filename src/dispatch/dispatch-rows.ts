@@ -14,6 +14,8 @@ export interface OutboxRecipient {
   flash: number;
   mms: number;
   tag: string | null;
+  /** UTC: when its message's validity ends; null: never (docs/dispatch.md#validity). */
+  expires_at: string | null;
 }
 
 /** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
@@ -46,6 +48,7 @@ export const OUTBOX_RECIPIENT_COLUMNS = [
   'flash',
   'mms',
   'tag',
+  'expires_at',
   'media_ids',
   'state',
 ] as const;

@@ -11,6 +11,10 @@ import { DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
 export interface DueScheduled {
   id: number;
   id_user: number;
+  /** UTC. */
+  at: string;
+  /** Minutes after `at` within which it may still be sent; null: no limit. */
+  validity: number | null;
   text: string;
   flash: number;
   mms: number;
@@ -67,7 +71,7 @@ const HAS = (table: string, name: string) =>
   `EXISTS (SELECT 1 FROM ${table} x WHERE x.id_scheduled = s.id) AS has_${name}`;
 
 const DUE_COLUMNS = [
-  's.id, s.id_user, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group',
+  's.id, s.id_user, s.at, s.validity, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group',
   's.expansion_phase, s.expansion_link, s.expansion_after',
   HAS('scheduled_number', 'numbers'),
   HAS('scheduled_contact', 'contacts'),

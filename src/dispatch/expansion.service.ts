@@ -8,6 +8,7 @@ import { hasTemplateSyntax, TextOutcome, transliterated } from '../text/recipien
 import { TextPool } from '../text/text-pool';
 import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
+import { expiryOf } from './validity';
 import {
   ConditionLink,
   DueScheduled,
@@ -371,6 +372,10 @@ export class ExpansionService {
         flash: Number(scheduled.flash),
         mms: Number(scheduled.mms),
         tag: scheduled.tag,
+        expires_at: expiryOf(
+          String(scheduled.at).slice(0, 19),
+          scheduled.validity === null ? null : Number(scheduled.validity),
+        ),
         media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
       },
     };

@@ -9,6 +9,7 @@ import { Claimed, Refused } from './claim-plan';
 import { NewSended, OutboxRow, PhoneRow } from './dispatch-rows';
 import { QuotaAccountingService, QuotaChange } from './quota-accounting.service';
 import { RecordingRepository } from './recording.repository';
+import { expiredReason, expiryMs } from './validity';
 
 /** A send's outcome, with the text that was handed to the provider. */
 export interface Outcome {
@@ -88,19 +89,37 @@ export class RecordingService {
       const retriable =
         result.outcome === 'transient' ||
         (result.outcome === 'ambiguous' && claimed.adapter.capabilities.idempotent === true);
+      let error = retriable ? `${result.reason} (gave up after ${attempts} attempts)` : null;
       if (retriable && attempts < this.config.dispatch.maxAttempts) {
         const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
-        yield* this.repository.retryLater(
-          row.id,
-          attempts,
-          utcString(new Date(Date.now() + delay)),
-          result.reason,
-          now,
-        );
-        if (row.quota_segments !== null) {
-          retried.push({ userId: Number(row.id_user), released: row.quota_segments, consumed: 0 });
+        const retryAt = new Date(Date.now() + delay);
+        // Retries stop when the next one would come after the message expires.
+        if (row.expires_at === null || retryAt.getTime() < expiryMs(row.expires_at)) {
+          yield* this.repository.retryLater(
+            row.id,
+            attempts,
+            utcString(retryAt),
+            result.reason,
+            now,
+          );
+          if (row.quota_segments !== null) {
+            retried.push({
+              userId: Number(row.id_user),
+              released: row.quota_segments,
+              consumed: 0,
+            });
+          }
+          continue;
         }
-        continue;
+        const next = utcToZone(utcString(retryAt), this.config.timeZone) ?? '';
+        error =
+          result.outcome === 'transient'
+            ? expiredReason(
+                row.expires_at,
+                this.config.timeZone,
+                `its next attempt at ${next} (attempt ${attempts} failed: ${result.reason})`,
+              )
+            : `${result.reason} (not tried again: its message's validity ends before ${next})`;
       }
       done.push({
         row,
@@ -108,12 +127,7 @@ export class RecordingService {
         handed: result.outcome === 'sent' || result.outcome === 'ambiguous',
         sended: sended(row, phone, now, text, recordedStatus(result), {
           uid: result.outcome === 'sent' ? result.uid : null,
-          error:
-            result.outcome === 'sent'
-              ? (result.error ?? null)
-              : retriable
-                ? `${result.reason} (gave up after ${attempts} attempts)`
-                : result.reason,
+          error: result.outcome === 'sent' ? (result.error ?? null) : (error ?? result.reason),
         }),
       });
     }

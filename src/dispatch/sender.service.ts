@@ -9,9 +9,10 @@ import { AppConfig } from '../config/configuration';
 import { MetricsService } from '../metrics/metrics.service';
 import { Claimed } from './claim-plan';
 import { ClaimsService } from './claims.service';
-import { OutboxRow } from './dispatch-rows';
+import { NewSended, OutboxRow } from './dispatch-rows';
 import { PacedLanes } from './pacing';
 import { Outcome, RecordingService } from './recording.service';
+import { expiredReason, expiryMs, MESSAGE_EXPIRED, secondsLeft } from './validity';
 
 /** Sends in flight at once per batch: a provider should not see hundreds of requests at once. */
 const CONCURRENT_SENDS = 32;
@@ -100,7 +101,7 @@ export class SenderService {
       if (batch.bookedUntil !== null) {
         this.pollUntil(batch.bookedUntil);
       }
-      this.metrics.countSent(batch.recorded);
+      this.count(batch.recorded);
       handled += batch.handled;
       if (batch.handled === 0 && !prepared) {
         break;
@@ -145,11 +146,21 @@ export class SenderService {
     while (this.unrecorded.length > 0 || this.unsent.length > 0) {
       const part = this.unrecorded.slice(0, RECORDED_PER_TRANSACTION);
       const back = this.unsent.slice(0, RECORDED_PER_TRANSACTION);
-      this.metrics.countSent(await this.recording.recordOutcomes(workerId, part, back));
+      this.count(await this.recording.recordOutcomes(workerId, part, back));
       this.unrecorded = this.unrecorded.slice(part.length);
       this.unsent = this.unsent.slice(back.length);
       await setImmediate();
     }
+  }
+
+  /** Counts committed entries in the metrics, the expired ones also as such. */
+  private count(entries: readonly NewSended[]): void {
+    this.metrics.countSent(entries);
+    this.metrics.countExpired(
+      entries.filter(
+        (entry) => entry.status === 'failed' && entry.error?.startsWith(MESSAGE_EXPIRED) === true,
+      ),
+    );
   }
 
   /**
@@ -196,6 +207,18 @@ export class SenderService {
 
   private async sendOne(claimed: Claimed): Promise<Outcome> {
     const { row, phone, adapter, data, text, medias } = claimed;
+    const now = Date.now();
+    if (row.expires_at !== null && expiryMs(row.expires_at) <= now) {
+      // Claimed in time, but its turn in the batch or its lane came too late: never handed over.
+      return {
+        claimed,
+        text,
+        result: {
+          outcome: 'permanent',
+          reason: expiredReason(row.expires_at, this.config.timeZone),
+        },
+      };
+    }
     let result: SendResult;
     const started = performance.now();
     try {
@@ -205,6 +228,7 @@ export class SenderService {
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
         medias,
         idempotencyKey: idempotencyKey(row, text),
+        validitySeconds: secondsLeft(row.expires_at, now),
         callbackUrls: callbackUrls(this.config, phone.callback_token ?? null),
       });
     } catch (error) {

@@ -192,6 +192,7 @@ export class InboundService implements InboundSink {
       tag: STOP_REPLY_TAG,
       phoneId,
       phoneGroupId: null,
+      validity: null,
       numbers: [{ number: origin, data: '[]' }],
       contactIds: [],
       groupIds: [],

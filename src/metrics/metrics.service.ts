@@ -51,6 +51,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly expiredSends = new Counter({
+    name: 'smsgw_sends_expired_total',
+    help:
+      "Recipients recorded as failed because their message's validity ended before they could " +
+      'be handed to a provider, by adapter ("none": no phone).',
+    labelNames: ['adapter'] as const,
+    registers: [this.registry],
+  });
+
   private readonly providerCalls = new Histogram({
     name: 'smsgw_provider_call_duration_seconds',
     help: 'Sends handed to a provider, by adapter and outcome, and how long each took.',
@@ -153,6 +162,13 @@ export class MetricsService {
   countSent(entries: readonly SentEntry[]): void {
     for (const entry of entries) {
       this.sentEntries.inc({ adapter: entry.adapter || 'none', status: entry.status });
+    }
+  }
+
+  /** Expired recipients, once the transaction that recorded their entries has committed. */
+  countExpired(entries: readonly Pick<SentEntry, 'adapter'>[]): void {
+    for (const entry of entries) {
+      this.expiredSends.inc({ adapter: entry.adapter || 'none' });
     }
   }
 

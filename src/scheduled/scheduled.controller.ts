@@ -32,6 +32,15 @@ const ID_LIST = (what: string): SchemaObject => ({
   description: `Ids of the caller's ${what}; a single id is accepted`,
 });
 
+const VALIDITY: SchemaObject = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 10080,
+  description:
+    'Minutes after at within which the message may still be handed to a provider; after, each ' +
+    'recipient not sent is a failed entry. Default: no limit',
+};
+
 const POST_SCHEDULED_BODY: SchemaObject = {
   type: 'object',
   required: ['text'],
@@ -55,6 +64,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
       description: "Send as MMS with the medias; needs the user's mms setting",
     },
     tag: { type: 'string', maxLength: 1000, description: 'Applies to every SMS of the message' },
+    validity: VALIDITY,
     numbers: {
       type: 'array',
       description:
@@ -129,6 +139,11 @@ const SCHEDULED_ENTRY = complete({
   tag: { type: 'string', nullable: true },
   created_at: DATETIME,
   updated_at: MAYBE_DATETIME,
+  validity: {
+    type: 'integer',
+    nullable: true,
+    description: 'Minutes after at within which it may be sent; null: no limit',
+  },
   numbers: {
     type: 'array',
     items: complete({
@@ -261,6 +276,7 @@ export class ScheduledController {
     type: 'integer',
     description: "One of the caller's phones; default: the service chooses",
   })
+  @ApiQuery({ name: 'validity', required: false, schema: VALIDITY })
   @ApiQuery({ name: 'idempotency_key', required: false, schema: IDEMPOTENCY_KEY_PARAMETER })
   @ApiIdempotencyKey()
   @ApiEnvelopeResponse(

@@ -96,13 +96,81 @@ describe('parseScheduleParams', () => {
   });
 });
 
+describe('validity', () => {
+  it('is null when absent or empty, and the minutes given otherwise', () => {
+    expect(schedule({ text: 'Hi' }).validity).toBeNull();
+    expect(schedule({ text: 'Hi', validity: '' }).validity).toBeNull();
+    expect(schedule({ text: 'Hi', validity: '1' }).validity).toBe(1);
+    expect(schedule({ text: 'Hi', validity: 10080 }).validity).toBe(10080);
+  });
+
+  it.each([
+    ['0', '"0"'],
+    ['10081', '"10081"'],
+    ['-5', '"-5"'],
+    ['1.5', '"1.5"'],
+    [' 5', '" 5"'],
+    ['an hour', '"an hour"'],
+    [2.5, '2.5'],
+    [true, 'true'],
+    [['5'], 'a list'],
+  ])('refuses %p with INVALID_PARAMETER naming validity and what it takes', (value, shown) => {
+    let error: unknown;
+    try {
+      schedule({ text: 'Hi', validity: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({
+      code: ErrorCode.INVALID_PARAMETER,
+      message:
+        'You have specified an invalid parameter : validity must be a whole number of minutes ' +
+        `from 1 to 10080 (7 days), counted from the message's at, or left out for no limit; got ${shown}.`,
+    });
+    expect(httpStatusOf(error as ApiError)).toBe(400);
+  });
+
+  it('is checked with rule 4: after at, before the recipients of rule 7', () => {
+    expect(() => schedule({ text: 'Hi', at: 'soon', validity: '0' })).toThrow(/ : at must be/);
+    expect(() => schedule({ text: 'Hi', validity: '0', groups: ['x'] })).toThrow(
+      / : validity must be/,
+    );
+  });
+});
+
 describe('parseSendNowParams', () => {
   it('reads to in the default country, the text and id_phone', () => {
     expect(parseSendNowParams({ to: '0612345678', text: 'Hi', id_phone: '2' }, 'FR')).toEqual({
       to: '+33612345678',
       text: 'Hi',
       phoneId: 2,
+      validity: null,
     });
+  });
+
+  it('reads validity in minutes, from the query string or a JSON number', () => {
+    expect(
+      parseSendNowParams({ to: '+33612345678', text: 'Hi', validity: '15' }, ''),
+    ).toMatchObject({ validity: 15 });
+    expect(
+      parseSendNowParams({ to: '+33612345678', text: 'Hi', validity: 10080 }, ''),
+    ).toMatchObject({ validity: 10080 });
+  });
+
+  it('refuses a validity out of 1 to 10080 minutes with INVALID_PARAMETER naming it, after the text', () => {
+    expect(() => parseSendNowParams({ to: '+33612345678', text: 'Hi', validity: '0' }, '')).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_PARAMETER,
+        message:
+          'You have specified an invalid parameter : validity must be a whole number of minutes ' +
+          "from 1 to 10080 (7 days), counted from the message's at, or left out for no limit; " +
+          'got "0".',
+      }),
+    );
+    expect(() =>
+      parseSendNowParams({ to: '+33612345678', text: 'a'.repeat(1001), validity: 'x' }, ''),
+    ).toThrow('text must be at most 1000 characters long');
   });
 
   it('names what is missing or invalid together with MISSING_PARAMETER', () => {
@@ -137,6 +205,7 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
     tag: 'old',
     phoneId: 7,
     phoneGroupId: null,
+    validity: 30,
     numbers: [{ number: '+33612345678', data: '{"a":1}' }],
     contactIds: [1],
     groupIds: [2],
@@ -153,7 +222,13 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
   it('keeps every stored field not sent, the stored at included', () => {
     const input = merged({ api_key: 'k', other: 'ignored' });
 
-    expect(input).toMatchObject({ at: stored.at, text: 'Stored', mms: true, tag: 'old' });
+    expect(input).toMatchObject({
+      at: stored.at,
+      text: 'Stored',
+      mms: true,
+      tag: 'old',
+      validity: 30,
+    });
     expect(input.numbers.get()).toEqual(stored.numbers);
     expect(input.contactIds.get()).toEqual([1]);
     expect(input.phone.get()).toEqual({ phoneId: 7, phoneGroupId: undefined });
@@ -165,6 +240,12 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
     expect(input).toMatchObject({ text: 'New', at: '2030-07-01 00:00:00', tag: null });
     expect(input.contactIds.get()).toEqual([]);
     expect(input.groupIds.get()).toEqual([2]);
+  });
+
+  it('changes the validity sent, and removes it when sent empty', () => {
+    expect(merged({ validity: '120' }).validity).toBe(120);
+    expect(merged({ validity: '' }).validity).toBeNull();
+    expect(() => merged({ validity: '99999' })).toThrow(/validity must be a whole number/);
   });
 
   it('switches between a phone and a phone group only when the other one is sent empty', () => {

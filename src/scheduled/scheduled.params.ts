@@ -36,6 +36,8 @@ export interface ScheduleInput {
   flash: boolean;
   mms: boolean;
   tag: string | null;
+  /** Minutes after `at` within which it may still be sent; null: no limit. */
+  validity: number | null;
   /** Rule 6: the uploaded `numbers_csv`, whose content the service reads. */
   numbersCsv: Deferred<UploadedFile | undefined>;
   /** Rule 7: the valid numbers of `numbers`, normalised. */
@@ -55,6 +57,8 @@ export interface SendNowInput {
   to: string;
   text: string;
   phoneId?: number;
+  /** Minutes after now within which it may still be sent; null: no limit. */
+  validity: number | null;
 }
 
 /** post_scheduled_preview's parameters (docs/api.md#post_scheduled_preview). */
@@ -83,6 +87,7 @@ const UPDATABLE = [
   'flash',
   'mms',
   'tag',
+  'validity',
   'numbers',
   'contacts',
   'groups',
@@ -124,10 +129,11 @@ export function parseScheduleParams(
     );
   }
   // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
-  // other scalar parameters, before rule 5 needs mms.
+  // other scalar parameters, before rule 5 needs mms; so is smsgw's validity.
   const flash = parseBoolean(params.flash, 'flash');
   const mms = parseBoolean(params.mms, 'mms');
   const tag = tagParameter(params.tag);
+  const validity = validityParameter(params.validity);
   return {
     at: atUtc,
     atSent: at !== undefined,
@@ -135,6 +141,7 @@ export function parseScheduleParams(
     flash,
     mms,
     tag,
+    validity,
     numbersCsv: Deferred.parse(() => numbersCsvFile(params, files)),
     numbers: Deferred.parse(() => readNumbers(params.numbers, country)),
     contactIds: Deferred.parse(() => uniqueIds(params.contacts, 'contacts')),
@@ -166,7 +173,8 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   // The length limit of post_scheduled: the column holds no more.
   const text = textParameter(params.text);
   checkTextLength(text);
-  return { to, text, phoneId: parseId(params.id_phone, 'id_phone') };
+  const validity = validityParameter(params.validity);
+  return { to, text, phoneId: parseId(params.id_phone, 'id_phone'), validity };
 }
 
 /** post_scheduled_preview's rules 1 to 3; the template and the contact are the service's. */
@@ -227,6 +235,7 @@ export function parseMergedScheduleParams(
     flash: stored.flash,
     mms: stored.mms,
     tag: stored.tag ?? undefined,
+    validity: stored.validity ?? undefined,
     id_phone: stored.phoneId ?? undefined,
     id_phone_group: stored.phoneGroupId ?? undefined,
     numbers: stored.numbers,
@@ -397,6 +406,27 @@ function tagParameter(value: unknown): string | null {
     throw ApiError.invalid(`tag must be at most ${MAX_TAG_CHARACTERS} characters long.`);
   }
   return tag;
+}
+
+/** The longest validity, in minutes: 7 days. */
+export const MAX_VALIDITY_MINUTES = 10_080;
+
+/** Rule 4: whole minutes from 1 to a week; absent or empty is no limit. */
+function validityParameter(value: unknown): number | null {
+  if (isAbsent(value)) {
+    return null;
+  }
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text === 'string' && /^\d{1,5}$/.test(text)) {
+    const minutes = Number(text);
+    if (minutes >= 1 && minutes <= MAX_VALIDITY_MINUTES) {
+      return minutes;
+    }
+  }
+  throw ApiError.invalid(
+    `validity must be a whole number of minutes from 1 to ${MAX_VALIDITY_MINUTES} (7 days), ` +
+      `counted from the message's at, or left out for no limit; got ${shown(value)}.`,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

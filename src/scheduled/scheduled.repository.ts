@@ -36,6 +36,8 @@ export interface StoredMessage {
   tag: string | null;
   phoneId: number | null;
   phoneGroupId: number | null;
+  /** Minutes after `at` within which it may still be sent; null: no limit. */
+  validity: number | null;
   numbers: RecipientNumber[];
   contactIds: number[];
   groupIds: number[];
@@ -65,6 +67,7 @@ interface ScheduledRow {
   tag: string | null;
   id_phone: number | string | null;
   id_phone_group: number | string | null;
+  validity: number | string | null;
   expansion_phase: string | null;
 }
 
@@ -115,6 +118,7 @@ export class ScheduledRepository {
       'tag',
       'id_phone',
       'id_phone_group',
+      'validity',
     );
     this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
     this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
@@ -228,7 +232,7 @@ export class ScheduledRepository {
     const mysql = this.dataSource.options.type === 'mysql';
     const work = async (manager: EntityManager): Promise<T | null> => {
       const [found] = await manager.query<ScheduledRow[]>(
-        'SELECT at, text, flash, mms, tag, id_phone, id_phone_group, expansion_phase ' +
+        'SELECT at, text, flash, mms, tag, id_phone, id_phone_group, validity, expansion_phase ' +
           'FROM scheduled WHERE id = ? AND id_user = ?' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
@@ -266,6 +270,7 @@ export class ScheduledRepository {
       tag: row.tag,
       phoneId: row.id_phone === null ? null : Number(row.id_phone),
       phoneGroupId: row.id_phone_group === null ? null : Number(row.id_phone_group),
+      validity: row.validity === null ? null : Number(row.validity),
       numbers: (
         await manager.query<Array<{ number: string; data: string | null }>>(
           'SELECT number, data FROM scheduled_number WHERE id_scheduled = ? ORDER BY id',
@@ -284,7 +289,7 @@ export class ScheduledRepository {
     const now = nowUtc();
     await manager.query(
       'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
-        'id_phone_group = ?, updated_at = ? WHERE id = ?',
+        'id_phone_group = ?, validity = ?, updated_at = ? WHERE id = ?',
       [...messageValues(message), now, id],
     );
     const replaced: Array<[string, boolean]> = [
@@ -438,7 +443,7 @@ class TableInsert {
   }
 }
 
-/** The `scheduled` columns of a message, from `at` to `id_phone_group`, in the table's order. */
+/** The `scheduled` columns of a message, from `at` to `validity`, in the order written. */
 function messageValues(message: StoredMessage): unknown[] {
   return [
     message.at,
@@ -448,5 +453,6 @@ function messageValues(message: StoredMessage): unknown[] {
     message.tag,
     message.phoneId,
     message.phoneGroupId,
+    message.validity,
   ];
 }

@@ -222,6 +222,7 @@ export class ScheduledService {
         tag: input.tag,
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
+        validity: input.validity,
         numbers,
         contactIds,
         groupIds,
@@ -234,9 +235,10 @@ export class ScheduledService {
   /** get_send_sms: one SMS to `to`, due now; `key` is its idempotency key, if it was sent one. */
   async sendNow(
     user: AuthenticatedUser,
-    { to, text, phoneId }: SendNowInput,
+    input: SendNowInput,
     key: Deferred<string | undefined>,
   ): Promise<number | Replayed> {
+    const { to, text, phoneId, validity } = input;
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -247,7 +249,7 @@ export class ScheduledService {
       );
     }
     // Rule 2.
-    const keyed = await keyedRequest('get_send_sms', key, { to, text, phoneId });
+    const keyed = await keyedRequest('get_send_sms', key, input);
     // Rule 3.
     return this.create(
       {
@@ -259,6 +261,7 @@ export class ScheduledService {
         tag: null,
         phoneId: phoneId ?? null,
         phoneGroupId: null,
+        validity,
         numbers: [{ number: to, data: '[]' }],
         contactIds: [],
         groupIds: [],

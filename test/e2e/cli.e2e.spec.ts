@@ -728,6 +728,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'WebhookDeliveryAnswer1765340000000',
           'WebhookAttempts1765360000000',
           'IdempotencyKeys1765400000000',
+          'MessageValidity1765410000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

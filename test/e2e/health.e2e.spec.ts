@@ -56,7 +56,7 @@ describeEachDatabase('health', (database) => {
         const body = response.body as HealthBody;
         expect(body.status).toBe('error');
         expect(body.error).toEqual({
-          migrations: { status: 'down', pending: ['IdempotencyKeys1765400000000'] },
+          migrations: { status: 'down', pending: ['MessageValidity1765410000000'] },
         });
       } finally {
         await t.dataSource.runMigrations();

@@ -53,6 +53,7 @@ describeEachDatabase('metrics', (database) => {
         ['smsgw_sent_entries_total', 'counter'],
         ['smsgw_provider_call_duration_seconds', 'histogram'],
         ['smsgw_paced_slots_missed_total', 'counter'],
+        ['smsgw_sends_expired_total', 'counter'],
         ['smsgw_dispatch_queue_recipients', 'gauge'],
         ['smsgw_scheduled_due_messages', 'gauge'],
         ['smsgw_worker_heartbeat_age_seconds', 'gauge'],

@@ -139,6 +139,7 @@ describeEachDatabase('post_scheduled', (database) => {
         'flash',
         'mms',
         'tag',
+        'validity',
         'numbers',
         'contacts',
         'groups',
@@ -180,6 +181,7 @@ describeEachDatabase('post_scheduled', (database) => {
         id_phone: null,
         id_phone_group: null,
         tag: 'campaign-1',
+        validity: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
       });

@@ -77,6 +77,7 @@ describeEachDatabase('get_send_sms', (database) => {
         id_phone: null,
         id_phone_group: null,
         tag: null,
+        validity: null,
         created_at: '2031-07-08 09:10:11',
         updated_at: null,
       },

@@ -374,10 +374,14 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
       const spies = apps.map((app, index) =>
         jest.spyOn(app.dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => {
           if (sql.startsWith('INSERT IGNORE INTO outbox')) {
-            // destination is the 5th of the 16 values of each row.
+            // Each row has a value per column of the statement's list, destination among them.
+            const columns = sql
+              .slice(sql.indexOf('(') + 1, sql.indexOf(')'))
+              .split(',')
+              .map((column) => column.trim());
             const values = parameters ?? [];
-            for (let start = 0; start < values.length; start += 16) {
-              inserted[index].push(String(values[start + 4]));
+            for (let start = 0; start < values.length; start += columns.length) {
+              inserted[index].push(String(values[start + columns.indexOf('destination')]));
             }
           }
         }),

@@ -60,6 +60,7 @@ function renderFixture(database: () => TestDatabase) {
         flash: 0,
         mms: 0,
         tag: null,
+        expires_at: null,
         media_ids: null,
         state: 'unrendered' as const,
         error: null,

@@ -330,6 +330,7 @@ export function outgoingSms(overrides: Partial<OutgoingSms> = {}): OutgoingSms {
     medias: [],
     idempotencyKey: 'smsgw-1',
     callbackUrls: null,
+    validitySeconds: null,
     ...overrides,
   };
 }

@@ -238,6 +238,22 @@ describe('KannelAdapter', () => {
       );
     });
 
+    it.each([
+      [299, '4'],
+      [59, '1'],
+      [604_800, '10080'],
+    ])('passes %p seconds of validity left as validity=%p minutes', async (seconds, minutes) => {
+      await adapter.send(data, sms({ validitySeconds: seconds }));
+
+      expect(sent().searchParams.get('validity')).toBe(minutes);
+    });
+
+    it('sends no validity for a message without one', async () => {
+      await adapter.send(data, sms({ validitySeconds: null }));
+
+      expect(sent().searchParams.has('validity')).toBe(false);
+    });
+
     it('takes a message Kannel queues for later delivery as sent', async () => {
       fake.answerWith = { status: 202, text: '3: Queued for later delivery' };
 

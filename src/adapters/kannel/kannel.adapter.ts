@@ -147,6 +147,10 @@ export class KannelAdapter implements Adapter {
     if (sms.flash) {
       params.set('mclass', '0');
     }
+    if (sms.validitySeconds !== null) {
+      // Whole minutes; under one left, one: 0 would be no validity at all.
+      params.set('validity', String(Math.max(1, Math.floor(sms.validitySeconds / 60))));
+    }
     // The phone's own receipt URL unless the user gave one (RaspiSMS's field, kept working).
     const receipts = data.dlr_url || sms.callbackUrls?.status;
     if (receipts) {

@@ -264,6 +264,10 @@ async function sendJob(
     // it keeps OVH from ever forcing a text that does not into the GSM alphabet.
     ...(measureSms(sms.text).encoding === 'GSM-7' ? { coding: '7bit' } : {}),
     ...(sms.flash ? { class: 'flash' } : {}),
+    // Whole minutes before OVH drops the message (2 days when not given); one at least.
+    ...(sms.validitySeconds === null
+      ? {}
+      : { validityPeriod: Math.max(1, Math.floor(sms.validitySeconds / 60)) }),
     ...job,
   });
   if (!reply.ok || reply.status !== 200) {

@@ -171,6 +171,25 @@ describe('OvhVirtualNumberAdapter', () => {
       ]);
     });
 
+    it.each([
+      [299, 4],
+      [30, 1],
+      [604_800, 10_080],
+    ])(
+      'passes %p seconds of validity left as a validityPeriod of %p minutes',
+      async (seconds, minutes) => {
+        await adapter.send(DATA, outgoingSms({ validitySeconds: seconds }));
+
+        expect(fake.jobs[0].body).toMatchObject({ validityPeriod: minutes });
+      },
+    );
+
+    it('sends no validityPeriod for a message without validity', async () => {
+      await adapter.send(DATA, outgoingSms({ validitySeconds: null }));
+
+      expect(fake.jobs[0].body).not.toHaveProperty('validityPeriod');
+    });
+
     it('asks for a flash SMS with the flash class', async () => {
       await adapter.send(DATA, outgoingSms({ flash: true }));
 

@@ -11,6 +11,7 @@ import { FakeSmsc } from '../../../test/support/fake-smsc';
 import { waitFor } from '../../../test/support/instruments';
 import { ListenedPhone } from '../adapter';
 import { SmppAdapter } from './smpp.adapter';
+import { relativeTime } from './smpp.codec';
 
 /** Binds again and sends enquire_link within milliseconds, so that tests need not wait. */
 class QuickSmppAdapter extends SmppAdapter {
@@ -221,6 +222,28 @@ describe('SmppAdapter', () => {
         source_addr_npi: 0,
         source_addr: 'SMSGW',
       });
+    });
+
+    it('passes the validity left as a relative validity_period, and none without one', async () => {
+      const before = Date.now();
+      await adapter.send(data, sms({ validitySeconds: 5415 }));
+      const after = Date.now();
+      await adapter.send(data, sms({ validitySeconds: null }));
+
+      // The fake's SMPP library reads a relative time back as the date it ends at.
+      const validity = (await smsc.nth('submit_sm', 1)).validity_period as Date;
+      expect(validity.getTime()).toBeGreaterThanOrEqual(before + 5415_000);
+      expect(validity.getTime()).toBeLessThanOrEqual(after + 5415_000);
+      expect((await smsc.nth('submit_sm', 2)).validity_period).toBeFalsy();
+    });
+
+    it.each([
+      [5415, '000000013015000R'],
+      [0, '000000000001000R'],
+      [604_800, '000007000000000R'],
+      [10_000_000, '000099235959000R'],
+    ])('writes %p seconds as the relative time %p', (seconds, written) => {
+      expect(relativeTime(seconds)).toBe(written);
     });
 
     it('codes a GSM 03.38 text, extension characters included, with data_coding 0', async () => {

@@ -17,7 +17,7 @@ import {
   problemText,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { destinationAddress, messageFields, sourceAddress } from './smpp.codec';
+import { destinationAddress, messageFields, relativeTime, sourceAddress } from './smpp.codec';
 import { SmppTimings } from './smpp.bind';
 import { SmppLink, SmppLinkShape, SmppListener } from './smpp.link';
 
@@ -118,6 +118,9 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       ...destination,
       registered_delivery: 1,
       ...messageFields(sms.text, sms.flash),
+      ...(sms.validitySeconds === null
+        ? {}
+        : { validity_period: relativeTime(sms.validitySeconds) }),
     });
   }
 

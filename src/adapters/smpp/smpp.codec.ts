@@ -67,6 +67,20 @@ export function destinationAddress(destination: string): Record<string, unknown>
  * so the SMSC answers with one message_id and sends one receipt for the message smsgw records
  * as one entry, and takes or refuses it as a whole.
  */
+/**
+ * A validity period in SMPP's relative time format (SMPP 3.4, 7.1.1): `YYMMDDhhmmss000R`, here
+ * days, hours, minutes and seconds; at least a second (all zeros would be the SMSC's default),
+ * at most 99 days, what the two digits of the days hold.
+ */
+export function relativeTime(seconds: number): string {
+  const total = Math.min(99 * 86_400 + 86_399, Math.max(1, Math.floor(seconds)));
+  const two = (value: number) => String(value).padStart(2, '0');
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  return `0000${two(days)}${two(hours)}${two(minutes)}${two(total % 60)}000R`;
+}
+
 export function messageFields(text: string, flash: boolean): Record<string, unknown> {
   const gsm = encodings.ASCII.match(text);
   const bytes = gsm ? encodings.ASCII.encode(text) : encodings.UCS2.encode(text);

@@ -228,6 +228,27 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(uid.length).toBeLessThanOrEqual(36);
     });
 
+    it.each([
+      [299, 299],
+      [0, 1],
+    ])(
+      'passes %p seconds of validity left as a ttl of %p seconds, and none without',
+      async (seconds, ttl) => {
+        const timed = await adapter.send(local, outgoingSms({ validitySeconds: seconds }));
+        const untimed = await adapter.send(
+          local,
+          outgoingSms({ validitySeconds: null, idempotencyKey: 'smsgw-untimed' }),
+        );
+
+        expect(phone.fake.messages.get((timed as { uid: string }).uid)?.posted).toMatchObject({
+          ttl,
+        });
+        expect(
+          phone.fake.messages.get((untimed as { uid: string }).uid)?.posted,
+        ).not.toHaveProperty('ttl');
+      },
+    );
+
     it('sends through the cloud when api_url is empty', async () => {
       const result = await adapter.send(FakeSmsGatewayAndroid.data(), outgoingSms());
 

@@ -152,6 +152,8 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       message: sms.text,
       phoneNumbers: [sms.destination],
       withDeliveryReport: true,
+      // Seconds within which the phone must take the message, or the app fails it.
+      ...(sms.validitySeconds === null ? {} : { ttl: Math.max(1, sms.validitySeconds) }),
     });
     const reply = await target.http.request(`${target.base}/message`, {
       method: 'POST',

@@ -275,6 +275,25 @@ describe('TwilioAdapter', () => {
       ]);
     });
 
+    it.each([
+      [299, '299'],
+      [0, '1'],
+      [604_800, '36000'],
+    ])(
+      'passes %p seconds of validity left as ValidityPeriod %p, within 1 to 36000',
+      async (seconds, sent) => {
+        await adapter.send(DATA, sms({ validitySeconds: seconds }));
+
+        expect(fake.created[0].get('ValidityPeriod')).toBe(sent);
+      },
+    );
+
+    it('sends no ValidityPeriod for a message without validity', async () => {
+      await adapter.send(DATA, sms({ validitySeconds: null }));
+
+      expect(fake.created[0].has('ValidityPeriod')).toBe(false);
+    });
+
     it('sends text that is not GSM-7 as it is', async () => {
       await adapter.send(DATA, sms({ text: 'Ça va ? 日本 & =' }));
 

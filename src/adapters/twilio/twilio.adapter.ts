@@ -21,6 +21,7 @@ import {
   missingRequiredField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
+import { within } from '../validity';
 import {
   ProviderHttp,
   isTransientStatus,
@@ -31,6 +32,9 @@ import {
 import { excerpt } from '../../common/net/http-answers';
 
 const PROVIDER = 'Twilio';
+
+/** The longest ValidityPeriod Twilio takes, in seconds (10 hours); the least is 1. */
+const TWILIO_MAX_VALIDITY_S = 36_000;
 
 /** Where Twilio's REST API is: tests point it at a local fake. */
 export const TWILIO_API_URL: ProviderUrlSetting = {
@@ -151,6 +155,9 @@ export class TwilioAdapter implements Adapter {
     const callback = data.status_change_callback || sms.callbackUrls?.status;
     if (callback) {
       form.set('StatusCallback', callback);
+    }
+    if (sms.validitySeconds !== null) {
+      form.set('ValidityPeriod', String(within(sms.validitySeconds, 1, TWILIO_MAX_VALIDITY_S)));
     }
     const reply = await this.http().request(`${this.accountUrl(data)}/Messages.json`, {
       method: 'POST',

@@ -180,6 +180,25 @@ describe('VonageAdapter', () => {
       ]);
     });
 
+    it.each([
+      [299, '299000'],
+      [5, '20000'],
+      [900_000, '604800000'],
+    ])(
+      'passes %p seconds of validity left as a ttl of %p ms, within 20 s to 7 days',
+      async (seconds, ttl) => {
+        await adapter.send(DATA, sms({ validitySeconds: seconds }));
+
+        expect(fake.sent[0].ttl).toBe(ttl);
+      },
+    );
+
+    it('sends no ttl for a message without validity', async () => {
+      await adapter.send(DATA, sms({ validitySeconds: null }));
+
+      expect(fake.sent[0]).not.toHaveProperty('ttl');
+    });
+
     it("asks for receipts at the phone's own URL unless status_change_callback names another", async () => {
       const callbackUrls = {
         status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',

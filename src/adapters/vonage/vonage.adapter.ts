@@ -24,6 +24,7 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
+import { within } from '../validity';
 import {
   ProviderHttp,
   BalanceCheckedAdapter,
@@ -33,6 +34,10 @@ import {
 } from '../provider-http';
 
 const PROVIDER = 'Vonage';
+
+/** The bounds of the SMS API's `ttl`, in milliseconds: 20 seconds to 7 days. */
+const VONAGE_MIN_TTL_MS = 20_000;
+const VONAGE_MAX_TTL_MS = 604_800_000;
 
 /** Where Vonage's SMS API is: tests point it at a local fake. */
 export const VONAGE_API_URL: ProviderUrlSetting = {
@@ -156,6 +161,12 @@ export class VonageAdapter
     const callback = data.status_change_callback || sms.callbackUrls?.status;
     if (callback) {
       form.set('callback', callback);
+    }
+    if (sms.validitySeconds !== null) {
+      form.set(
+        'ttl',
+        String(within(sms.validitySeconds * 1000, VONAGE_MIN_TTL_MS, VONAGE_MAX_TTL_MS)),
+      );
     }
     const reply = await this.http().request(`${this.baseUrl()}/sms/json`, {
       method: 'POST',

@@ -61,6 +61,10 @@ export class Outbox extends Timestamped {
   @DatetimeColumn()
   next_attempt_at!: string;
 
+  /** UTC: when its message's validity ends (never handed to a provider after); null: never. */
+  @DatetimeColumn({ nullable: true })
+  expires_at!: string | null;
+
   @Column({ type: 'varchar', length: 64, nullable: true })
   claimed_by!: string | null;
 

@@ -29,6 +29,10 @@ export class Scheduled extends Timestamped {
 
   @Column({ type: 'varchar', length: 1000, nullable: true })
   tag!: string | null;
+
+  /** Minutes after `at` within which it may still be handed to a provider; null: no limit. */
+  @Column({ type: 'integer', nullable: true })
+  validity!: number | null;
 }
 
 @Entity('scheduled_number')

@@ -451,6 +451,24 @@ export const rateValue: fc.Arbitrary<Value> = fc.oneof(
   { weight: 1, arbitrary: hostileText.map(str) },
 );
 
+/** A message's validity: minutes from 1 to 10080, their edges, and what is not one. */
+export const validityValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom('1', '30', '10080', '0', '10081', '-1', '1.5', '1e2', ' 5', '05', '99999', '')
+      .map(str),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(fc.integer({ min: -5, max: 20_000 }), fc.double({ min: -1, max: 20_000 }))
+      .map(num),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<Value>({ k: 'null' }, { k: 'raw', v: '1e999' }) },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
 export const likePattern: fc.Arbitrary<Value> = fc.oneof(
   fc
     .constantFrom(

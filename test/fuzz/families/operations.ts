@@ -32,6 +32,7 @@ import {
   secretsIn,
   statusValue,
   textValue,
+  validityValue,
 } from './api-values';
 
 /*
@@ -230,6 +231,7 @@ export const OPERATIONS: Operation[] = [
       to: fixed(mostly(numbersValue)),
       text: fixed(mostly(textValue)),
       id_phone: id('phone'),
+      validity: fixed(validityValue),
     },
   },
   {
@@ -245,6 +247,7 @@ export const OPERATIONS: Operation[] = [
       flash: fixed(booleanValue),
       mms: fixed(booleanValue),
       tag: fixed(mostly(hostileText.map(str))),
+      validity: fixed(validityValue),
       numbers: fixed(numbersValue),
       contacts: (world) => idsValue(idPool(world, 'contact')),
       groups: (world) => idsValue(idPool(world, 'group')),
@@ -383,6 +386,7 @@ export const OPERATIONS: Operation[] = [
       id_phone_group: id('phoneGroup'),
       flash: fixed(booleanValue),
       tag: text,
+      validity: fixed(validityValue),
       numbers: fixed(numbersValue),
       contacts: idList('contact'),
       groups: idList('group'),
