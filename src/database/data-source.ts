@@ -22,6 +22,7 @@ import { Conversations1765100000000 } from './migrations/1765100000000-Conversat
 import { DashboardStatistics1765200000000 } from './migrations/1765200000000-DashboardStatistics';
 import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-WebhookDeliveryAnswer';
 import { WebhookAttempts1765360000000 } from './migrations/1765360000000-WebhookAttempts';
+import { MessagePriority1765440000000 } from './migrations/1765440000000-MessagePriority';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   DashboardStatistics1765200000000,
   WebhookDeliveryAnswer1765340000000,
   WebhookAttempts1765360000000,
+  MessagePriority1765440000000,
 ];
 
 export function dataSourceOptions(

@@ -25,6 +25,16 @@ const ID_LIST = (what: string): SchemaObject => ({
   description: `Ids of the caller's ${what}; a single id is accepted`,
 });
 
+/** A message's priority, as post_scheduled and get_send_sms take it. */
+const PRIORITY: SchemaObject = {
+  type: 'string',
+  enum: ['high', 'normal'],
+  default: 'normal',
+  description:
+    "high: sent before every normal message waiting, a campaign's backlog included " +
+    '(not the priority of a phone)',
+};
+
 const POST_SCHEDULED_BODY: SchemaObject = {
   type: 'object',
   required: ['text'],
@@ -48,6 +58,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
       description: "Send as MMS with the medias; needs the user's mms setting",
     },
     tag: { type: 'string', maxLength: 1000, description: 'Applies to every SMS of the message' },
+    priority: PRIORITY,
     numbers: {
       type: 'array',
       description:
@@ -120,6 +131,7 @@ const SCHEDULED_ENTRY = complete({
   tag: { type: 'string', nullable: true },
   created_at: DATETIME,
   updated_at: MAYBE_DATETIME,
+  priority: { type: 'string', enum: ['high', 'normal'] },
   numbers: {
     type: 'array',
     items: complete({
@@ -240,6 +252,7 @@ export class ScheduledController {
     type: 'integer',
     description: "One of the caller's phones; default: the service chooses",
   })
+  @ApiQuery({ name: 'priority', required: false, schema: PRIORITY })
   @ApiEnvelopeResponse({ type: 'integer' }, 'The id of the scheduled message')
   @ApiErrorResponse(422, 'id_phone is not one of your phones, or the creation failed (error 8)')
   sendSms(

@@ -16,6 +16,7 @@ import {
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
+import { MessagePriority } from './entities/message-priority';
 import { MAX_DATA_BYTES } from './numbers-csv';
 import { RecipientNumber, StoredMessage } from './scheduled.repository';
 
@@ -34,6 +35,7 @@ export interface ScheduleInput {
   flash: boolean;
   mms: boolean;
   tag: string | null;
+  priority: MessagePriority;
   /** Rule 6: the uploaded `numbers_csv`, whose content the service reads. */
   numbersCsv: Deferred<UploadedFile | undefined>;
   /** Rule 7: the valid numbers of `numbers`, normalised. */
@@ -52,6 +54,7 @@ export interface ScheduleInput {
 export interface SendNowInput {
   to: string;
   text: string;
+  priority: MessagePriority;
   phoneId?: number;
 }
 
@@ -81,6 +84,7 @@ const UPDATABLE = [
   'flash',
   'mms',
   'tag',
+  'priority',
   'numbers',
   'contacts',
   'groups',
@@ -121,17 +125,19 @@ export function parseScheduleParams(
         `time zone, got ${shown(at)}.`,
     );
   }
-  // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
-  // other scalar parameters, before rule 5 needs mms.
+  // RaspiSMS orders no rule for the format of flash, mms and tag (nor has priority): they are
+  // checked with the other scalar parameters, before rule 5 needs mms.
   const flash = parseBoolean(params.flash, 'flash');
   const mms = parseBoolean(params.mms, 'mms');
   const tag = tagParameter(params.tag);
+  const priority = priorityParameter(params.priority);
   return {
     at: atUtc,
     text,
     flash,
     mms,
     tag,
+    priority,
     numbersCsv: Deferred.parse(() => numbersCsvFile(params, files)),
     numbers: Deferred.parse(() => readNumbers(params.numbers, country)),
     contactIds: Deferred.parse(() => uniqueIds(params.contacts, 'contacts')),
@@ -163,7 +169,8 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   // The length limit of post_scheduled: the column holds no more.
   const text = textParameter(params.text);
   checkTextLength(text);
-  return { to, text, phoneId: parseId(params.id_phone, 'id_phone') };
+  const priority = priorityParameter(params.priority);
+  return { to, text, priority, phoneId: parseId(params.id_phone, 'id_phone') };
 }
 
 /** post_scheduled_preview's rules 1 to 3; the template and the contact are the service's. */
@@ -224,6 +231,7 @@ export function parseMergedScheduleParams(
     flash: stored.flash,
     mms: stored.mms,
     tag: stored.tag ?? undefined,
+    priority: stored.priority,
     id_phone: stored.phoneId ?? undefined,
     id_phone_group: stored.phoneGroupId ?? undefined,
     numbers: stored.numbers,
@@ -401,6 +409,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A parameter's value quoted for a message, shortened. */
+/** `high` or `normal` (any case, trimmed); absent or empty: normal. */
+function priorityParameter(value: unknown): MessagePriority {
+  if (isAbsent(value)) {
+    return 'normal';
+  }
+  const given = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  if (given === 'high' || given === 'normal') {
+    return given;
+  }
+  throw ApiError.invalid(`priority must be high or normal, got ${shown(value)}.`);
+}
+
 function shown(value: unknown): string {
   if (typeof value === 'string') {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);

@@ -12,6 +12,7 @@ import { Media, MediaScheduled } from '../media/entities/media.entity';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
+import { messagePriority, MessagePriority, STORED_PRIORITY } from './entities/message-priority';
 import {
   Scheduled,
   ScheduledConditionalGroup,
@@ -34,6 +35,7 @@ export interface StoredMessage {
   flash: boolean;
   mms: boolean;
   tag: string | null;
+  priority: MessagePriority;
   phoneId: number | null;
   phoneGroupId: number | null;
   numbers: RecipientNumber[];
@@ -61,6 +63,7 @@ interface ScheduledRow {
   flash: number | string;
   mms: number | string;
   tag: string | null;
+  priority: number | string;
   id_phone: number | string | null;
   id_phone_group: number | string | null;
   expansion_phase: string | null;
@@ -113,6 +116,7 @@ export class ScheduledRepository {
       'tag',
       'id_phone',
       'id_phone_group',
+      'priority',
     );
     this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
     this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
@@ -226,7 +230,7 @@ export class ScheduledRepository {
     const mysql = this.dataSource.options.type === 'mysql';
     const work = async (manager: EntityManager): Promise<T | null> => {
       const [found] = await manager.query<ScheduledRow[]>(
-        'SELECT at, text, flash, mms, tag, id_phone, id_phone_group, expansion_phase ' +
+        'SELECT at, text, flash, mms, tag, priority, id_phone, id_phone_group, expansion_phase ' +
           'FROM scheduled WHERE id = ? AND id_user = ?' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
@@ -262,6 +266,7 @@ export class ScheduledRepository {
       flash: Number(row.flash) === 1,
       mms: Number(row.mms) === 1,
       tag: row.tag,
+      priority: messagePriority(Number(row.priority)),
       phoneId: row.id_phone === null ? null : Number(row.id_phone),
       phoneGroupId: row.id_phone_group === null ? null : Number(row.id_phone_group),
       numbers: (
@@ -282,7 +287,7 @@ export class ScheduledRepository {
     const now = nowUtc();
     await manager.query(
       'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
-        'id_phone_group = ?, updated_at = ? WHERE id = ?',
+        'id_phone_group = ?, priority = ?, updated_at = ? WHERE id = ?',
       [...messageValues(message), now, id],
     );
     const replaced: Array<[string, boolean]> = [
@@ -434,7 +439,7 @@ class TableInsert {
   }
 }
 
-/** The `scheduled` columns of a message, from `at` to `id_phone_group`, in the table's order. */
+/** The `scheduled` columns of a message, from `at` to `id_phone_group`, then `priority`. */
 function messageValues(message: StoredMessage): unknown[] {
   return [
     message.at,
@@ -444,5 +449,6 @@ function messageValues(message: StoredMessage): unknown[] {
     message.tag,
     message.phoneId,
     message.phoneGroupId,
+    STORED_PRIORITY[message.priority],
   ];
 }

@@ -207,6 +207,7 @@ export class ScheduledService {
         flash: input.flash,
         mms: input.mms,
         tag: input.tag,
+        priority: input.priority,
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
         numbers,
@@ -219,7 +220,10 @@ export class ScheduledService {
   }
 
   /** get_send_sms: one SMS to `to`, due now. */
-  async sendNow(user: AuthenticatedUser, { to, text, phoneId }: SendNowInput): Promise<number> {
+  async sendNow(
+    user: AuthenticatedUser,
+    { to, text, priority, phoneId }: SendNowInput,
+  ): Promise<number> {
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -238,6 +242,7 @@ export class ScheduledService {
         flash: false,
         mms: false,
         tag: null,
+        priority,
         phoneId: phoneId ?? null,
         phoneGroupId: null,
         numbers: [{ number: to, data: '[]' }],

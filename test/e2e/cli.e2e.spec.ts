@@ -727,6 +727,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'DashboardStatistics1765200000000',
           'WebhookDeliveryAnswer1765340000000',
           'WebhookAttempts1765360000000',
+          'MessagePriority1765440000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

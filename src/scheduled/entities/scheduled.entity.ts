@@ -29,6 +29,10 @@ export class Scheduled extends Timestamped {
 
   @Column({ type: 'varchar', length: 1000, nullable: true })
   tag!: string | null;
+
+  /** 1: high, its sends go before every normal one waiting (docs/dispatch.md#priority); 0: normal. */
+  @Column({ type: 'tinyint', default: 0 })
+  priority!: number;
 }
 
 @Entity('scheduled_number')
