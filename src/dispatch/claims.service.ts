@@ -6,8 +6,8 @@ import { nowUtc, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { Sql } from '../database/driver/sql';
 import { isSettingOn } from '../users/settings';
-import { Claimed, pacedPhones, Pace, planClaims, Refused, routes } from './claim-plan';
-import { ClaimsRepository, LimitRow } from './claims.repository';
+import { Claimed, pacedPhones, Pace, planClaims, Refused, routes, slotsToTake } from './claim-plan';
+import { BookedSlot, ClaimsRepository, LimitRow } from './claims.repository';
 import { NewSended, OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, slotSpacingMs } from './pacing';
 import { QuotaAccountingService } from './quota-accounting.service';
@@ -130,6 +130,16 @@ export class ClaimsService {
       now,
       pacedPhones(routed),
     );
+    // Under the phones' locks, as every change of their bookings.
+    const swappable = new Map<number, BookedSlot[]>();
+    for (const [phoneId, count] of slotsToTake(rows, routed)) {
+      if (paces.has(phoneId)) {
+        swappable.set(
+          phoneId,
+          yield* this.repository.lockSwappable(phoneId, now.getTime() + PACE_AHEAD_MS, count),
+        );
+      }
+    }
     const stamp = utcString(now);
     const quotas = yield* this.quotas.budgets(userIds, stamp);
     const mediaIds = [...new Set(rows.flatMap((row) => row.media_ids))];
@@ -144,6 +154,7 @@ export class ClaimsService {
         settings,
         remaining,
         paces,
+        swappable,
         quotas,
         mediaPaths,
         timeZone: this.config.timeZone,
@@ -162,7 +173,7 @@ export class ClaimsService {
     let bookedUntil: number | null = null;
     if (plan.bookings.length > 0) {
       yield* this.repository.book(plan.bookings, stamp);
-      bookedUntil = plan.bookings[plan.bookings.length - 1].slot;
+      bookedUntil = Math.max(...plan.bookings.map((booking) => booking.slot));
     }
     return { claimed: plan.claimed, refused: plan.refused, bookedUntil };
   }

@@ -14,6 +14,8 @@ export interface OutboxRecipient {
   flash: number;
   mms: number;
   tag: string | null;
+  /** 1: high, claimed before every normal (0) row waiting (docs/dispatch.md#priority). */
+  priority: number;
 }
 
 /** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
@@ -46,6 +48,7 @@ export const OUTBOX_RECIPIENT_COLUMNS = [
   'flash',
   'mms',
   'tag',
+  'priority',
   'media_ids',
   'state',
 ] as const;

@@ -371,6 +371,7 @@ export class ExpansionService {
         flash: Number(scheduled.flash),
         mms: Number(scheduled.mms),
         tag: scheduled.tag,
+        priority: Number(scheduled.priority),
         media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
       },
     };
