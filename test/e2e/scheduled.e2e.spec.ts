@@ -139,6 +139,7 @@ describeEachDatabase('post_scheduled', (database) => {
         'flash',
         'mms',
         'tag',
+        'priority',
         'numbers',
         'contacts',
         'groups',
@@ -181,6 +182,7 @@ describeEachDatabase('post_scheduled', (database) => {
         tag: 'campaign-1',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
+        priority: 0,
       });
       expect(stored.numbers).toEqual([{ number: '+33612345678', data: '[]' }]);
     });
