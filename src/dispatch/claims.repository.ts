@@ -50,11 +50,17 @@ export class ClaimsRepository extends DispatchSql {
    * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, the
    * high-priority ones first, then oldest first (docs/dispatch.md#priority); booked rows are
    * `lockBooked`'s. Each priority is a range of `outbox (state, priority, next_attempt_at)` read
-   * in its order, so a campaign's backlog costs the high rows behind it nothing.
+   * in its order, so a campaign's backlog costs the high rows behind it nothing. `priorities`:
+   * those to read, high first.
    */
-  *lockReady(state: 'queued' | 'rejected', now: string, limit: number): Sql<OutboxRow[]> {
+  *lockReady(
+    state: 'queued' | 'rejected',
+    now: string,
+    limit: number,
+    priorities: readonly number[] = PRIORITIES,
+  ): Sql<OutboxRow[]> {
     const rows: OutboxRow[] = [];
-    for (const priority of PRIORITIES) {
+    for (const priority of priorities) {
       if (rows.length < limit) {
         rows.push(
           ...(yield* this.lockRows(

@@ -12,7 +12,8 @@ import { countRows } from '../support/scheduled.factories';
 /*
  * Message priority (docs/dispatch.md#priority), through the API and the dispatch driven a batch
  * at a time (no worker running): a high-priority message is expanded before a large campaign
- * due earlier, its row claimed in the next batch ahead of the campaign's backlog, and on a paced
+ * due earlier, its row claimed in the next batch ahead of the campaign's backlog (or alongside
+ * the batch being sent when it comes due), and on a paced
  * phone it takes the slot of the soonest normal row booked, which takes the phone's next free
  * slot.
  */
@@ -41,6 +42,12 @@ describeEachDatabase('message priority through the dispatch', (database) => {
   });
   afterAll(async () => {
     await t.close();
+  });
+  // Each case's queue alone: a batch would otherwise take the oldest rows of an earlier case.
+  afterEach(async () => {
+    await ds.query('DELETE FROM outbox');
+    await ds.query('DELETE FROM scheduled_number');
+    await ds.query('DELETE FROM scheduled');
   });
 
   /** A normal message to `count` numbers through `phoneId`, due since long ago. */
@@ -140,6 +147,31 @@ describeEachDatabase('message priority through the dispatch', (database) => {
         [user.id],
       ),
     ).toBeGreaterThan(0);
+  });
+
+  it('sends a high-priority row that comes due while a batch is being sent alongside that batch', async () => {
+    const { user, apiKey } = await makeUser(ds);
+    const phone = await makePhone(ds, user.id);
+    await campaign(user.id, phone.id, 30);
+    await expansion.expandNext();
+    let prepared = 0;
+    // The expansion before the first claim finds nothing new; the one alongside the batch's
+    // sends finds the high-priority message.
+    const prepare = async () => {
+      prepared += 1;
+      if (prepared === 2) {
+        await sendHigh(apiKey, phone.id);
+        await expansion.expandBatch();
+      }
+      return false;
+    };
+
+    await sender.sendBatches('worker-c', 1, () => true, prepare);
+
+    const sent = (await entries(user.id)).map((entry) => entry.destination);
+    expect(prepared).toBe(2);
+    expect(sent).toHaveLength(BATCH + 1);
+    expect(sent).toContain(HIGH);
   });
 
   it("takes the slot of a paced phone's soonest booked normal row, which takes the phone's next free slot; the other booked rows keep theirs", async () => {
