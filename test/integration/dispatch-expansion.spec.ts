@@ -374,9 +374,9 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
       const spies = apps.map((app, index) =>
         jest.spyOn(app.dataSource.logger, 'logQuery').mockImplementation((sql, parameters) => {
           if (sql.startsWith('INSERT IGNORE INTO outbox')) {
-            // destination is the 5th of the 16 values of each row.
+            // destination is the 5th of the 17 values of each row.
             const values = parameters ?? [];
-            for (let start = 0; start < values.length; start += 16) {
+            for (let start = 0; start < values.length; start += 17) {
               inserted[index].push(String(values[start + 4]));
             }
           }
