@@ -7,6 +7,7 @@ import { migrate, openDataSource } from '../src/database/data-source';
 import { rowMarks } from '../src/database/driver/placeholders';
 import { createBenchDatabase } from './database';
 import { runPacing } from './dispatch-pacing';
+import { runPriority } from './dispatch-priority';
 import {
   BATCH,
   MYSQL,
@@ -43,7 +44,8 @@ import {
  *
  * Runs the built processes: `npm run build` first. BENCH_SCENARIOS (default throughput,pacing:
  * this throughput, then per-phone pacing, bench/dispatch-pacing.ts, whose own variables are
- * documented there), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test, "off" to skip),
+ * documented there; `priority`, high-priority sends during a campaign, bench/dispatch-priority.ts,
+ * runs when named), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test, "off" to skip),
  * BENCH_RECIPIENTS (default 20000,100000,300000), BENCH_TEXTS (default template,plain),
  * BENCH_ENGINES (default SQLite,MariaDB), BENCH_MESSAGES (default one,each: the recipients in one
  * message, or one message per recipient), BENCH_POLL_MS (default 20, the processes'
@@ -267,9 +269,13 @@ async function throughput(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const unknown = SCENARIOS.filter((name) => name !== 'throughput' && name !== 'pacing');
+  const unknown = SCENARIOS.filter(
+    (name) => name !== 'throughput' && name !== 'pacing' && name !== 'priority',
+  );
   if (unknown.length > 0) {
-    throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (throughput, pacing)`);
+    throw new Error(
+      `BENCH_SCENARIOS: unknown ${unknown.join(', ')} (throughput, pacing, priority)`,
+    );
   }
   process.stdout.write(machineLine());
   if (SCENARIOS.includes('throughput')) {
@@ -277,6 +283,9 @@ async function main(): Promise<void> {
   }
   if (SCENARIOS.includes('pacing')) {
     await runPacing();
+  }
+  if (SCENARIOS.includes('priority')) {
+    await runPriority();
   }
 }
 

@@ -24,6 +24,7 @@ import { WebhookDeliveryAnswer1765340000000 } from './migrations/1765340000000-W
 import { WebhookAttempts1765360000000 } from './migrations/1765360000000-WebhookAttempts';
 import { IdempotencyKeys1765400000000 } from './migrations/1765400000000-IdempotencyKeys';
 import { MessageValidity1765410000000 } from './migrations/1765410000000-MessageValidity';
+import { MessagePriority1765440000000 } from './migrations/1765440000000-MessagePriority';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   WebhookAttempts1765360000000,
   IdempotencyKeys1765400000000,
   MessageValidity1765410000000,
+  MessagePriority1765440000000,
 ];
 
 export function dataSourceOptions(

@@ -10,6 +10,7 @@ import {
   QUOTA_SPENT,
   quotaBudget,
   routes,
+  slotsToTake,
 } from './claim-plan';
 import { makeQuotaState } from '../../test/support/quota.factories';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
@@ -29,6 +30,7 @@ const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
   mms: 0,
   tag: null,
   expires_at: null,
+  priority: 0,
   media_ids: [],
   state: 'queued',
   attempts: 0,
@@ -74,6 +76,7 @@ const input = (
   settings: new Map(),
   remaining: new Map(),
   paces: new Map(),
+  swappable: new Map(),
   quotas: new Map(),
   mediaPaths: new Map(),
   timeZone: 'UTC',
@@ -101,6 +104,23 @@ describe('routes', () => {
     const routed = routes([row(1)], [phone(1, { rate: 5 }), phone(2)], new Map());
 
     expect([...pacedPhones(routed)]).toEqual([1]);
+  });
+
+  it('counts the booked slots high-priority rows not yet booked may take, per paced phone of their route', () => {
+    const phones = [phone(1, { rate: 5 }), phone(2, { rate: 1 }), phone(3)];
+    const rows = [
+      row(1, { priority: 1 }),
+      row(2, { priority: 1, id_phone: 2 }),
+      row(3),
+      row(4, { priority: 1, via_phone: 1, pace_slot: NOW.getTime() + 500 }),
+    ];
+
+    expect(slotsToTake(rows, routes(rows, phones, new Map()))).toEqual(
+      new Map([
+        [1, 1],
+        [2, 2],
+      ]),
+    );
   });
 });
 
@@ -250,6 +270,64 @@ describe('planClaims', () => {
 
     expect(plan.claimed[0].slot).toBe(slot);
     expect(plan.paces.size).toBe(0);
+  });
+
+  it("gives a high-priority row the slot of the soonest normal row booked beyond the claim's reach, and that row the phone's next free slot", () => {
+    const far = NOW.getTime() + 60_000;
+    const booked = [
+      { id: 10, slot: NOW.getTime() + PACE_AHEAD_MS + 1000 },
+      { id: 11, slot: NOW.getTime() + PACE_AHEAD_MS + 2000 },
+    ];
+    const plan = planClaims(
+      input([row(1, { priority: 1 }), row(2, { priority: 1 }), row(3)], [phone(1, { rate: 1 })], {
+        paces: new Map([[1, { next: far, spacing: 1000 }]]),
+        swappable: new Map([[1, booked]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.claimed).toEqual([]);
+    expect(plan.bookings).toEqual([
+      { id: 1, phoneId: 1, slot: booked[0].slot },
+      { id: 10, phoneId: 1, slot: far },
+      { id: 2, phoneId: 1, slot: booked[1].slot },
+      { id: 11, phoneId: 1, slot: far + 1000 },
+      { id: 3, phoneId: 1, slot: far + 2000 },
+    ]);
+    expect(plan.paces.get(1)).toBe(far + 3000);
+  });
+
+  it('books a high-priority row at the next free slot when no normal row is booked ahead of it, and claims it when that slot is near', () => {
+    const far = NOW.getTime() + 60_000;
+    const booked = plan([row(1, { priority: 1 })], far);
+    const near = plan([row(1, { priority: 1 })], NOW.getTime());
+
+    expect(booked.bookings).toEqual([{ id: 1, phoneId: 1, slot: far }]);
+    expect(near.claimed.map((claimed) => claimed.slot)).toEqual([NOW.getTime() + PACE_LEAD_MS]);
+    expect(near.bookings).toEqual([]);
+
+    function plan(rows: OutboxRow[], next: number) {
+      return planClaims(
+        input(rows, [phone(1, { rate: 1 })], {
+          paces: new Map([[1, { next, spacing: 1000 }]]),
+          swappable: new Map([[1, []]]),
+        }),
+        tools(),
+      );
+    }
+  });
+
+  it('never moves a booked row for a normal-priority row', () => {
+    const far = NOW.getTime() + 60_000;
+    const plan = planClaims(
+      input([row(1)], [phone(1, { rate: 1 })], {
+        paces: new Map([[1, { next: far, spacing: 1000 }]]),
+        swappable: new Map([[1, [{ id: 10, slot: NOW.getTime() + PACE_AHEAD_MS + 1000 }]]]),
+      }),
+      tools(),
+    );
+
+    expect(plan.bookings).toEqual([{ id: 1, phoneId: 1, slot: far }]);
   });
 
   it("reserves each claimed row's segments of its user's quota, and refuses what it cannot cover", () => {
@@ -416,5 +494,20 @@ describe('planClaims', () => {
     expect(remaining.get(1)).toBe(5);
     expect(pace).toEqual({ next: NOW.getTime(), spacing: 1000 });
     expect(budget.left).toBe(10);
+  });
+
+  it('leaves the booked slots it was given as they were', () => {
+    const booked = [{ id: 10, slot: NOW.getTime() + 60_000 }];
+    const swappable = new Map([[1, booked]]);
+    const plan = planClaims(
+      input([row(1, { priority: 1 })], [phone(1, { rate: 1 })], {
+        paces: new Map([[1, { next: NOW.getTime() + 120_000, spacing: 1000 }]]),
+        swappable,
+      }),
+      tools(),
+    );
+
+    expect(plan.bookings).toHaveLength(2);
+    expect(swappable.get(1)).toEqual([{ id: 10, slot: NOW.getTime() + 60_000 }]);
   });
 });

@@ -5,7 +5,7 @@ import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { measureSms } from '../common/text/gsm';
 import { isExpired, QuotaState, remainingOf } from '../users/quota';
 import { isSettingOn } from '../users/settings';
-import type { Booking } from './claims.repository';
+import type { Booking, BookedSlot } from './claims.repository';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS } from './pacing';
 import { choosePhone } from './phone-choice';
@@ -65,6 +65,11 @@ export interface ClaimInput {
   remaining: ReadonlyMap<number, number>;
   /** The paced phones' next free slots, as locked. */
   paces: ReadonlyMap<number, Pace>;
+  /**
+   * Per paced phone, normal-priority rows booked on it beyond the claim's reach, soonest first,
+   * locked (`slotsToTake`): the slots its high-priority rows take.
+   */
+  swappable: ReadonlyMap<number, readonly BookedSlot[]>;
   /** The quotas of the users that have one, as locked (renewed). */
   quotas: ReadonlyMap<number, QuotaBudget>;
   /** Where the rows' medias are stored, by id. */
@@ -134,11 +139,31 @@ export function routes(
 
 /** The paced phones among those the routes may send through. */
 export function pacedPhones(routed: readonly Route[]): Set<number> {
-  return new Set(
-    routed.flatMap(({ pinned, pool }) =>
-      (pinned ? [pinned] : pool).flatMap((phone) => (phone.rate ? [phone.id] : [])),
-    ),
-  );
+  return new Set(routed.flatMap(pacedOf));
+}
+
+/**
+ * How many booked slots of each paced phone the high-priority rows may take
+ * (docs/dispatch.md#priority): one per such row not yet booked, on every paced phone it may go
+ * through.
+ */
+export function slotsToTake(
+  rows: readonly OutboxRow[],
+  routed: readonly Route[],
+): Map<number, number> {
+  const wanted = new Map<number, number>();
+  rows.forEach((row, index) => {
+    if (Number(row.priority) > 0 && row.pace_slot === null) {
+      for (const phoneId of pacedOf(routed[index])) {
+        wanted.set(phoneId, (wanted.get(phoneId) ?? 0) + 1);
+      }
+    }
+  });
+  return wanted;
+}
+
+function pacedOf({ pinned, pool }: Route): number[] {
+  return (pinned ? [pinned] : pool).flatMap((phone) => (phone.rate ? [phone.id] : []));
 }
 
 /**
@@ -147,7 +172,8 @@ export function pacedPhones(routed: readonly Route[]): Set<number> {
  * available, a spent limit, medias that cannot go, a sending slot after the message expires, a
  * spent or expired quota. A row for a paced phone takes its next
  * sending slot (or keeps the one it was booked): claimed when the slot comes soon, booked to
- * wait in the queue otherwise (docs/dispatch.md#pacing). A row to send reserves its segments of
+ * wait in the queue otherwise (docs/dispatch.md#pacing); a high-priority row to be booked takes
+ * the slot of a normal row booked ahead of it (docs/dispatch.md#priority). A row to send reserves its segments of
  * its user's quota, last, so that a refused or booked row takes none. The input is left as it
  * was: what the plan spends is in what it returns.
  */
@@ -155,6 +181,7 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
   const { rows, routes: routed, now, settings, mediaPaths } = input;
   const remaining = new Map(input.remaining);
   const paces = new Map([...input.paces].map(([id, pace]) => [id, { ...pace, moved: false }]));
+  const swappable = new Map([...input.swappable].map(([id, slots]) => [id, [...slots]]));
   const quotas = new Map([...input.quotas].map(([id, budget]) => [id, { ...budget, reserved: 0 }]));
   const stamp = utcString(now);
   const nowMs = now.getTime();
@@ -264,7 +291,18 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       continue;
     }
     if (fresh && slot !== null && slot > nowMs + PACE_AHEAD_MS) {
-      bookings.push({ id: row.id, phoneId: phone.id, slot });
+      // A high-priority row takes the slot of the soonest normal row booked beyond the claim's
+      // reach, which takes the phone's next free slot instead: one row moves, and those already
+      // claimed keep theirs.
+      const taken = Number(row.priority) > 0 ? swappable.get(phone.id)?.shift() : undefined;
+      if (taken) {
+        bookings.push(
+          { id: row.id, phoneId: phone.id, slot: taken.slot },
+          { id: taken.id, phoneId: phone.id, slot },
+        );
+      } else {
+        bookings.push({ id: row.id, phoneId: phone.id, slot });
+      }
       continue;
     }
     const budget = quotas.get(userId);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { select, Sql, write } from '../database/driver/sql';
 import { chunks, marks } from '../database/driver/placeholders';
 import { utcString } from '../common/time/datetime';
+import { STORED_PRIORITY } from '../scheduled/entities/message-priority';
 import {
   outboxRow,
   OutboxRow,
@@ -9,7 +10,7 @@ import {
   PhoneRow,
   StoredOutboxRow,
 } from './dispatch-rows';
-import { CANDIDATES_PER_ROW, DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
+import { CANDIDATES_PER_ROW, DispatchSql, PRIORITIES, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 /** A paced phone as a claim locks it. */
 export interface PaceState {
@@ -22,6 +23,12 @@ export interface PaceState {
 export interface Booking {
   id: number;
   phoneId: number;
+  slot: number;
+}
+
+/** A booked row's slot, that a high-priority row may take. */
+export interface BookedSlot {
+  id: number;
   slot: number;
 }
 
@@ -40,17 +47,49 @@ const COLUMNS = OUTBOX_ROW_COLUMNS.join(', ');
 @Injectable()
 export class ClaimsRepository extends DispatchSql {
   /**
-   * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, oldest
-   * first; booked rows are `lockBooked`'s.
+   * Locks up to `limit` rows of `state` (queued and due, or rejected) that no one holds, the
+   * high-priority ones first, then oldest first (docs/dispatch.md#priority); booked rows are
+   * `lockBooked`'s. Each priority is a range of `outbox (state, priority, next_attempt_at)` read
+   * in its order, so a campaign's backlog costs the high rows behind it nothing. `priorities`:
+   * those to read, high first.
    */
-  lockReady(state: 'queued' | 'rejected', now: string, limit: number): Sql<OutboxRow[]> {
-    return this.lockRows(
-      'state = ? AND next_attempt_at <= ?',
-      [state, now],
-      'next_attempt_at, id',
+  *lockReady(
+    state: 'queued' | 'rejected',
+    now: string,
+    limit: number,
+    priorities: readonly number[] = PRIORITIES,
+  ): Sql<OutboxRow[]> {
+    const rows: OutboxRow[] = [];
+    for (const priority of priorities) {
+      if (rows.length < limit) {
+        rows.push(
+          ...(yield* this.lockRows(
+            'state = ? AND priority = ? AND next_attempt_at <= ?',
+            [state, priority, now],
+            'next_attempt_at, id',
+            limit - rows.length,
+            'pace_slot IS NULL',
+          )),
+        );
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * Locks up to `limit` normal-priority rows booked on the paced phone `phoneId` whose slot comes
+   * after `afterMs` (epoch ms), soonest first, that no one holds: the slots high-priority rows
+   * may take (docs/dispatch.md#priority). Read at the start of the range of
+   * `outbox (via_phone, state, priority, pace_slot)`, whatever the phone's backlog.
+   */
+  *lockSwappable(phoneId: number, afterMs: number, limit: number): Sql<BookedSlot[]> {
+    const rows = yield* this.lockRows(
+      "via_phone = ? AND state = 'queued' AND priority = ? AND pace_slot > ?",
+      [phoneId, STORED_PRIORITY.normal, afterMs],
+      'pace_slot, id',
       limit,
-      'pace_slot IS NULL',
     );
+    return rows.map((row) => ({ id: row.id, slot: Number(row.pace_slot) }));
   }
 
   /**

@@ -5,9 +5,11 @@ import { countingWindows, remainingVolume } from '../common/limits/remaining-vol
 import { nowUtc, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { Sql } from '../database/driver/sql';
+import { STORED_PRIORITY } from '../scheduled/entities/message-priority';
 import { isSettingOn } from '../users/settings';
-import { Claimed, pacedPhones, Pace, planClaims, Refused, routes } from './claim-plan';
-import { ClaimsRepository, LimitRow } from './claims.repository';
+import { Claimed, pacedPhones, Pace, planClaims, Refused, routes, slotsToTake } from './claim-plan';
+import { BookedSlot, ClaimsRepository, LimitRow } from './claims.repository';
+import { PRIORITIES } from './dispatch-sql';
 import { NewSended, OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, slotSpacingMs } from './pacing';
 import { QuotaAccountingService } from './quota-accounting.service';
@@ -43,20 +45,33 @@ export class ClaimsService {
 
   /** Claims the next batch for `workerId`, committed. */
   claimNext(workerId: string): Promise<Batch> {
-    return this.repository.transaction(this.claim(workerId));
+    return this.repository.transaction(this.claim(workerId, false));
   }
 
-  private *claim(workerId: string): Sql<Batch> {
+  /**
+   * Claims the high-priority rows ready to send, and nothing else, committed: those that came
+   * due while a batch is being sent go alongside it rather than after it
+   * (docs/dispatch.md#priority).
+   */
+  claimHigh(workerId: string): Promise<Batch> {
+    return this.repository.transaction(this.claim(workerId, true));
+  }
+
+  private *claim(workerId: string, highOnly: boolean): Sql<Batch> {
     const now = nowUtc();
     const size = this.config.dispatch.batchSize;
-    const rejected = yield* this.repository.lockReady('rejected', now, size);
-    const booked = yield* this.repository.lockBooked(
-      Date.now() + PACE_AHEAD_MS,
-      size - rejected.length,
-    );
+    const rejected = highOnly ? [] : yield* this.repository.lockReady('rejected', now, size);
+    const booked = highOnly
+      ? []
+      : yield* this.repository.lockBooked(Date.now() + PACE_AHEAD_MS, size - rejected.length);
     const queued = [
       ...booked,
-      ...(yield* this.repository.lockReady('queued', now, size - rejected.length - booked.length)),
+      ...(yield* this.repository.lockReady(
+        'queued',
+        now,
+        size - rejected.length - booked.length,
+        highOnly ? [STORED_PRIORITY.high] : PRIORITIES,
+      )),
     ];
     if (rejected.length + queued.length === 0) {
       return { claimed: [], handled: 0, recorded: [], bookedUntil: null };
@@ -130,6 +145,16 @@ export class ClaimsService {
       now,
       pacedPhones(routed),
     );
+    // Under the phones' locks, as every change of their bookings.
+    const swappable = new Map<number, BookedSlot[]>();
+    for (const [phoneId, count] of slotsToTake(rows, routed)) {
+      if (paces.has(phoneId)) {
+        swappable.set(
+          phoneId,
+          yield* this.repository.lockSwappable(phoneId, now.getTime() + PACE_AHEAD_MS, count),
+        );
+      }
+    }
     const stamp = utcString(now);
     const quotas = yield* this.quotas.budgets(userIds, stamp);
     const mediaIds = [...new Set(rows.flatMap((row) => row.media_ids))];
@@ -144,6 +169,7 @@ export class ClaimsService {
         settings,
         remaining,
         paces,
+        swappable,
         quotas,
         mediaPaths,
         timeZone: this.config.timeZone,
@@ -162,7 +188,7 @@ export class ClaimsService {
     let bookedUntil: number | null = null;
     if (plan.bookings.length > 0) {
       yield* this.repository.book(plan.bookings, stamp);
-      bookedUntil = plan.bookings[plan.bookings.length - 1].slot;
+      bookedUntil = Math.max(...plan.bookings.map((booking) => booking.slot));
     }
     return { claimed: plan.claimed, refused: plan.refused, bookedUntil };
   }

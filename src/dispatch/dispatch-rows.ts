@@ -16,6 +16,8 @@ export interface OutboxRecipient {
   tag: string | null;
   /** UTC: when its message's validity ends; null: never (docs/dispatch.md#validity). */
   expires_at: string | null;
+  /** 1: high, claimed before every normal (0) row waiting (docs/dispatch.md#priority). */
+  priority: number;
 }
 
 /** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
@@ -49,6 +51,7 @@ export const OUTBOX_RECIPIENT_COLUMNS = [
   'mms',
   'tag',
   'expires_at',
+  'priority',
   'media_ids',
   'state',
 ] as const;

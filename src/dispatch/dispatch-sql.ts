@@ -3,11 +3,18 @@ import { DataSource } from 'typeorm';
 import { DriverRunner } from '../database/driver/runner';
 import { select, Sql, write } from '../database/driver/sql';
 import { marks, rowMarks } from '../database/driver/placeholders';
+import { STORED_PRIORITY } from '../scheduled/entities/message-priority';
 import { DEFAULT_SETTINGS } from '../users/settings';
 import { MediaRow } from './dispatch-rows';
 
 /** Candidates read per row wanted when claiming or leasing on MySQL (see ClaimsRepository). */
 export const CANDIDATES_PER_ROW = 4;
+
+/**
+ * The stored priorities, high first: the order in which the queues (due messages, rows to render,
+ * rows to claim) are read, one index range each (docs/dispatch.md#priority).
+ */
+export const PRIORITIES = [STORED_PRIORITY.high, STORED_PRIORITY.normal] as const;
 
 /** Values per `IN (…)` list and rows per multi-row INSERT: far below SQLite's bound variables. */
 export const ROWS_PER_STATEMENT = 500;

@@ -5,7 +5,7 @@ import { select, Sql, write } from '../database/driver/sql';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { OUTBOX_RECIPIENT_COLUMNS, OutboxRecipient } from './dispatch-rows';
-import { DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
+import { DispatchSql, PRIORITIES, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 /** A scheduled message being dispatched. */
 export interface DueScheduled {
@@ -21,6 +21,8 @@ export interface DueScheduled {
   tag: string | null;
   id_phone: number | null;
   id_phone_group: number | null;
+  /** 1: high (docs/dispatch.md#priority), expanded before the normal (0) messages due. */
+  priority: number;
   /** Where its expansion stands (see ExpansionService): null while nothing is queued. */
   expansion_phase: string | null;
   expansion_link: number | null;
@@ -71,7 +73,7 @@ const HAS = (table: string, name: string) =>
   `EXISTS (SELECT 1 FROM ${table} x WHERE x.id_scheduled = s.id) AS has_${name}`;
 
 const DUE_COLUMNS = [
-  's.id, s.id_user, s.at, s.validity, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group',
+  's.id, s.id_user, s.at, s.validity, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group, s.priority',
   's.expansion_phase, s.expansion_link, s.expansion_after',
   HAS('scheduled_number', 'numbers'),
   HAS('scheduled_contact', 'contacts'),
@@ -87,19 +89,35 @@ const CONTACT_COLUMNS = CONTACT_ROW_COLUMNS.map((column) => `c.${column}`).join(
 @Injectable()
 export class ExpansionRepository extends DispatchSql {
   /**
-   * Locks up to `limit` due scheduled messages of active users that no other worker holds,
-   * oldest first. The candidates are found without locks, then locked by primary key: a locking
-   * read through the join would lock the user rows too, and the `at` scan every due row.
+   * Locks up to `limit` due scheduled messages of active users that no other worker holds, the
+   * high-priority ones first, then oldest first: a message sent with priority high is expanded
+   * before the rest of a large campaign due earlier (docs/dispatch.md#priority). Each priority is
+   * a range of `scheduled (priority, at)`, read in its order.
    */
   *lockDue(now: string, limit: number): Sql<DueScheduled[]> {
+    const due: DueScheduled[] = [];
+    for (const priority of PRIORITIES) {
+      if (due.length < limit) {
+        due.push(...(yield* this.lockDueOf(priority, now, limit - due.length)));
+      }
+    }
+    return due;
+  }
+
+  /**
+   * `lockDue` for one priority. The candidates are found without locks, then locked by primary
+   * key: a locking read through the join would lock the user rows too, and the `at` scan every
+   * due row.
+   */
+  private *lockDueOf(priority: number, now: string, limit: number): Sql<DueScheduled[]> {
     const due =
-      'FROM scheduled s WHERE s.at <= ? AND ' +
+      'FROM scheduled s WHERE s.priority = ? AND s.at <= ? AND ' +
       "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active') " +
       'ORDER BY s.at, s.id LIMIT ?';
     if (!this.mysql) {
-      return yield* select<DueScheduled>(`SELECT ${DUE_COLUMNS} ${due}`, [now, limit]);
+      return yield* select<DueScheduled>(`SELECT ${DUE_COLUMNS} ${due}`, [priority, now, limit]);
     }
-    const candidates = yield* select<{ id: number }>(`SELECT s.id ${due}`, [now, limit]);
+    const candidates = yield* select<{ id: number }>(`SELECT s.id ${due}`, [priority, now, limit]);
     if (candidates.length === 0) {
       return [];
     }

@@ -376,6 +376,7 @@ export class ExpansionService {
           String(scheduled.at).slice(0, 19),
           scheduled.validity === null ? null : Number(scheduled.validity),
         ),
+        priority: Number(scheduled.priority),
         media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
       },
     };

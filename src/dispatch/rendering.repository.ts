@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { select, Sql, write } from '../database/driver/sql';
 import { marks } from '../database/driver/placeholders';
-import { CANDIDATES_PER_ROW, DispatchSql } from './dispatch-sql';
+import { CANDIDATES_PER_ROW, DispatchSql, PRIORITIES } from './dispatch-sql';
 
 /** A row whose text is a template, as the render reads it. */
 export interface UnrenderedRow {
@@ -19,7 +19,9 @@ export type RenderedRow = { id: number } & ({ text: string } | { reason: string 
 @Injectable()
 export class RenderingRepository extends DispatchSql {
   /**
-   * Up to `limit` rows whose text is still a template, oldest first, outside any transaction. On
+   * Up to `limit` rows whose text is still a template, high-priority ones first (each priority a
+   * range of `outbox (state, priority, next_attempt_at)`), then oldest first, outside any
+   * transaction. On
    * MySQL they are first leased to `workerId` (`claimed_by`), so that workers render different
    * rows; a lease of a worker that stopped is free again once the sweep forgets the worker.
    * Two renders of a row are harmless: only the first one stored counts (`storeRendered`).
@@ -29,23 +31,33 @@ export class RenderingRepository extends DispatchSql {
   }
 
   private *lease(workerId: string, limit: number): Sql<UnrenderedRow[]> {
+    const rows: UnrenderedRow[] = [];
+    for (const priority of PRIORITIES) {
+      if (rows.length < limit) {
+        rows.push(...(yield* this.leaseOf(priority, workerId, limit - rows.length)));
+      }
+    }
+    return rows;
+  }
+
+  private *leaseOf(priority: number, workerId: string, limit: number): Sql<UnrenderedRow[]> {
     const columns = 'id, text, media_ids, render_input';
     if (!this.mysql) {
       return yield* select<UnrenderedRow>(
-        `SELECT ${columns} FROM outbox WHERE state = 'unrendered' ` +
+        `SELECT ${columns} FROM outbox WHERE state = 'unrendered' AND priority = ? ` +
           'ORDER BY next_attempt_at, id LIMIT ?',
-        [limit],
+        [priority, limit],
       );
     }
     const free =
-      "state = 'unrendered' AND (claimed_by IS NULL OR claimed_by = ? OR " +
+      "state = 'unrendered' AND priority = ? AND (claimed_by IS NULL OR claimed_by = ? OR " +
       'NOT EXISTS (SELECT 1 FROM worker w WHERE w.id = outbox.claimed_by))';
     // Read without locks, as lockReady does (a locking scan would wait for the rows of a
     // campaign another worker is still expanding), and more than wanted: other workers may be
     // leasing some of them right now.
     const candidates = yield* select<{ id: number }>(
       `SELECT id FROM outbox WHERE ${free} ORDER BY next_attempt_at, id LIMIT ?`,
-      [workerId, limit * CANDIDATES_PER_ROW],
+      [priority, workerId, limit * CANDIDATES_PER_ROW],
     );
     if (candidates.length === 0) {
       return [];
@@ -54,7 +66,7 @@ export class RenderingRepository extends DispatchSql {
     yield* write(
       `UPDATE outbox SET claimed_by = ? WHERE id IN (${marks(ids.length)}) AND ${free} ` +
         'ORDER BY next_attempt_at, id LIMIT ?',
-      [workerId, ...ids, workerId, limit],
+      [workerId, ...ids, priority, workerId, limit],
     );
     return yield* select<UnrenderedRow>(
       `SELECT ${columns} FROM outbox WHERE id IN (${marks(ids.length)}) ` +

@@ -85,7 +85,9 @@ export class SenderService {
    *
    * `prepare` (the expansion of due messages) runs before the first claim, then alongside each
    * batch's sends, so that the next claim finds what it queued; the rounds go on while it
-   * reports work, even when nothing was ready to claim (texts still to render).
+   * reports work, even when nothing was ready to claim (texts still to render). Once it is done,
+   * the high-priority rows ready meanwhile are claimed and sent alongside the batch
+   * (`sendHigh`): they do not wait for the batch's last send (docs/dispatch.md#priority).
    */
   async sendBatches(
     workerId: string,
@@ -109,7 +111,12 @@ export class SenderService {
       await setImmediate();
       const [sent, next] = await Promise.allSettled([
         this.sendAll(batch.claimed),
-        setImmediate().then(prepare),
+        setImmediate()
+          .then(prepare)
+          .then(async (more) => {
+            handled += await this.sendHigh(workerId);
+            return more;
+          }),
       ]);
       if (sent.status === 'rejected') {
         throw sent.reason;
@@ -122,6 +129,22 @@ export class SenderService {
     }
     await this.recordSent(workerId);
     return handled;
+  }
+
+  /**
+   * Claims the high-priority rows ready to send and sends them; how many rows it handled. Their
+   * outcomes are recorded with the batch's.
+   */
+  private async sendHigh(workerId: string): Promise<number> {
+    const high = await this.claims.claimHigh(workerId);
+    if (high.bookedUntil !== null) {
+      this.pollUntil(high.bookedUntil);
+    }
+    this.metrics.countSent(high.recorded);
+    if (high.claimed.length > 0) {
+      this.unrecorded.push(...(await this.sendAll(high.claimed)));
+    }
+    return high.handled;
   }
 
   /**

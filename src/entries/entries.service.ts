@@ -8,6 +8,7 @@ import { Cursor } from '../common/paging/cursor';
 import { pageLinks } from '../common/paging/page-links';
 import { utcToZone } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { messagePriority } from '../scheduled/entities/message-priority';
 import { EntriesRepository, Row } from './entries.repository';
 import { EntriesInput } from './entries.params';
 import { EntryType } from './entry-types';
@@ -91,7 +92,11 @@ export class EntriesService {
           entries.scheduledConditionalGroups(ids),
           entries.medias('scheduled', ids),
         ]);
-        return attach(rows, {
+        const withPriority = rows.map((row) => ({
+          ...row,
+          priority: messagePriority(Number(row.priority)),
+        }));
+        return attach(withPriority, {
           numbers,
           contacts,
           groups,

@@ -190,6 +190,7 @@ export class InboundService implements InboundSink {
       flash: false,
       mms: false,
       tag: STOP_REPLY_TAG,
+      priority: 'normal',
       phoneId,
       phoneGroupId: null,
       validity: null,

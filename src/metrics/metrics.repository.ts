@@ -6,7 +6,7 @@ export const OUTBOX_STATES = ['unrendered', 'queued', 'rejected', 'sending'] as 
 
 /**
  * The counts behind the gauges that are read at scrape time. Each runs on an index: the queue
- * on `outbox (state, next_attempt_at)`, due messages on `scheduled (at)`, and the worker table
+ * on `outbox (state, priority, next_attempt_at)`, due messages on `scheduled (at)`, and the worker table
  * holds a row per live worker.
  */
 @Injectable()

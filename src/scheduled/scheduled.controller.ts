@@ -41,6 +41,16 @@ const VALIDITY: SchemaObject = {
     'recipient not sent is a failed entry. Default: no limit',
 };
 
+/** A message's priority, as post_scheduled and get_send_sms take it. */
+const PRIORITY: SchemaObject = {
+  type: 'string',
+  enum: ['high', 'normal'],
+  default: 'normal',
+  description:
+    "high: sent before every normal message waiting, a campaign's backlog included " +
+    '(not the priority of a phone)',
+};
+
 const POST_SCHEDULED_BODY: SchemaObject = {
   type: 'object',
   required: ['text'],
@@ -65,6 +75,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
     },
     tag: { type: 'string', maxLength: 1000, description: 'Applies to every SMS of the message' },
     validity: VALIDITY,
+    priority: PRIORITY,
     numbers: {
       type: 'array',
       description:
@@ -144,6 +155,7 @@ const SCHEDULED_ENTRY = complete({
     nullable: true,
     description: 'Minutes after at within which it may be sent; null: no limit',
   },
+  priority: { type: 'string', enum: ['high', 'normal'] },
   numbers: {
     type: 'array',
     items: complete({
@@ -276,6 +288,7 @@ export class ScheduledController {
     type: 'integer',
     description: "One of the caller's phones; default: the service chooses",
   })
+  @ApiQuery({ name: 'priority', required: false, schema: PRIORITY })
   @ApiQuery({ name: 'validity', required: false, schema: VALIDITY })
   @ApiQuery({ name: 'idempotency_key', required: false, schema: IDEMPOTENCY_KEY_PARAMETER })
   @ApiIdempotencyKey()

@@ -30,7 +30,28 @@ describe('parseScheduleParams', () => {
       flash: true,
       mms: false,
       tag: 'x',
+      priority: 'normal',
     });
+  });
+
+  it('reads priority, high or normal, normal when absent or empty', () => {
+    expect(schedule({ text: 'Hi', priority: 'high' }).priority).toBe('high');
+    expect(schedule({ text: 'Hi', priority: 'normal' }).priority).toBe('normal');
+    expect(schedule({ text: 'Hi', priority: '' }).priority).toBe('normal');
+  });
+
+  it('refuses any other priority with INVALID_PARAMETER naming it, after at', () => {
+    expect(() => schedule({ text: 'Hi', priority: 'urgent' })).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_PARAMETER,
+        message:
+          'You have specified an invalid parameter : priority must be high or normal, got "urgent".',
+      }),
+    );
+    expect(() => schedule({ text: 'Hi', priority: ['high'] })).toThrow(
+      'priority must be high or normal, got a list.',
+    );
+    expect(() => schedule({ text: 'Hi', at: 'soon', priority: 'urgent' })).toThrow(/^.*: at must/);
   });
 
   it('reads the recipients: numbers normalised, invalid ones dropped, ids without repeats', () => {
@@ -144,6 +165,7 @@ describe('parseSendNowParams', () => {
     expect(parseSendNowParams({ to: '0612345678', text: 'Hi', id_phone: '2' }, 'FR')).toEqual({
       to: '+33612345678',
       text: 'Hi',
+      priority: 'normal',
       phoneId: 2,
       validity: null,
     });
@@ -170,6 +192,21 @@ describe('parseSendNowParams', () => {
     );
     expect(() =>
       parseSendNowParams({ to: '+33612345678', text: 'a'.repeat(1001), validity: 'x' }, ''),
+    ).toThrow('text must be at most 1000 characters long');
+  });
+
+  it('reads priority, and refuses one that is not high or normal after the text', () => {
+    expect(parseSendNowParams({ to: '+33612345678', text: 'Hi', priority: 'high' }, '')).toEqual({
+      to: '+33612345678',
+      text: 'Hi',
+      priority: 'high',
+      phoneId: undefined,
+    });
+    expect(() =>
+      parseSendNowParams({ to: '+33612345678', text: 'Hi', priority: '2', id_phone: 'x' }, ''),
+    ).toThrow('priority must be high or normal, got "2".');
+    expect(() =>
+      parseSendNowParams({ to: '+33612345678', text: 'a'.repeat(1001), priority: '2' }, ''),
     ).toThrow('text must be at most 1000 characters long');
   });
 
@@ -203,6 +240,7 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
     flash: false,
     mms: true,
     tag: 'old',
+    priority: 'high',
     phoneId: 7,
     phoneGroupId: null,
     validity: 30,
@@ -228,6 +266,7 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
       mms: true,
       tag: 'old',
       validity: 30,
+      priority: 'high',
     });
     expect(input.numbers.get()).toEqual(stored.numbers);
     expect(input.contactIds.get()).toEqual([1]);
@@ -235,9 +274,20 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
   });
 
   it('replaces the fields and lists sent, an empty list emptying it', () => {
-    const input = merged({ text: 'New', at: '2030-07-01 02:00:00', contacts: '', tag: '' });
+    const input = merged({
+      text: 'New',
+      at: '2030-07-01 02:00:00',
+      contacts: '',
+      tag: '',
+      priority: 'normal',
+    });
 
-    expect(input).toMatchObject({ text: 'New', at: '2030-07-01 00:00:00', tag: null });
+    expect(input).toMatchObject({
+      text: 'New',
+      at: '2030-07-01 00:00:00',
+      tag: null,
+      priority: 'normal',
+    });
     expect(input.contactIds.get()).toEqual([]);
     expect(input.groupIds.get()).toEqual([2]);
   });

@@ -16,6 +16,7 @@ import {
 import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
+import { MessagePriority } from './entities/message-priority';
 import { MAX_DATA_BYTES } from './numbers-csv';
 import { RecipientNumber, StoredMessage } from './scheduled.repository';
 
@@ -38,6 +39,7 @@ export interface ScheduleInput {
   tag: string | null;
   /** Minutes after `at` within which it may still be sent; null: no limit. */
   validity: number | null;
+  priority: MessagePriority;
   /** Rule 6: the uploaded `numbers_csv`, whose content the service reads. */
   numbersCsv: Deferred<UploadedFile | undefined>;
   /** Rule 7: the valid numbers of `numbers`, normalised. */
@@ -56,6 +58,7 @@ export interface ScheduleInput {
 export interface SendNowInput {
   to: string;
   text: string;
+  priority: MessagePriority;
   phoneId?: number;
   /** Minutes after now within which it may still be sent; null: no limit. */
   validity: number | null;
@@ -88,6 +91,7 @@ const UPDATABLE = [
   'mms',
   'tag',
   'validity',
+  'priority',
   'numbers',
   'contacts',
   'groups',
@@ -129,11 +133,12 @@ export function parseScheduleParams(
     );
   }
   // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
-  // other scalar parameters, before rule 5 needs mms; so is smsgw's validity.
+  // other scalar parameters, before rule 5 needs mms; so are smsgw's validity and priority.
   const flash = parseBoolean(params.flash, 'flash');
   const mms = parseBoolean(params.mms, 'mms');
   const tag = tagParameter(params.tag);
   const validity = validityParameter(params.validity);
+  const priority = priorityParameter(params.priority);
   return {
     at: atUtc,
     atSent: at !== undefined,
@@ -142,6 +147,7 @@ export function parseScheduleParams(
     mms,
     tag,
     validity,
+    priority,
     numbersCsv: Deferred.parse(() => numbersCsvFile(params, files)),
     numbers: Deferred.parse(() => readNumbers(params.numbers, country)),
     contactIds: Deferred.parse(() => uniqueIds(params.contacts, 'contacts')),
@@ -174,7 +180,8 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   const text = textParameter(params.text);
   checkTextLength(text);
   const validity = validityParameter(params.validity);
-  return { to, text, phoneId: parseId(params.id_phone, 'id_phone'), validity };
+  const priority = priorityParameter(params.priority);
+  return { to, text, priority, phoneId: parseId(params.id_phone, 'id_phone'), validity };
 }
 
 /** post_scheduled_preview's rules 1 to 3; the template and the contact are the service's. */
@@ -236,6 +243,7 @@ export function parseMergedScheduleParams(
     mms: stored.mms,
     tag: stored.tag ?? undefined,
     validity: stored.validity ?? undefined,
+    priority: stored.priority,
     id_phone: stored.phoneId ?? undefined,
     id_phone_group: stored.phoneGroupId ?? undefined,
     numbers: stored.numbers,
@@ -434,6 +442,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A parameter's value quoted for a message, shortened. */
+/** `high` or `normal` (any case, trimmed); absent or empty: normal. */
+function priorityParameter(value: unknown): MessagePriority {
+  if (isAbsent(value)) {
+    return 'normal';
+  }
+  const given = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  if (given === 'high' || given === 'normal') {
+    return given;
+  }
+  throw ApiError.invalid(`priority must be high or normal, got ${shown(value)}.`);
+}
+
 function shown(value: unknown): string {
   if (typeof value === 'string') {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);

@@ -12,6 +12,7 @@ import { Media, MediaScheduled } from '../media/entities/media.entity';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
+import { messagePriority, MessagePriority, STORED_PRIORITY } from './entities/message-priority';
 import {
   Scheduled,
   ScheduledConditionalGroup,
@@ -34,6 +35,7 @@ export interface StoredMessage {
   flash: boolean;
   mms: boolean;
   tag: string | null;
+  priority: MessagePriority;
   phoneId: number | null;
   phoneGroupId: number | null;
   /** Minutes after `at` within which it may still be sent; null: no limit. */
@@ -65,6 +67,7 @@ interface ScheduledRow {
   flash: number | string;
   mms: number | string;
   tag: string | null;
+  priority: number | string;
   id_phone: number | string | null;
   id_phone_group: number | string | null;
   validity: number | string | null;
@@ -119,6 +122,7 @@ export class ScheduledRepository {
       'id_phone',
       'id_phone_group',
       'validity',
+      'priority',
     );
     this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
     this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
@@ -232,7 +236,7 @@ export class ScheduledRepository {
     const mysql = this.dataSource.options.type === 'mysql';
     const work = async (manager: EntityManager): Promise<T | null> => {
       const [found] = await manager.query<ScheduledRow[]>(
-        'SELECT at, text, flash, mms, tag, id_phone, id_phone_group, validity, expansion_phase ' +
+        'SELECT at, text, flash, mms, tag, priority, id_phone, id_phone_group, validity, expansion_phase ' +
           'FROM scheduled WHERE id = ? AND id_user = ?' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
@@ -268,6 +272,7 @@ export class ScheduledRepository {
       flash: Number(row.flash) === 1,
       mms: Number(row.mms) === 1,
       tag: row.tag,
+      priority: messagePriority(Number(row.priority)),
       phoneId: row.id_phone === null ? null : Number(row.id_phone),
       phoneGroupId: row.id_phone_group === null ? null : Number(row.id_phone_group),
       validity: row.validity === null ? null : Number(row.validity),
@@ -289,7 +294,7 @@ export class ScheduledRepository {
     const now = nowUtc();
     await manager.query(
       'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
-        'id_phone_group = ?, validity = ?, updated_at = ? WHERE id = ?',
+        'id_phone_group = ?, validity = ?, priority = ?, updated_at = ? WHERE id = ?',
       [...messageValues(message), now, id],
     );
     const replaced: Array<[string, boolean]> = [
@@ -443,7 +448,7 @@ class TableInsert {
   }
 }
 
-/** The `scheduled` columns of a message, from `at` to `validity`, in the order written. */
+/** The `scheduled` columns of a message, from `at` to `validity`, then `priority`. */
 function messageValues(message: StoredMessage): unknown[] {
   return [
     message.at,
@@ -454,5 +459,6 @@ function messageValues(message: StoredMessage): unknown[] {
     message.phoneId,
     message.phoneGroupId,
     message.validity,
+    STORED_PRIORITY[message.priority],
   ];
 }

@@ -220,6 +220,7 @@ export class ScheduledService {
         flash: input.flash,
         mms: input.mms,
         tag: input.tag,
+        priority: input.priority,
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
         validity: input.validity,
@@ -238,7 +239,7 @@ export class ScheduledService {
     input: SendNowInput,
     key: Deferred<string | undefined>,
   ): Promise<number | Replayed> {
-    const { to, text, phoneId, validity } = input;
+    const { to, text, priority, phoneId, validity } = input;
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -259,6 +260,7 @@ export class ScheduledService {
         flash: false,
         mms: false,
         tag: null,
+        priority,
         phoneId: phoneId ?? null,
         phoneGroupId: null,
         validity,

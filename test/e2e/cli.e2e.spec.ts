@@ -729,6 +729,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'WebhookAttempts1765360000000',
           'IdempotencyKeys1765400000000',
           'MessageValidity1765410000000',
+          'MessagePriority1765440000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

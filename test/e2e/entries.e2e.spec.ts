@@ -57,7 +57,7 @@ const COLUMNS = {
   ],
   scheduled: [
     'id', 'id_user', 'at', 'text', 'flash', 'id_phone', 'id_phone_group', 'mms', 'tag',
-    ...TIMESTAMPS, 'validity',
+    ...TIMESTAMPS, 'validity', 'priority',
   ],
   scheduled_number: ['id', 'id_scheduled', 'number', 'data', ...TIMESTAMPS],
   contact: ['id', 'id_user', 'name', 'number', 'data', ...TIMESTAMPS],
@@ -312,6 +312,7 @@ describeEachDatabase('get_entries', (database) => {
         flash: 1,
         mms: 1,
         tag: 'campaign',
+        priority: 1,
         numbers: [
           { number: '+33611111111', data: '{"firstname":"Bob"}' },
           { number: '+33622222222' },
@@ -339,6 +340,7 @@ describeEachDatabase('get_entries', (database) => {
       expect(rows).toEqual([
         {
           ...pick(linked, COLUMNS.scheduled),
+          priority: 'high',
           numbers: numbers.map((number) => pick(number, COLUMNS.scheduled_number)),
           contacts: [pick(firstContact, COLUMNS.contact), pick(secondContact, COLUMNS.contact)],
           groups: [pick(group, COLUMNS.group)],
@@ -347,6 +349,7 @@ describeEachDatabase('get_entries', (database) => {
         },
         {
           ...pick(bare, COLUMNS.scheduled),
+          priority: 'normal',
           numbers: [],
           contacts: [],
           groups: [],

@@ -140,6 +140,7 @@ describeEachDatabase('post_scheduled', (database) => {
         'mms',
         'tag',
         'validity',
+        'priority',
         'numbers',
         'contacts',
         'groups',
@@ -184,6 +185,7 @@ describeEachDatabase('post_scheduled', (database) => {
         validity: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
+        priority: 0,
       });
       expect(stored.numbers).toEqual([{ number: '+33612345678', data: '[]' }]);
     });

@@ -80,6 +80,7 @@ describeEachDatabase('get_send_sms', (database) => {
         validity: null,
         created_at: '2031-07-08 09:10:11',
         updated_at: null,
+        priority: 0,
       },
       numbers: [{ number: '+33612345678', data: '[]' }],
       contactIds: [],

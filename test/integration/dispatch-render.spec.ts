@@ -57,6 +57,7 @@ function renderFixture(database: () => TestDatabase) {
         id_phone_group: null,
         destination: `+3361234${String(index).padStart(4, '0')}`,
         text: TEMPLATE,
+        priority: 0,
         flash: 0,
         mms: 0,
         tag: null,

@@ -72,14 +72,16 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['sended', ['id_user', 'destination', 'status'], false],
   // Delivery receipts find their message by the provider's id.
   ['sended', ['uid'], false],
-  // The dispatch worker's scan for due messages.
+  // The dispatch worker's scan for due messages, high-priority ones first.
   ['scheduled', ['at'], false],
+  ['scheduled', ['priority', 'at'], false],
   // One outbox row per destination of a message: how the dispatch drops duplicates.
   ['outbox', ['originating_scheduled', 'destination'], true],
-  // A phone's limit check counts its sends in flight.
-  ['outbox', ['via_phone', 'state'], false],
-  // Claims, and renders of templated texts, take the oldest rows of a state.
-  ['outbox', ['state', 'next_attempt_at'], false],
+  // A phone's limit check counts its sends in flight; a high-priority row takes the slot of the
+  // phone's soonest booked normal row.
+  ['outbox', ['via_phone', 'state', 'priority', 'pace_slot'], false],
+  // Claims, and renders of templated texts, take the oldest rows of a state and priority.
+  ['outbox', ['state', 'priority', 'next_attempt_at'], false],
   // The reliability check reads each phone's last alert of a type.
   ['phone_reliability_history', ['id_phone', 'type', 'created_at'], false],
   // A session is found by its token's hash at every session-authenticated request.

@@ -55,6 +55,10 @@ export class Outbox extends Timestamped {
   @Column({ type: 'varchar', length: 16 })
   state!: OutboxState;
 
+  /** Its message's priority: 1 (high) is claimed before every 0 (normal) row waiting. */
+  @Column({ type: 'tinyint', default: 0 })
+  priority!: number;
+
   @Column({ type: 'integer' })
   attempts!: number;
 

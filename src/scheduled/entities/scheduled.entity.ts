@@ -33,6 +33,9 @@ export class Scheduled extends Timestamped {
   /** Minutes after `at` within which it may still be handed to a provider; null: no limit. */
   @Column({ type: 'integer', nullable: true })
   validity!: number | null;
+  /** 1: high, its sends go before every normal one waiting (docs/dispatch.md#priority); 0: normal. */
+  @Column({ type: 'tinyint', default: 0 })
+  priority!: number;
 }
 
 @Entity('scheduled_number')

@@ -718,6 +718,16 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
           length > 1000 ? 'tag' : undefined,
         ),
       ),
+    fc.constantFrom('high', 'normal', ' High ', '', 'urgent', '1', 'highest').map((priority) => {
+      const taken = ['high', 'normal', ''].includes(priority.trim().toLowerCase());
+      return over(
+        `a priority of ${JSON.stringify(priority)}`,
+        scheduledForm([['priority', str(priority)]]),
+        taken ? 201 : 400,
+        taken ? 0 : 2,
+        taken ? undefined : 'priority',
+      );
+    }),
     fc.constantFrom(150, 151).map((length) =>
       over(
         `a phone name of ${length} characters`,
