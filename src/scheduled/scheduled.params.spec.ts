@@ -201,6 +201,7 @@ describe('parseSendNowParams', () => {
       text: 'Hi',
       priority: 'high',
       phoneId: undefined,
+      validity: null,
     });
     expect(() =>
       parseSendNowParams({ to: '+33612345678', text: 'Hi', priority: '2', id_phone: 'x' }, ''),
