@@ -242,6 +242,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.send({ ...DATA, api_key: 'KEYwrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Telnyx refused the API key (HTTP 401): check api_key.',
+        cause: 'phone',
       });
     });
 
@@ -250,6 +251,7 @@ describe('TelnyxAdapter', () => {
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40310: Invalid 'to' address: The 'to' address should be in +E.164 format).",
+        cause: 'recipient',
       });
     });
 
@@ -258,6 +260,7 @@ describe('TelnyxAdapter', () => {
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40305: Invalid 'from' address: The 'from' address is not a number or alphanumeric sender of this account).",
+        cause: 'phone',
       });
     });
 
@@ -307,6 +310,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'api_key is required.',
+        cause: 'phone',
       });
       expect(fake.created).toHaveLength(0);
     });
