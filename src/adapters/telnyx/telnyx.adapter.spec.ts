@@ -264,6 +264,22 @@ describe('TelnyxAdapter', () => {
       });
     });
 
+    // Each refusal Telnyx documents, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, string, string, 'recipient' | 'phone']>([
+      [400, '40310', "Invalid 'to' address", 'recipient'],
+      [400, '40300', 'Blocked due to STOP message', 'recipient'],
+      [400, '40305', "Invalid 'from' address", 'phone'],
+      [402, '10038', 'Insufficient balance', 'phone'],
+      [422, '10009', 'Authentication failed', 'phone'],
+    ])(
+      'classifies HTTP %i error %s (%s) as the %s refusing',
+      async (status, code, title, cause) => {
+        fake.refuseWith = { status, code, title };
+
+        expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
+      },
+    );
+
     it('retries later when Telnyx throttles (HTTP 429, error 10011)', async () => {
       fake.failWith = 429;
 
