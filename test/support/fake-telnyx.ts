@@ -21,6 +21,8 @@ export class FakeTelnyx {
   misbehaviour: { kind: Misbehaviour; status?: number } | null = null;
   /** Answers every authenticated request with this HTTP status and Telnyx's error body. */
   failWith: number | null = null;
+  /** Answers every request with this documented refusal (HTTP status, error code, title). */
+  refuseWith: { status: number; code: string; title: string } | null = null;
   /** Bodies of the messages created. */
   readonly created: Array<Record<string, unknown>> = [];
 
@@ -45,6 +47,11 @@ export class FakeTelnyx {
     }
     if (this.failWith === 429) {
       errors(response, 429, '10011', 'Too many requests', 'Rate limit exceeded, slow down.');
+      return;
+    }
+    if (this.refuseWith) {
+      const { status, code, title } = this.refuseWith;
+      errors(response, status, code, title, `${title} (asked of the fake).`);
       return;
     }
     if (this.failWith) {

@@ -242,6 +242,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.send({ ...DATA, api_key: 'KEYwrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Telnyx refused the API key (HTTP 401): check api_key.',
+        cause: 'phone',
       });
     });
 
@@ -250,6 +251,7 @@ describe('TelnyxAdapter', () => {
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40310: Invalid 'to' address: The 'to' address should be in +E.164 format).",
+        cause: 'recipient',
       });
     });
 
@@ -258,8 +260,25 @@ describe('TelnyxAdapter', () => {
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40305: Invalid 'from' address: The 'from' address is not a number or alphanumeric sender of this account).",
+        cause: 'phone',
       });
     });
+
+    // Each refusal Telnyx documents, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, string, string, 'recipient' | 'phone']>([
+      [400, '40310', "Invalid 'to' address", 'recipient'],
+      [400, '40300', 'Blocked due to STOP message', 'recipient'],
+      [400, '40305', "Invalid 'from' address", 'phone'],
+      [402, '10038', 'Insufficient balance', 'phone'],
+      [422, '10009', 'Authentication failed', 'phone'],
+    ])(
+      'classifies HTTP %i error %s (%s) as the %s refusing',
+      async (status, code, title, cause) => {
+        fake.refuseWith = { status, code, title };
+
+        expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
+      },
+    );
 
     it('retries later when Telnyx throttles (HTTP 429, error 10011)', async () => {
       fake.failWith = 429;
@@ -307,6 +326,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'api_key is required.',
+        cause: 'phone',
       });
       expect(fake.created).toHaveLength(0);
     });

@@ -14,6 +14,7 @@ import {
   IncomingSms,
   OutgoingSms,
   ReportedStatus,
+  RefusalCause,
   SendResult,
   StatusReport,
   field,
@@ -117,7 +118,7 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const problem = this.dataProblem(data);
     if (problem) {
-      return { outcome: 'permanent', reason: problemText(problem) };
+      return { outcome: 'permanent', reason: problemText(problem), cause: 'phone' };
     }
     const body: Record<string, unknown> = { from: senderOf(data.from), to: sms.destination };
     // Telnyx takes an MMS without text, not an empty text.
@@ -144,7 +145,7 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
       return unexpectedSendReply(PROVIDER, reply);
     }
     if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status) };
+      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
     }
     const answer = parseJson(reply.body);
     if (reply.status >= 200 && reply.status < 300) {
@@ -167,7 +168,11 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
         : unexpectedSendReply(PROVIDER, reply);
     }
     if (error) {
-      return { outcome: 'permanent', reason: `Telnyx refused the message (${error}).` };
+      return {
+        outcome: 'permanent',
+        reason: `Telnyx refused the message (${error}).`,
+        cause: refusalCause(reply.status, answer),
+      };
     }
     return unexpectedSendReply(PROVIDER, reply);
   }
@@ -303,6 +308,22 @@ function availableCredit(answer: unknown): number | undefined {
 }
 
 /** The first entry of Telnyx's `errors[]`, as `error CODE: title: detail`. */
+/**
+ * Whose a Telnyx refusal is (docs/adapters.md#refusals): HTTP 402 (no balance left) and the
+ * account's codes (10009 authentication failed, 40305 invalid from address) are the phone's;
+ * every other refusal (40310 invalid to number, 40300 recipient opted out by STOP, ...) is the
+ * recipient's.
+ */
+function refusalCause(status: number, answer: unknown): RefusalCause {
+  const errors = (answer as { errors?: unknown } | undefined)?.errors;
+  const code = Array.isArray(errors)
+    ? String((errors[0] as { code?: unknown } | undefined)?.code)
+    : '';
+  return status === 402 || PHONE_CODES.has(code) ? 'phone' : 'recipient';
+}
+
+const PHONE_CODES: ReadonlySet<string> = new Set(['10009', '40305']);
+
 function telnyxError(answer: unknown): string | undefined {
   const errors = (answer as { errors?: unknown } | undefined)?.errors;
   const first = Array.isArray(errors) ? (errors[0] as Record<string, unknown> | undefined) : null;

@@ -354,6 +354,7 @@ describe('TwilioAdapter', () => {
       expect(await adapter.send({ ...DATA, auth_token: 'wrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Twilio refused the credentials (HTTP 401): check account_sid and auth_token.',
+        cause: 'phone',
       });
     });
 
@@ -366,6 +367,7 @@ describe('TwilioAdapter', () => {
       expect(await adapter.send(DATA, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Twilio refused the credentials (HTTP 403): check account_sid and auth_token.',
+        cause: 'phone',
       });
     });
 
@@ -374,6 +376,7 @@ describe('TwilioAdapter', () => {
         outcome: 'permanent',
         reason:
           "Twilio refused the message (error 21211): The 'To' number +1234 is not a valid phone number.",
+        cause: 'recipient',
       });
     });
 
@@ -382,6 +385,7 @@ describe('TwilioAdapter', () => {
         outcome: 'permanent',
         reason:
           'Twilio refused the message (error 21606): The From phone number is not a valid, SMS-capable inbound phone number.',
+        cause: 'phone',
       });
     });
 
@@ -395,8 +399,36 @@ describe('TwilioAdapter', () => {
         outcome: 'permanent',
         reason:
           'Twilio refused the message (error 21610): Attempt to send to unsubscribed recipient.',
+        cause: 'recipient',
       });
     });
+
+    // Each refusal Twilio documents, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, number, string, 'recipient' | 'phone']>([
+      [400, 21211, "The 'To' number is not a valid phone number", 'recipient'],
+      [400, 21610, 'Attempt to send to unsubscribed recipient', 'recipient'],
+      [400, 21614, "'To' number is not a valid mobile number", 'recipient'],
+      [400, 21408, 'Permission to send an SMS has not been enabled for the region', 'recipient'],
+      [401, 20003, 'Authenticate', 'phone'],
+      [403, 20003, 'Permission Denied', 'phone'],
+      [401, 20005, 'Account not active', 'phone'],
+      [400, 21212, "The 'From' number is not a valid phone number", 'phone'],
+      [
+        400,
+        21606,
+        "The 'From' phone number provided is not a valid message-capable phone number",
+        'phone',
+      ],
+      [400, 21659, 'Source number is not a Twilio phone number', 'phone'],
+      [403, 30002, 'Account suspended', 'phone'],
+    ])(
+      'classifies HTTP %i error %i (%s) as the %s refusing',
+      async (status, code, message, cause) => {
+        fake.sendAnswer = { status, body: JSON.stringify({ code, message, status }) };
+
+        expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
+      },
+    );
 
     /** `start` then `filler` up to the excerpt's length, the last character an ellipsis. */
     const cut = (start: string, filler: string) =>
@@ -414,6 +446,7 @@ describe('TwilioAdapter', () => {
       expect(refused).toEqual({
         outcome: 'permanent',
         reason: `Twilio refused the message (error 21211): ${cut('Invalid parameter ', 'x')}.`,
+        cause: 'recipient',
       });
       expect(throttled).toEqual({
         outcome: 'transient',
@@ -513,6 +546,7 @@ describe('TwilioAdapter', () => {
       expect(await adapter.send({ account_sid: SID, number: NUMBER }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'auth_token is required.',
+        cause: 'phone',
       });
       expect(fake.created).toHaveLength(0);
     });

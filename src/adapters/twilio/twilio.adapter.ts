@@ -45,6 +45,15 @@ export const TWILIO_API_URL: ProviderUrlSetting = {
 
 /** Twilio's error code for too many requests, which it may give with another HTTP status. */
 const TOO_MANY_REQUESTS = 20429;
+/**
+ * Twilio's error codes that refuse the sending phone rather than the recipient
+ * (docs/adapters.md#refusals): 20003 authentication failed, 20005 account not active, 21606 and
+ * 21212 the From number cannot send / is not valid, 21659 From is not a Twilio number, 30002
+ * account suspended. Every
+ * other code (21211 invalid To, 21610 unsubscribed recipient, 21614 not a mobile number, ...) is
+ * the recipient's.
+ */
+const PHONE_ERRORS: ReadonlySet<number> = new Set([20003, 20005, 21212, 21606, 21659, 30002]);
 
 /**
  * A Message's `MessageStatus` in a status callback. `undelivered` is final in Twilio's docs
@@ -141,7 +150,7 @@ export class TwilioAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const missing = missingRequiredField(this.descriptor, data);
     if (missing) {
-      return { outcome: 'permanent', reason: missing };
+      return { outcome: 'permanent', reason: missing, cause: 'phone' };
     }
     const form = new URLSearchParams({ To: sms.destination, From: data.number });
     // Twilio requires a Body only when there is no media.
@@ -171,6 +180,7 @@ export class TwilioAdapter implements Adapter {
       return {
         outcome: 'permanent',
         reason: `Twilio refused the credentials (HTTP ${reply.status}): check account_sid and auth_token.`,
+        cause: 'phone',
       };
     }
     const answer = parseJson(reply.body);
@@ -197,6 +207,7 @@ export class TwilioAdapter implements Adapter {
       return {
         outcome: 'permanent',
         reason: `Twilio refused the message (error ${error.code}): ${sentence(excerpt(error.message))}`,
+        cause: PHONE_ERRORS.has(error.code) ? 'phone' : 'recipient',
       };
     }
     return unexpectedSendReply(PROVIDER, reply);

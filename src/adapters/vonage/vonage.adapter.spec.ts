@@ -257,6 +257,7 @@ describe('VonageAdapter', () => {
         outcome: 'permanent',
         reason:
           'Vonage refused the message (status 4: Bad Credentials): check api_key and api_secret.',
+        cause: 'phone',
       });
     });
 
@@ -264,6 +265,7 @@ describe('VonageAdapter', () => {
       expect(await adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
         outcome: 'permanent',
         reason: 'Vonage refused the message (status 3: Invalid to param).',
+        cause: 'recipient',
       });
     });
 
@@ -272,6 +274,7 @@ describe('VonageAdapter', () => {
         outcome: 'permanent',
         reason:
           'Vonage refused the message (status 15: Illegal Sender Address - rejected): check from: Vonage does not accept it as a sender.',
+        cause: 'phone',
       });
     });
 
@@ -282,6 +285,7 @@ describe('VonageAdapter', () => {
         outcome: 'permanent',
         reason:
           "Vonage refused the message (status 9: Partner quota exceeded): the Vonage account's balance is too low.",
+        cause: 'phone',
       });
     });
 
@@ -289,8 +293,33 @@ describe('VonageAdapter', () => {
       expect(await adapter.send({ ...DATA, api_key: '' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'api_key is required.',
+        cause: 'phone',
       });
       expect(fake.sent).toHaveLength(0);
+    });
+
+    // Each refusal status Vonage documents, and whose it is (docs/adapters.md#refusals).
+    it.each<[string, 'recipient' | 'phone']>([
+      ['2', 'phone'],
+      ['3', 'recipient'],
+      ['4', 'phone'],
+      ['6', 'recipient'],
+      ['7', 'recipient'],
+      ['8', 'phone'],
+      ['9', 'phone'],
+      ['11', 'phone'],
+      ['12', 'recipient'],
+      ['14', 'phone'],
+      ['15', 'phone'],
+      ['22', 'recipient'],
+      ['23', 'phone'],
+      ['29', 'phone'],
+      ['32', 'phone'],
+      ['33', 'recipient'],
+    ])('classifies status %s as the %s refusing', async (status, cause) => {
+      fake.sendStatuses.push(status);
+
+      expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
     });
 
     it.each([

@@ -75,6 +75,28 @@ const STATUS_HINTS: Readonly<Record<string, string>> = {
   '29': 'the account is in trial mode and the destination is not a whitelisted test number',
 };
 
+/**
+ * Vonage's statuses that refuse the sending account rather than the recipient
+ * (docs/adapters.md#refusals): 2 missing parameters, 4 invalid credentials, 8 account barred,
+ * 9 balance too low, 11 account not enabled for this API, 14 invalid signature, 15 sender not
+ * allowed, 23 invalid callback URL, 29 trial account (another account may reach the number),
+ * 32 signature method not allowed. The others (3 invalid parameters, 6 unroutable message, 7
+ * number barred, 12 message too long, 22 invalid network, 33 number de-activated) are the
+ * recipient's or the message's.
+ */
+const PHONE_STATUSES: ReadonlySet<string> = new Set([
+  '2',
+  '4',
+  '8',
+  '9',
+  '11',
+  '14',
+  '15',
+  '23',
+  '29',
+  '32',
+]);
+
 /** An alphanumeric sender ID as Vonage takes it: up to 11 letters, digits and spaces. */
 const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
@@ -137,10 +159,7 @@ export class VonageAdapter
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const problem = this.dataProblem(data);
     if (problem) {
-      return {
-        outcome: 'permanent',
-        reason: problemText(problem),
-      };
+      return { outcome: 'permanent', reason: problemText(problem), cause: 'phone' };
     }
     const form = new URLSearchParams({
       api_key: data.api_key,
@@ -177,7 +196,7 @@ export class VonageAdapter
       return unexpectedSendReply(PROVIDER, reply);
     }
     if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status) };
+      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
     }
     const parts = reply.status === 200 ? messageParts(parseJson(reply.body)) : undefined;
     if (!parts) {
@@ -373,6 +392,7 @@ function partsOutcome(parts: MessagePart[]): SendResult {
   return {
     outcome: 'permanent',
     reason: `Vonage refused the message (${words})${hint ? `: ${hint}` : ''}.`,
+    cause: PHONE_STATUSES.has(refused.status) ? 'phone' : 'recipient',
   };
 }
 
