@@ -469,6 +469,31 @@ export const validityValue: fc.Arbitrary<Value> = fc.oneof(
   { weight: 1, arbitrary: hostileText.map(str) },
 );
 
+/** A message's priority: the two taken, in any case and spacing, and what is not one. */
+export const priorityValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('high', 'normal', ' HIGH ', '', 'urgent', '1', '0').map(str),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<Value>({ k: 'null' }, num(1)) },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+/**
+ * An idempotency key: a few reused ones, so that a key meets another request (422) or its own
+ * again (a replay), their length edges, and what is not one (empty, not printable ASCII).
+ */
+export const idempotencyKeyValue: fc.Arbitrary<Value> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('fuzz-1', 'fuzz-2', 'fuzz-3').map(str) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('', ' ', 'k'.repeat(255), 'k'.repeat(256), 'clé', 'a\tb', '~!@#$%^&*()')
+      .map(str),
+  },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
 export const likePattern: fc.Arbitrary<Value> = fc.oneof(
   fc
     .constantFrom(

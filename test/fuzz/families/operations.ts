@@ -33,6 +33,8 @@ import {
   statusValue,
   textValue,
   validityValue,
+  priorityValue,
+  idempotencyKeyValue,
 } from './api-values';
 
 /*
@@ -232,6 +234,8 @@ export const OPERATIONS: Operation[] = [
       text: fixed(mostly(textValue)),
       id_phone: id('phone'),
       validity: fixed(validityValue),
+      priority: fixed(priorityValue),
+      idempotency_key: fixed(idempotencyKeyValue),
     },
   },
   {
@@ -248,6 +252,8 @@ export const OPERATIONS: Operation[] = [
       mms: fixed(booleanValue),
       tag: fixed(mostly(hostileText.map(str))),
       validity: fixed(validityValue),
+      priority: fixed(priorityValue),
+      idempotency_key: fixed(idempotencyKeyValue),
       numbers: fixed(numbersValue),
       contacts: (world) => idsValue(idPool(world, 'contact')),
       groups: (world) => idsValue(idPool(world, 'group')),
@@ -387,6 +393,7 @@ export const OPERATIONS: Operation[] = [
       flash: fixed(booleanValue),
       tag: text,
       validity: fixed(validityValue),
+      priority: fixed(priorityValue),
       numbers: fixed(numbersValue),
       contacts: idList('contact'),
       groups: idList('group'),

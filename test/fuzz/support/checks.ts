@@ -17,9 +17,11 @@ const STATUSES_OF_CODE: Readonly<Record<number, readonly number[]>> = {
   0: [200, 201],
   // 403: a console request without its CSRF token; 429: sign-ins after too many failures.
   1: [401, 403, 429],
-  2: [400, 404, 408, 413, 417, 431],
+  // 422: an idempotency key already used for a different request.
+  2: [400, 404, 408, 413, 417, 431, 422],
   4: [400],
-  8: [422],
+  // 409: the first request with an idempotency key still being processed.
+  8: [422, 409],
   16: [403],
   // 422: a delete refused for another reason (a phone group that pending messages name).
   32: [404, 422],
