@@ -170,12 +170,12 @@ function pacedOf({ pinned, pool }: Route): number[] {
  * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
  * and those refused before any send: an expired message, no phone, a phone that is not
  * available, a spent limit, medias that cannot go, a sending slot after the message expires, a
- * spent or expired quota. A row for a paced phone takes its next
- * sending slot (or keeps the one it was booked): claimed when the slot comes soon, booked to
- * wait in the queue otherwise (docs/dispatch.md#pacing); a high-priority row to be booked takes
- * the slot of a normal row booked ahead of it (docs/dispatch.md#priority). A row to send reserves its segments of
- * its user's quota, last, so that a refused or booked row takes none. The input is left as it
- * was: what the plan spends is in what it returns.
+ * spent or expired quota. A row for a paced phone takes its next sending slot (or keeps the one
+ * it was booked): claimed when the slot comes soon, booked to wait in the queue otherwise
+ * (docs/dispatch.md#pacing); a high-priority row to be booked takes the slot of a normal row
+ * booked ahead of it (docs/dispatch.md#priority). A row to send reserves its segments of its
+ * user's quota, last, so that a refused or booked row takes none. The input is left as it was:
+ * what the plan spends is in what it returns.
  */
 export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
   const { rows, routes: routed, now, settings, mediaPaths } = input;
