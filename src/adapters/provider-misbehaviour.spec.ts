@@ -20,6 +20,7 @@ import {
   Misbehaviour,
   WellAnswered,
   startMisbehavingServer,
+  timeoutFor,
 } from '../../test/support/misbehaving-provider';
 import { Adapter, AdapterData, SendResult, problemText } from './adapter';
 import { ADAPTERS } from './adapters.module';
@@ -72,10 +73,6 @@ const SEND_OUTCOMES: Readonly<Record<Misbehaviour, SendResult['outcome']>> = {
   refused: 'transient',
 };
 
-/** The timeout when the provider hangs, so that the spec stays quick. */
-const HANG_TIMEOUT_MS = 300;
-/** The timeout otherwise: generous, so that a loaded machine cannot turn an answer into none. */
-const ANSWER_TIMEOUT_MS = 10_000;
 /** How long past its timeout a call may take to give up, on a loaded machine. */
 const GIVING_UP_MARGIN_MS = 2_000;
 /** Reasons are sentences for the user: never the provider's body, least of all a huge one. */
@@ -271,7 +268,7 @@ describe.each(ENTRIES)('$name, with a provider that misbehaves', (entry) => {
   async function misbehaving(how: Misbehaviour) {
     const server = await startMisbehavingServer(how, entry.wellAnswered);
     servers.push(server);
-    const timeoutMs = how === 'hang' ? HANG_TIMEOUT_MS : ANSWER_TIMEOUT_MS;
+    const timeoutMs = timeoutFor(how);
     const adapter = entry.adapter(server.url, { PROVIDER_TIMEOUT_MS: String(timeoutMs) });
     return { adapter, data: entry.data(server.url), timeoutMs };
   }

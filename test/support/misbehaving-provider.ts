@@ -30,6 +30,16 @@ export const MISBEHAVIOURS: readonly Misbehaviour[] = [
  */
 export type WellAnswered = (request: IncomingMessage, response: ServerResponse) => boolean;
 
+/** The provider timeout when the provider hangs, so that a spec stays quick. */
+export const HANG_TIMEOUT_MS = 300;
+/** The timeout otherwise: generous, so that a loaded machine cannot turn an answer into none. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/** The provider timeout a spec gives its adapter for the `how` misbehaviour. */
+export function timeoutFor(how: Misbehaviour): number {
+  return how === 'hang' ? HANG_TIMEOUT_MS : ANSWER_TIMEOUT_MS;
+}
+
 /**
  * A server on 127.0.0.1 that answers every request the `how` way, but those `wellAnswered`
  * answers; for `refused`, a port where nothing listens. `html-page`, `invalid-json` and
@@ -83,9 +93,10 @@ function resetMidResponse(request: IncomingMessage): void {
 
 /**
  * Misbehaving servers for the tests of one `describe`, each with the adapter `make` builds for
- * its URL; they close after each test, and so do the servers a test pushes into `servers`.
+ * its URL and the provider timeout `timeoutFor` gives; they close after each test, and so do the
+ * servers a test pushes into `servers`.
  */
-export function misbehavingAdapters<A>(make: (url: string) => A): {
+export function misbehavingAdapters<A>(make: (url: string, timeoutMs: number) => A): {
   servers: FakeServer[];
   misbehaving: (how: Misbehaviour) => Promise<{ url: string; adapter: A }>;
 } {
@@ -96,14 +107,14 @@ export function misbehavingAdapters<A>(make: (url: string) => A): {
   const misbehaving = async (how: Misbehaviour) => {
     const broken = await startMisbehavingServer(how);
     servers.push(broken);
-    return { url: broken.url, adapter: make(broken.url) };
+    return { url: broken.url, adapter: make(broken.url, timeoutFor(how)) };
   };
   return { servers, misbehaving };
 }
 
 /**
  * The outcome of a send to `provider` that misbehaves so, by the shared rules, for an adapter
- * with a 300 ms timeout: `unreadable` the reason for an HTTP 200 it cannot read.
+ * with the timeouts `timeoutFor` gives: `unreadable` the reason for an HTTP 200 it cannot read.
  */
 export function sharedSendOutcomes(
   provider: string,
@@ -123,7 +134,7 @@ export function sharedSendOutcomes(
     'huge-body': () => ({ outcome: 'ambiguous', reason: unreadable }),
     hang: (url) => ({
       outcome: 'ambiguous',
-      reason: `Could not reach ${provider} at ${url} within 300 ms. ${MAY_HAVE_BEEN_SENT}`,
+      reason: `Could not reach ${provider} at ${url} within ${HANG_TIMEOUT_MS} ms. ${MAY_HAVE_BEEN_SENT}`,
     }),
     'reset-mid-response': (url) => ({
       outcome: 'ambiguous',

@@ -191,9 +191,9 @@ describe('OctopushShortcodeAdapter', () => {
 
   describe('an Octopush that misbehaves', () => {
     const { servers, misbehaving } = misbehavingAdapters(
-      (url) =>
+      (url, timeoutMs) =>
         new OctopushShortcodeAdapter(
-          adapterConfig({ OCTOPUSH_API_URL: url, PROVIDER_TIMEOUT_MS: '300' }),
+          adapterConfig({ OCTOPUSH_API_URL: url, PROVIDER_TIMEOUT_MS: String(timeoutMs) }),
         ),
     );
 

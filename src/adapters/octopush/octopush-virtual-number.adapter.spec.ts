@@ -5,6 +5,7 @@ import {
   MISBEHAVIOURS,
   Misbehaviour,
   startMisbehavingServer,
+  timeoutFor,
 } from '../../../test/support/misbehaving-provider';
 import { OctopushVirtualNumberAdapter } from './octopush-virtual-number.adapter';
 
@@ -98,7 +99,10 @@ describe('OctopushVirtualNumberAdapter', () => {
         const broken = await startMisbehavingServer(how);
         servers.push(broken);
         const result = await new OctopushVirtualNumberAdapter(
-          adapterConfig({ OCTOPUSH_API_URL: broken.url, PROVIDER_TIMEOUT_MS: '300' }),
+          adapterConfig({
+            OCTOPUSH_API_URL: broken.url,
+            PROVIDER_TIMEOUT_MS: String(timeoutFor(how)),
+          }),
         ).send(DATA, outgoingSms());
         expect(result.outcome).toBe(
           ['html-page', 'invalid-json', 'huge-body', 'hang', 'reset-mid-response'].includes(how)

@@ -138,9 +138,9 @@ describe('OdysseyMessagingAdapter', () => {
 
   describe('an Odyssey that misbehaves', () => {
     const { misbehaving } = misbehavingAdapters(
-      (url) =>
+      (url, timeoutMs) =>
         new OdysseyMessagingAdapter(
-          adapterConfig({ ODYSSEY_API_URL: url, PROVIDER_TIMEOUT_MS: '300' }),
+          adapterConfig({ ODYSSEY_API_URL: url, PROVIDER_TIMEOUT_MS: String(timeoutMs) }),
         ),
     );
 
