@@ -492,7 +492,11 @@ async function campaign(target: string): Promise<void> {
     }
     let dispatched = false;
     const started = performance.now();
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', ['2020-01-01 00:00:00', scheduled]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
+      '2020-01-01 00:00:00',
+      scheduled,
+    ]);
     const busy = probe(base, seeded.apiKey);
     while (!dispatched) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -537,8 +541,9 @@ async function campaign(target: string): Promise<void> {
 async function seedCampaign(dataSource: DataSource, recipients: number): Promise<number> {
   const stamp = '2020-01-01 00:00:00';
   const result: unknown = await dataSource.query(
-    'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (1, ?, ?, 0, 0, ?)',
-    ['2999-01-01 00:00:00', 'Hello from the campaign', stamp],
+    'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, created_at) ' +
+      'VALUES (1, ?, ?, ?, 0, 0, ?)',
+    ['2999-01-01 00:00:00', '2999-01-01 00:00:00', 'Hello from the campaign', stamp],
   );
   const id =
     typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);

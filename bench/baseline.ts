@@ -74,14 +74,15 @@ function sqliteStore(path: string): Store {
   db.pragma('synchronous = FULL');
   const findUser = db.prepare('SELECT id, status FROM user WHERE api_key_hash = ?');
   const insertScheduled = db.prepare(
-    'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (?, ?, ?, 0, 0, ?)',
+    'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, created_at) ' +
+      'VALUES (?, ?, ?, ?, 0, 0, ?)',
   );
   const insertNumber = db.prepare(
     "INSERT INTO scheduled_number (id_scheduled, number, data, created_at) VALUES (?, ?, '[]', ?)",
   );
   const create = db.transaction((userId: number, text: string, numbers: string[]) => {
     const stamp = now();
-    const id = Number(insertScheduled.run(userId, stamp, text, stamp).lastInsertRowid);
+    const id = Number(insertScheduled.run(userId, stamp, stamp, text, stamp).lastInsertRowid);
     for (const number of numbers) {
       insertNumber.run(id, number, stamp);
     }
@@ -111,8 +112,9 @@ function mysqlStore(url: string): Store {
         await connection.beginTransaction();
         const stamp = now();
         const [result] = (await connection.query(
-          'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (?, ?, ?, 0, 0, ?)',
-          [users[0].id, stamp, text, stamp],
+          'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, created_at) ' +
+            'VALUES (?, ?, ?, ?, 0, 0, ?)',
+          [users[0].id, stamp, stamp, text, stamp],
         )) as unknown as [{ insertId: number }];
         for (const number of numbers) {
           await connection.query(

@@ -109,9 +109,18 @@ export async function seedMessages(
   for (let start = 0; start < (messages === 'one' ? 1 : recipients); start += BATCH) {
     const count = messages === 'one' ? 1 : Math.min(BATCH, recipients - start);
     await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES ' +
-        rowMarks(count, 7),
-      Array.from({ length: count }, () => [user, NOT_YET, text, 0, 0, phone, STAMP]).flat(),
+      'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, id_phone, created_at) ' +
+        `VALUES ${rowMarks(count, 8)}`,
+      Array.from({ length: count }, () => [
+        user,
+        NOT_YET,
+        NOT_YET,
+        text,
+        0,
+        0,
+        phone,
+        STAMP,
+      ]).flat(),
     );
   }
   const scheduled = (
@@ -137,7 +146,7 @@ export async function seedMessages(
 
 /** Every scheduled message due now: the moment the measured dispatch starts. */
 export async function releaseMessages(ds: DataSource): Promise<void> {
-  await ds.query('UPDATE scheduled SET at = ?', [STAMP]);
+  await ds.query('UPDATE scheduled SET at = ?, send_after = ?', [STAMP, STAMP]);
 }
 
 /**

@@ -25,6 +25,7 @@ import { WebhookAttempts1765360000000 } from './migrations/1765360000000-Webhook
 import { IdempotencyKeys1765400000000 } from './migrations/1765400000000-IdempotencyKeys';
 import { MessageValidity1765410000000 } from './migrations/1765410000000-MessageValidity';
 import { MessagePriority1765440000000 } from './migrations/1765440000000-MessagePriority';
+import { SendWindows1765450000000 } from './migrations/1765450000000-SendWindows';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   IdempotencyKeys1765400000000,
   MessageValidity1765410000000,
   MessagePriority1765440000000,
+  SendWindows1765450000000,
 ];
 
 export function dataSourceOptions(

@@ -31,6 +31,7 @@ const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
   tag: null,
   expires_at: null,
   priority: 0,
+  effective_window: null,
   media_ids: [],
   state: 'queued',
   attempts: 0,

@@ -1,6 +1,13 @@
 import { Adapter, AdapterData, OutgoingSms } from '../adapters/adapter';
 import { OpenedData, unreadableClause } from '../adapters/adapter-data.cipher';
 import { utcString, utcToZone } from '../common/time/datetime';
+import {
+  MAX_WAIT_DAYS,
+  Opening,
+  openingIn,
+  openings,
+  readStoredWindow,
+} from '../common/time/send-window';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { measureSms } from '../common/text/gsm';
 import { isExpired, QuotaState, remainingOf } from '../users/quota';
@@ -30,6 +37,13 @@ export interface Refused {
   row: OutboxRow;
   phone: PhoneRow | null;
   reason: string;
+}
+
+/** A row whose send window is closed: it waits in the queue until it opens. */
+export interface Deferred {
+  id: number;
+  /** When the window opens (epoch ms). */
+  until: number;
 }
 
 /** A paced phone's sending slots while a claim hands them out. */
@@ -91,6 +105,7 @@ export interface ClaimPlan {
   claimed: Claimed[];
   refused: Refused[];
   bookings: Booking[];
+  deferred: Deferred[];
   /** Where the next free slot of each paced phone that gave slots now is, in `paces` order. */
   paces: Map<number, number>;
   /** Segments reserved per user, for those that reserved any, in `quotas` order. */
@@ -167,8 +182,10 @@ function pacedOf({ pinned, pool }: Route): number[] {
 }
 
 /**
- * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send
- * and those refused before any send: an expired message, no phone, a phone that is not
+ * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send,
+ * those whose send window is closed, deferred to its opening (docs/dispatch.md#send-windows), and
+ * those refused before any send: an expired message, one whose window opens after it expires, no
+ * phone, a phone that is not
  * available, a spent limit, medias that cannot go, a sending slot after the message expires, a
  * spent or expired quota. A row for a paced phone takes its next sending slot (or keeps the one
  * it was booked): claimed when the slot comes soon, booked to wait in the queue otherwise
@@ -189,6 +206,8 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
   const claimed: Claimed[] = [];
   const refused: Refused[] = [];
   const bookings: Booking[] = [];
+  const deferred: Deferred[] = [];
+  const windows = new WindowOpenings(now);
   // Phones whose turn comes within the claim's reach are all as soon as each other.
   const readyIn = (phoneId: number) => {
     const wait = (paces.get(phoneId)?.next ?? nowMs) - nowMs;
@@ -206,6 +225,15 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
         phone: pinned ?? null,
         reason: expiredReason(row.expires_at, input.timeZone),
       });
+      continue;
+    }
+    const opening = windows.openingOf(row, nowMs);
+    if (opening !== nowMs) {
+      if (opening === null || opening >= expires) {
+        refused.push({ row, phone: pinned ?? null, reason: closedReason(row, opening, input) });
+      } else {
+        deferred.push({ id: row.id, until: opening });
+      }
       continue;
     }
     const userSettings = settings.get(userId) ?? {};
@@ -290,6 +318,20 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       });
       continue;
     }
+    const slotOpening = slot === null ? slot : windows.openingOf(row, slot);
+    if (slot !== null && slotOpening !== slot) {
+      // Its window closes before the slot: it waits for the next opening, and the slot goes to
+      // the next row.
+      if (pace && fresh) {
+        pace.next -= pace.spacing;
+      }
+      if (slotOpening === null || slotOpening >= expires) {
+        refused.push({ row, phone, reason: closedReason(row, slotOpening, input) });
+      } else {
+        deferred.push({ id: row.id, until: slotOpening });
+      }
+      continue;
+    }
     if (fresh && slot !== null && slot > nowMs + PACE_AHEAD_MS) {
       // A high-priority row takes the slot of the soonest normal row booked beyond the claim's
       // reach, which takes the phone's next free slot instead: one row moves, and those already
@@ -334,6 +376,7 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
     claimed,
     refused,
     bookings,
+    deferred,
     paces: new Map(
       [...paces].flatMap(([id, pace]) => (pace.moved ? [[id, pace.next] as const] : [])),
     ),
@@ -401,6 +444,47 @@ function outgoingOf(
     return { reason: TOO_LONG_WITH_LINKS };
   }
   return { text, medias: asMms ? links : [] };
+}
+
+/**
+ * The openings of the send windows a claim meets, computed once per window from the claim's
+ * `now`: a campaign's rows share one.
+ */
+class WindowOpenings {
+  private readonly known = new Map<string, Opening[] | null>();
+
+  constructor(private readonly now: Date) {}
+
+  /**
+   * When the row's window is open from `at` (epoch ms) on: `at` itself when it is open; null
+   * when it does not open in the days a message may wait.
+   */
+  openingOf(row: OutboxRow, at: number): number | null {
+    if (row.effective_window === null) {
+      return at;
+    }
+    let list = this.known.get(row.effective_window);
+    if (list === undefined) {
+      const zoned = readStoredWindow(row.effective_window);
+      list = zoned ? openings(zoned.window, this.now, zoned.zone) : null;
+      this.known.set(row.effective_window, list);
+    }
+    // A window that does not read (a row edited by hand) holds nothing back.
+    return list === null ? at : (openingIn(list, new Date(at))?.getTime() ?? null);
+  }
+}
+
+/** Why a row whose window is closed is not sent: it expires first, or the window never opens. */
+function closedReason(
+  row: OutboxRow,
+  opening: number | null,
+  { timeZone }: Pick<ClaimInput, 'timeZone'>,
+): string {
+  if (opening === null || row.expires_at === null) {
+    return `Its send window does not open in the next ${MAX_WAIT_DAYS} days.`;
+  }
+  const at = utcToZone(utcString(new Date(opening)), timeZone) ?? '';
+  return expiredReason(row.expires_at, timeZone, `its send window opens at ${at}`);
 }
 
 function noPhoneReason(row: OutboxRow): string {

@@ -10,6 +10,7 @@ import {
   PhoneRow,
   StoredOutboxRow,
 } from './dispatch-rows';
+import type { Deferred } from './claim-plan';
 import { CANDIDATES_PER_ROW, DispatchSql, PRIORITIES, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 /** A paced phone as a claim locks it. */
@@ -212,6 +213,28 @@ export class ClaimsRepository extends DispatchSql {
         "o.state = 'queued'",
         [now],
       );
+    }
+  }
+
+  /**
+   * Puts rows whose send window is closed back in the queue until it opens, without the sending
+   * slot they may have been booked (docs/dispatch.md#send-windows): one statement per opening.
+   */
+  *defer(deferred: readonly Deferred[], now: string): Sql<void> {
+    const byOpening = new Map<number, number[]>();
+    for (const { id, until } of deferred) {
+      const ids = byOpening.get(until) ?? [];
+      ids.push(id);
+      byOpening.set(until, ids);
+    }
+    for (const [until, ids] of byOpening) {
+      for (const chunk of chunks(ids, ROWS_PER_STATEMENT)) {
+        yield* write(
+          'UPDATE outbox SET next_attempt_at = ?, via_phone = NULL, pace_slot = NULL, ' +
+            `updated_at = ? WHERE id IN (${marks(chunk.length)}) AND state = 'queued'`,
+          [utcString(new Date(until)), now, ...chunk],
+        );
+      }
     }
   }
 

@@ -29,8 +29,9 @@ export interface Batch {
 /**
  * Claims the next batch in one transaction: locks the rows ready to send, reads and locks what
  * routing them spends (phones, limits, sending slots, quotas), plans the claim (claim-plan.ts),
- * then writes it: refused rows recorded, reservations, slots and bookings saved, the rest marked
- * as being sent by the worker (docs/dispatch.md#claims).
+ * then writes it: refused rows recorded, rows outside their send window put back until it opens,
+ * reservations, slots and bookings saved, the rest marked as being sent by the worker
+ * (docs/dispatch.md#claims).
  */
 @Injectable()
 export class ClaimsService {
@@ -181,6 +182,7 @@ export class ClaimsService {
         open: (phone) => this.secrets.open(phone),
       },
     );
+    yield* this.repository.defer(plan.deferred, stamp);
     yield* this.quotas.reserve(plan.reserved, stamp);
     for (const [phoneId, next] of plan.paces) {
       yield* this.repository.savePace(phoneId, next);

@@ -18,6 +18,8 @@ export interface OutboxRecipient {
   expires_at: string | null;
   /** 1: high, claimed before every normal (0) row waiting (docs/dispatch.md#priority). */
   priority: number;
+  /** Its message's send window, as stored (docs/dispatch.md#send-windows); null: any time. */
+  effective_window: string | null;
 }
 
 /** An outbox row as the sender claims it, and as the dead-worker sweep reads it. */
@@ -52,6 +54,7 @@ export const OUTBOX_RECIPIENT_COLUMNS = [
   'tag',
   'expires_at',
   'priority',
+  'effective_window',
   'media_ids',
   'state',
 ] as const;

@@ -23,6 +23,8 @@ export interface DueScheduled {
   id_phone_group: number | null;
   /** 1: high (docs/dispatch.md#priority), expanded before the normal (0) messages due. */
   priority: number;
+  /** Its send window, as stored (docs/dispatch.md#send-windows); null: any time. */
+  effective_window: string | null;
   /** Where its expansion stands (see ExpansionService): null while nothing is queued. */
   expansion_phase: string | null;
   expansion_link: number | null;
@@ -74,6 +76,7 @@ const HAS = (table: string, name: string) =>
 
 const DUE_COLUMNS = [
   's.id, s.id_user, s.at, s.validity, s.text, s.flash, s.mms, s.tag, s.id_phone, s.id_phone_group, s.priority',
+  's.effective_window',
   's.expansion_phase, s.expansion_link, s.expansion_after',
   HAS('scheduled_number', 'numbers'),
   HAS('scheduled_contact', 'contacts'),
@@ -91,8 +94,9 @@ export class ExpansionRepository extends DispatchSql {
   /**
    * Locks up to `limit` due scheduled messages of active users that no other worker holds, the
    * high-priority ones first, then oldest first: a message sent with priority high is expanded
-   * before the rest of a large campaign due earlier (docs/dispatch.md#priority). Each priority is
-   * a range of `scheduled (priority, at)`, read in its order.
+   * before the rest of a large campaign due earlier (docs/dispatch.md#priority). A message is
+   * due from its `send_after`, when its send window opens (docs/dispatch.md#send-windows). Each
+   * priority is a range of `scheduled (priority, send_after)`, read in its order.
    */
   *lockDue(now: string, limit: number): Sql<DueScheduled[]> {
     const due: DueScheduled[] = [];
@@ -106,14 +110,14 @@ export class ExpansionRepository extends DispatchSql {
 
   /**
    * `lockDue` for one priority. The candidates are found without locks, then locked by primary
-   * key: a locking read through the join would lock the user rows too, and the `at` scan every
+   * key: a locking read through the join would lock the user rows too, and the scan every
    * due row.
    */
   private *lockDueOf(priority: number, now: string, limit: number): Sql<DueScheduled[]> {
     const due =
-      'FROM scheduled s WHERE s.priority = ? AND s.at <= ? AND ' +
+      'FROM scheduled s WHERE s.priority = ? AND s.send_after <= ? AND ' +
       "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active') " +
-      'ORDER BY s.at, s.id LIMIT ?';
+      'ORDER BY s.send_after, s.id LIMIT ?';
     if (!this.mysql) {
       return yield* select<DueScheduled>(`SELECT ${DUE_COLUMNS} ${due}`, [priority, now, limit]);
     }
@@ -123,7 +127,7 @@ export class ExpansionRepository extends DispatchSql {
     }
     return yield* select<DueScheduled>(
       `SELECT ${DUE_COLUMNS} FROM scheduled s WHERE s.id IN (${marks(candidates.length)}) ` +
-        'AND s.at <= ? ORDER BY s.at, s.id FOR UPDATE SKIP LOCKED',
+        'AND s.send_after <= ? ORDER BY s.send_after, s.id FOR UPDATE SKIP LOCKED',
       [...candidates.map((candidate) => candidate.id), now],
     );
   }
@@ -131,7 +135,7 @@ export class ExpansionRepository extends DispatchSql {
   /** Locks the scheduled message `id` if it is still due and its user active, unless another worker holds it. */
   *lockDueById(id: number, now: string): Sql<DueScheduled | null> {
     const rows = yield* select<DueScheduled>(
-      `SELECT ${DUE_COLUMNS} FROM scheduled s WHERE s.id = ? AND s.at <= ? AND ` +
+      `SELECT ${DUE_COLUMNS} FROM scheduled s WHERE s.id = ? AND s.send_after <= ? AND ` +
         "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active')" +
         this.skipLocked,
       [id, now],

@@ -377,6 +377,7 @@ export class ExpansionService {
           scheduled.validity === null ? null : Number(scheduled.validity),
         ),
         priority: Number(scheduled.priority),
+        effective_window: scheduled.effective_window,
         media_ids: mediaIds.length > 0 ? JSON.stringify(mediaIds) : null,
       },
     };

@@ -44,7 +44,7 @@ const COLUMNS = {
   ],
   scheduled: [
     'id', 'id_user', 'at', 'text', 'flash', 'id_phone', 'id_phone_group', 'mms', 'tag',
-    ...TIMESTAMPS, 'validity', 'priority',
+    ...TIMESTAMPS, 'validity', 'priority', 'send_window', 'send_after',
   ],
   scheduled_number: ['id', 'id_scheduled', 'number', 'data', ...TIMESTAMPS],
   contact: ['id', 'id_user', 'name', 'number', 'data', ...TIMESTAMPS],

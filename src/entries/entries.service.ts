@@ -13,7 +13,7 @@ import { EntriesRepository, Row } from './entries.repository';
 import { EntriesInput } from './entries.params';
 import { EntryType } from './entry-types';
 
-const DATETIME_FIELDS = ['at', 'created_at', 'updated_at'];
+const DATETIME_FIELDS = ['at', 'created_at', 'updated_at', 'send_after'];
 
 /** get_entries (docs/api.md#get_entries). */
 @Injectable()
@@ -92,11 +92,14 @@ export class EntriesService {
           entries.scheduledConditionalGroups(ids),
           entries.medias('scheduled', ids),
         ]);
-        const withPriority = rows.map((row) => ({
+        // The window as given is stored as send_window: MySQL reserves the word.
+        const withControls = rows.map(({ send_window: window, send_after: sendAfter, ...row }) => ({
           ...row,
           priority: messagePriority(Number(row.priority)),
+          window,
+          send_after: sendAfter,
         }));
-        return attach(withPriority, {
+        return attach(withControls, {
           numbers,
           contacts,
           groups,

@@ -183,9 +183,11 @@ export class InboundService implements InboundSink {
     if (normalizePhoneNumber(origin) === null) {
       return null;
     }
+    const at = nowUtc();
+    // The answer to a message the person just sent goes at once, whatever the send window.
     return {
       userId,
-      at: nowUtc(),
+      at,
       text,
       flash: false,
       mms: false,
@@ -194,6 +196,9 @@ export class InboundService implements InboundSink {
       phoneId,
       phoneGroupId: null,
       validity: null,
+      window: 'none',
+      effectiveWindow: null,
+      sendAfter: at,
       numbers: [{ number: origin, data: '[]' }],
       contactIds: [],
       groupIds: [],

@@ -51,6 +51,17 @@ const PRIORITY: SchemaObject = {
     '(not the priority of a phone)',
 };
 
+/** A message's send window, as post_scheduled and get_send_sms take it. */
+const WINDOW: SchemaObject = {
+  type: 'string',
+  maxLength: 255,
+  example: 'mon-fri 08:00-20:00, sat 10:00-18:00',
+  description:
+    "When it may go out, in the user's timezone setting: none (any time, as for a one-time " +
+    'code) or HH:MM-HH:MM ranges separated by commas, each optionally preceded by days; a range ' +
+    "may cross midnight. Default: the user's send_window setting (docs/dispatch.md#send-windows)",
+};
+
 const POST_SCHEDULED_BODY: SchemaObject = {
   type: 'object',
   required: ['text'],
@@ -76,6 +87,7 @@ const POST_SCHEDULED_BODY: SchemaObject = {
     tag: { type: 'string', maxLength: 1000, description: 'Applies to every SMS of the message' },
     validity: VALIDITY,
     priority: PRIORITY,
+    window: WINDOW,
     numbers: {
       type: 'array',
       description:
@@ -156,6 +168,15 @@ const SCHEDULED_ENTRY = complete({
     description: 'Minutes after at within which it may be sent; null: no limit',
   },
   priority: { type: 'string', enum: ['high', 'normal'] },
+  window: {
+    type: 'string',
+    nullable: true,
+    description: "The window it was given, or null for its user's send_window setting",
+  },
+  send_after: {
+    ...DATETIME,
+    description: 'When it may go out: its at, or the next opening of its window from it',
+  },
   numbers: {
     type: 'array',
     items: complete({
@@ -290,6 +311,7 @@ export class ScheduledController {
   })
   @ApiQuery({ name: 'priority', required: false, schema: PRIORITY })
   @ApiQuery({ name: 'validity', required: false, schema: VALIDITY })
+  @ApiQuery({ name: 'window', required: false, schema: WINDOW })
   @ApiQuery({ name: 'idempotency_key', required: false, schema: IDEMPOTENCY_KEY_PARAMETER })
   @ApiIdempotencyKey()
   @ApiEnvelopeResponse(

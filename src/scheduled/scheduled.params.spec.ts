@@ -160,6 +160,41 @@ describe('validity', () => {
   });
 });
 
+describe('window', () => {
+  it("is null (the user's send_window) when absent or empty, none, or the window given, trimmed", () => {
+    expect(schedule({ text: 'Hi' }).window).toBeNull();
+    expect(schedule({ text: 'Hi', window: '' }).window).toBeNull();
+    expect(schedule({ text: 'Hi', window: 'NONE' }).window).toBe('none');
+    expect(schedule({ text: 'Hi', window: ' mon-fri 08:00-20:00, sat 10:00-18:00 ' }).window).toBe(
+      'mon-fri 08:00-20:00, sat 10:00-18:00',
+    );
+    expect(
+      parseSendNowParams({ to: '+33612345678', text: 'Hi', window: 'none' }, ''),
+    ).toMatchObject({ window: 'none' });
+  });
+
+  it.each([
+    ['nights', ': "nights" is not a range; got "nights".'],
+    [
+      '09:00-09:00',
+      ': "09:00-09:00" starts and ends at once; for the whole day write 00:00-24:00; got "09:00-09:00".',
+    ],
+    ['mon-fri', ': days at the end are not followed by a range; got "mon-fri".'],
+    [8, '; got 8.'],
+  ])('refuses %p with INVALID_PARAMETER saying what a window is', (value, end) => {
+    expect(() => schedule({ text: 'Hi', window: value })).toThrow(
+      expect.objectContaining({
+        code: ErrorCode.INVALID_PARAMETER,
+        message:
+          'You have specified an invalid parameter : window must be none (any time), one or more ' +
+          'HH:MM-HH:MM ranges separated by commas, each optionally preceded by days ' +
+          '(mon-fri 08:00-20:00, sat 10:00-18:00); a range may cross midnight (22:00-06:00), or ' +
+          `left out for your send_window setting${end}`,
+      }),
+    );
+  });
+});
+
 describe('parseSendNowParams', () => {
   it('reads to in the default country, the text and id_phone', () => {
     expect(parseSendNowParams({ to: '0612345678', text: 'Hi', id_phone: '2' }, 'FR')).toEqual({
@@ -168,6 +203,7 @@ describe('parseSendNowParams', () => {
       priority: 'normal',
       phoneId: 2,
       validity: null,
+      window: null,
     });
   });
 
@@ -202,6 +238,7 @@ describe('parseSendNowParams', () => {
       priority: 'high',
       phoneId: undefined,
       validity: null,
+      window: null,
     });
     expect(() =>
       parseSendNowParams({ to: '+33612345678', text: 'Hi', priority: '2', id_phone: 'x' }, ''),
@@ -245,6 +282,7 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
     phoneId: 7,
     phoneGroupId: null,
     validity: 30,
+    window: 'mon-fri 08:00-20:00',
     numbers: [{ number: '+33612345678', data: '{"a":1}' }],
     contactIds: [1],
     groupIds: [2],
@@ -268,6 +306,7 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
       tag: 'old',
       validity: 30,
       priority: 'high',
+      window: 'mon-fri 08:00-20:00',
     });
     expect(input.numbers.get()).toEqual(stored.numbers);
     expect(input.contactIds.get()).toEqual([1]);
@@ -291,6 +330,13 @@ describe('parseUpdateScheduledParams and parseMergedScheduleParams', () => {
     });
     expect(input.contactIds.get()).toEqual([]);
     expect(input.groupIds.get()).toEqual([2]);
+  });
+
+  it("changes the window sent, and goes back to the user's when sent empty", () => {
+    expect(merged({ window: 'none' }).window).toBe('none');
+    expect(merged({ window: '22:00-06:00' }).window).toBe('22:00-06:00');
+    expect(merged({ window: '' }).window).toBeNull();
+    expect(() => merged({ window: 'nights' })).toThrow(/window must be none/);
   });
 
   it('changes the validity sent, and removes it when sent empty', () => {

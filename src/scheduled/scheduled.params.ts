@@ -17,6 +17,7 @@ import { normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { MessagePriority } from './entities/message-priority';
+import { WINDOW_SYNTAX, parseSendWindow } from '../common/time/send-window';
 import { MAX_DATA_BYTES } from './numbers-csv';
 import { RecipientNumber, StoredMessage } from './scheduled.repository';
 
@@ -40,6 +41,8 @@ export interface ScheduleInput {
   /** Minutes after `at` within which it may still be sent; null: no limit. */
   validity: number | null;
   priority: MessagePriority;
+  /** `none`, a window, or null for the user's `send_window` (docs/dispatch.md#send-windows). */
+  window: string | null;
   /** Rule 6: the uploaded `numbers_csv`, whose content the service reads. */
   numbersCsv: Deferred<UploadedFile | undefined>;
   /** Rule 7: the valid numbers of `numbers`, normalised. */
@@ -62,6 +65,8 @@ export interface SendNowInput {
   phoneId?: number;
   /** Minutes after now within which it may still be sent; null: no limit. */
   validity: number | null;
+  /** `none`, a window, or null for the user's `send_window`. */
+  window: string | null;
 }
 
 /** post_scheduled_preview's parameters (docs/api.md#post_scheduled_preview). */
@@ -92,6 +97,7 @@ const UPDATABLE = [
   'tag',
   'validity',
   'priority',
+  'window',
   'numbers',
   'contacts',
   'groups',
@@ -133,12 +139,14 @@ export function parseScheduleParams(
     );
   }
   // RaspiSMS orders no rule for the format of flash, mms and tag: they are checked with the
-  // other scalar parameters, before rule 5 needs mms; so are smsgw's validity and priority.
+  // other scalar parameters, before rule 5 needs mms; so are smsgw's validity, priority and
+  // window.
   const flash = parseBoolean(params.flash, 'flash');
   const mms = parseBoolean(params.mms, 'mms');
   const tag = tagParameter(params.tag);
   const validity = validityParameter(params.validity);
   const priority = priorityParameter(params.priority);
+  const window = windowParameter(params.window);
   return {
     at: atUtc,
     atSent: at !== undefined,
@@ -148,6 +156,7 @@ export function parseScheduleParams(
     tag,
     validity,
     priority,
+    window,
     numbersCsv: Deferred.parse(() => numbersCsvFile(params, files)),
     numbers: Deferred.parse(() => readNumbers(params.numbers, country)),
     contactIds: Deferred.parse(() => uniqueIds(params.contacts, 'contacts')),
@@ -181,7 +190,8 @@ export function parseSendNowParams(params: Params, country: string): SendNowInpu
   checkTextLength(text);
   const validity = validityParameter(params.validity);
   const priority = priorityParameter(params.priority);
-  return { to, text, priority, phoneId: parseId(params.id_phone, 'id_phone'), validity };
+  const window = windowParameter(params.window);
+  return { to, text, priority, phoneId: parseId(params.id_phone, 'id_phone'), validity, window };
 }
 
 /** post_scheduled_preview's rules 1 to 3; the template and the contact are the service's. */
@@ -244,6 +254,7 @@ export function parseMergedScheduleParams(
     tag: stored.tag ?? undefined,
     validity: stored.validity ?? undefined,
     priority: stored.priority,
+    window: stored.window ?? undefined,
     id_phone: stored.phoneId ?? undefined,
     id_phone_group: stored.phoneGroupId ?? undefined,
     numbers: stored.numbers,
@@ -441,7 +452,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A parameter's value quoted for a message, shortened. */
 /** `high` or `normal` (any case, trimmed); absent or empty: normal. */
 function priorityParameter(value: unknown): MessagePriority {
   if (isAbsent(value)) {
@@ -454,6 +464,29 @@ function priorityParameter(value: unknown): MessagePriority {
   throw ApiError.invalid(`priority must be high or normal, got ${shown(value)}.`);
 }
 
+/**
+ * `none`, or a window (docs/dispatch.md#send-windows) as given, trimmed; absent or empty: null,
+ * the user's `send_window`.
+ */
+function windowParameter(value: unknown): string | null {
+  if (isAbsent(value)) {
+    return null;
+  }
+  const given = typeof value === 'string' ? value.trim() : null;
+  if (given?.toLowerCase() === 'none') {
+    return 'none';
+  }
+  const parsed = given === null ? null : parseSendWindow(given);
+  if (parsed && !('problem' in parsed)) {
+    return given;
+  }
+  throw ApiError.invalid(
+    `window must be none (any time), ${WINDOW_SYNTAX}, or left out for your send_window ` +
+      `setting${parsed ? `: ${parsed.problem}` : ''}; got ${shown(value)}.`,
+  );
+}
+
+/** A parameter's value quoted for a message, shortened. */
 function shown(value: unknown): string {
   if (typeof value === 'string') {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);

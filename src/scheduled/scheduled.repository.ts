@@ -40,6 +40,8 @@ export interface StoredMessage {
   phoneGroupId: number | null;
   /** Minutes after `at` within which it may still be sent; null: no limit. */
   validity: number | null;
+  /** `none`, a window, or null for the user's `send_window` (docs/dispatch.md#send-windows). */
+  window: string | null;
   numbers: RecipientNumber[];
   contactIds: number[];
   groupIds: number[];
@@ -49,6 +51,10 @@ export interface StoredMessage {
 /** Everything one scheduled message is made of, checked and normalised by the service. */
 export interface NewScheduled extends StoredMessage {
   userId: number;
+  /** The window that applies, with its zone (`Europe/Paris 08:00-20:00`); null: any time. */
+  effectiveWindow: string | null;
+  /** UTC: `at`, or the window's next opening from it. */
+  sendAfter: string;
   /** Media files already in the media folder, relative to it. */
   mediaPaths: string[];
   /** The idempotency key's row, written with the message (docs/idempotency.md). */
@@ -71,6 +77,7 @@ interface ScheduledRow {
   id_phone: number | string | null;
   id_phone_group: number | string | null;
   validity: number | string | null;
+  send_window: string | null;
   expansion_phase: string | null;
 }
 
@@ -123,6 +130,9 @@ export class ScheduledRepository {
       'id_phone_group',
       'validity',
       'priority',
+      'send_window',
+      'effective_window',
+      'send_after',
     );
     this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
     this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
@@ -236,7 +246,8 @@ export class ScheduledRepository {
     const mysql = this.dataSource.options.type === 'mysql';
     const work = async (manager: EntityManager): Promise<T | null> => {
       const [found] = await manager.query<ScheduledRow[]>(
-        'SELECT at, text, flash, mms, tag, priority, id_phone, id_phone_group, validity, expansion_phase ' +
+        'SELECT at, text, flash, mms, tag, priority, id_phone, id_phone_group, validity, ' +
+          'send_window, expansion_phase ' +
           'FROM scheduled WHERE id = ? AND id_user = ?' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
@@ -276,6 +287,7 @@ export class ScheduledRepository {
       phoneId: row.id_phone === null ? null : Number(row.id_phone),
       phoneGroupId: row.id_phone_group === null ? null : Number(row.id_phone_group),
       validity: row.validity === null ? null : Number(row.validity),
+      window: row.send_window,
       numbers: (
         await manager.query<Array<{ number: string; data: string | null }>>(
           'SELECT number, data FROM scheduled_number WHERE id_scheduled = ? ORDER BY id',
@@ -294,7 +306,8 @@ export class ScheduledRepository {
     const now = nowUtc();
     await manager.query(
       'UPDATE scheduled SET at = ?, text = ?, flash = ?, mms = ?, tag = ?, id_phone = ?, ' +
-        'id_phone_group = ?, validity = ?, priority = ?, updated_at = ? WHERE id = ?',
+        'id_phone_group = ?, validity = ?, priority = ?, send_window = ?, effective_window = ?, ' +
+        'send_after = ?, updated_at = ? WHERE id = ?',
       [...messageValues(message), now, id],
     );
     const replaced: Array<[string, boolean]> = [
@@ -448,8 +461,11 @@ class TableInsert {
   }
 }
 
-/** The `scheduled` columns of a message, from `at` to `validity`, then `priority`. */
-function messageValues(message: StoredMessage): unknown[] {
+/**
+ * The `scheduled` columns of a message, from `at` to `validity`, then `priority`, its window as
+ * given, the window that applies and `send_after`.
+ */
+function messageValues(message: Omit<NewScheduled, 'userId' | 'mediaPaths'>): unknown[] {
   return [
     message.at,
     message.text,
@@ -460,5 +476,8 @@ function messageValues(message: StoredMessage): unknown[] {
     message.phoneGroupId,
     message.validity,
     STORED_PRIORITY[message.priority],
+    message.window,
+    message.effectiveWindow,
+    message.sendAfter,
   ];
 }

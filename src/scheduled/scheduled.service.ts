@@ -19,6 +19,7 @@ import { compileTemplate } from '../text/template';
 import { TextPool } from '../text/text-pool';
 import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
+import { messageTiming } from './message-window';
 import { parseNumbersCsv } from './numbers-csv';
 import { Row } from '../entries/entries.repository';
 import { EntriesService } from '../entries/entries.service';
@@ -224,6 +225,8 @@ export class ScheduledService {
         phoneId: phoneId ?? null,
         phoneGroupId: phoneGroupId ?? null,
         validity: input.validity,
+        window: input.window,
+        ...messageTiming(input.window, input.at, user.settings, this.config.timeZone),
         numbers,
         contactIds,
         groupIds,
@@ -239,7 +242,7 @@ export class ScheduledService {
     input: SendNowInput,
     key: Deferred<string | undefined>,
   ): Promise<number | Replayed> {
-    const { to, text, priority, phoneId, validity } = input;
+    const { to, text, priority, phoneId, validity, window } = input;
     // Rule 1's parameters were checked at the edge (scheduled.params.ts), but the template,
     // which needs the caller's settings; the phone's owner is the database's to tell.
     checkTemplate(user, text);
@@ -251,11 +254,13 @@ export class ScheduledService {
     }
     // Rule 2.
     const keyed = await keyedRequest('get_send_sms', key, input);
+    const at = nowUtc();
+    const timing = messageTiming(window, at, user.settings, this.config.timeZone);
     // Rule 3.
     return this.create(
       {
         userId: user.id,
-        at: nowUtc(),
+        at,
         text,
         flash: false,
         mms: false,
@@ -264,6 +269,8 @@ export class ScheduledService {
         phoneId: phoneId ?? null,
         phoneGroupId: null,
         validity,
+        window,
+        ...timing,
         numbers: [{ number: to, data: '[]' }],
         contactIds: [],
         groupIds: [],

@@ -56,6 +56,13 @@ describe('checkSetting', () => {
     ['phone_reliability_unknown_period', '525600', '525600'],
     ['phone_reliability_failed_grace_period', '0', '0'],
     ['phone_reliability_failed_grace_period', '007', '7'],
+    ['send_window', '', ''],
+    ['send_window', 'mon-fri 08:00-20:00, sat 10:00-18:00', 'mon-fri 08:00-20:00, sat 10:00-18:00'],
+    ['send_window', '22:00-06:00', '22:00-06:00'],
+    ['timezone', '', ''],
+    ['timezone', 'europe/paris', 'Europe/Paris'],
+    ['timezone', 'UTC', 'UTC'],
+    ['timezone', 'America/Santiago', 'America/Santiago'],
   ])('stores %s = %j as %j', (name, value, stored) => {
     expect(checkSetting(name, value)).toEqual({ value: stored });
   });
@@ -94,6 +101,20 @@ describe('checkSetting', () => {
     ['phone_reliability_failed_grace_period', '-1', /of minutes from 0 to 525599/],
     ['phone_reliability_failed_grace_period', ' 1', /of minutes from 0 to 525599/],
     ['phone_reliability_failed_email', '1', /^"phone_reliability_failed_email" is not a setting/],
+    [
+      'send_window',
+      'weekdays 08:00-20:00',
+      /^send_window must be empty \(any time\), or one or more HH:MM-HH:MM ranges .*: "weekdays 08:00-20:00" is not a range\.$/,
+    ],
+    ['send_window', '09:00-09:00', /: "09:00-09:00" starts and ends at once; for the whole day/],
+    ['send_window', '  ', /^send_window must be empty \(any time\), or .* \(22:00-06:00\)\.$/],
+    ['send_window', 'x'.repeat(256), /^send_window must be empty \(any time\), or one or more/],
+    [
+      'timezone',
+      'Europe/Lyon',
+      /^timezone must be an IANA time zone name \(such as Europe\/Paris\)/,
+    ],
+    ['timezone', '+02:00', /^timezone must be an IANA time zone name/],
   ])('refuses %s = %j naming it', (name, value, reason) => {
     const checked = checkSetting(name, value);
     expect('reason' in checked && checked.reason).toMatch(reason);

@@ -1,4 +1,5 @@
 import { countryCodes } from '../common/phone/phone-number';
+import { MAX_WINDOW_CHARACTERS, WINDOW_SYNTAX, parseSendWindow } from '../common/time/send-window';
 
 /** The statuses of a sent entry whose share the reliability check watches (docs/dispatch.md). */
 export const RELIABILITY_TYPES = ['failed', 'unknown'] as const;
@@ -189,6 +190,16 @@ function reliabilitySettings(
   ];
 }
 
+/** The IANA time zones, or none for the service's. */
+function timeZoneChoices(): Array<{ value: string; label: string }> {
+  return [
+    { value: '', label: "The service's time zone" },
+    // Intl lists only zones of places.
+    { value: 'UTC', label: 'UTC' },
+    ...Intl.supportedValuesOf('timeZone').map((zone) => ({ value: zone, label: zone })),
+  ];
+}
+
 const SENDING = 'Sending';
 const STOP = 'STOP replies';
 const EVENTS = 'Webhooks and quota alerts';
@@ -228,6 +239,26 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     '0',
     FLAG,
   ),
+  setting(
+    'send_window',
+    SENDING,
+    'Send window',
+    'When messages may go out, in the time zone below; a message due outside it waits until it opens. Empty: any time.',
+    '',
+    {
+      ...NONE,
+      type: 'text',
+      allowed: `empty (any time), or ${WINDOW_SYNTAX}`,
+      min_length: 0,
+      max_length: MAX_WINDOW_CHARACTERS,
+    },
+  ),
+  setting('timezone', SENDING, 'Time zone', 'The time zone the send window is read in.', '', {
+    ...NONE,
+    type: 'choice',
+    allowed: "an IANA time zone name (such as Europe/Paris), or empty for the service's",
+    choices: timeZoneChoices(),
+  }),
   setting(
     'default_phone_country',
     SENDING,
@@ -334,8 +365,22 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
     return { reason: `${name} must be a text.` };
   }
   const stored = storedValue(definition, value);
-  return stored === null ? { reason: `${name} must be ${definition.allowed}.` } : { value: stored };
+  if (stored === null) {
+    return { reason: `${name} must be ${definition.allowed}.` };
+  }
+  const problem = SYNTAX_CHECKS[name]?.(stored);
+  return problem
+    ? { reason: `${name} must be ${definition.allowed}: ${problem}.` }
+    : { value: stored };
 }
+
+/** The settings whose values have a syntax of their own: the problem with a value, or null. */
+const SYNTAX_CHECKS: Readonly<Record<string, (value: string) => string | null>> = {
+  send_window: (value) => {
+    const parsed = value === '' ? null : parseSendWindow(value);
+    return parsed && 'problem' in parsed ? parsed.problem : null;
+  },
+};
 
 /** The digits a number setting is written with, before its range is checked. */
 export function numberPattern(definition: SettingDefinition): string {
@@ -361,7 +406,8 @@ function storedValue(definition: SettingDefinition, value: string): string | nul
     }
     case 'text': {
       const length = [...value].length;
-      return value.trim() !== '' &&
+      // A text that may be empty is empty or has more than blanks.
+      return (value.trim() !== '' || (definition.min_length === 0 && value === '')) &&
         length >= (definition.min_length ?? 0) &&
         length <= (definition.max_length ?? MAX_VALUE_LENGTH)
         ? value

@@ -160,7 +160,8 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       groupIds: [group.id],
       conditionalGroupIds: [conditional.id],
     });
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
       '2020-01-01 00:00:00',
       scheduled.id,
     ]);
@@ -237,7 +238,8 @@ describeEachDatabase('dispatch (inline worker, test adapter)', (database) => {
       id_phone: named.id,
       numbers: [{ number: '+33612345678' }],
     });
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
       '2020-01-01 00:00:00',
       scheduled.id,
     ]);

@@ -57,7 +57,7 @@ const COLUMNS = {
   ],
   scheduled: [
     'id', 'id_user', 'at', 'text', 'flash', 'id_phone', 'id_phone_group', 'mms', 'tag',
-    ...TIMESTAMPS, 'validity', 'priority',
+    ...TIMESTAMPS, 'validity', 'priority', 'window', 'send_after',
   ],
   scheduled_number: ['id', 'id_scheduled', 'number', 'data', ...TIMESTAMPS],
   contact: ['id', 'id_user', 'name', 'number', 'data', ...TIMESTAMPS],
@@ -341,6 +341,7 @@ describeEachDatabase('get_entries', (database) => {
         {
           ...pick(linked, COLUMNS.scheduled),
           priority: 'high',
+          window: null,
           numbers: numbers.map((number) => pick(number, COLUMNS.scheduled_number)),
           contacts: [pick(firstContact, COLUMNS.contact), pick(secondContact, COLUMNS.contact)],
           groups: [pick(group, COLUMNS.group)],
@@ -350,6 +351,7 @@ describeEachDatabase('get_entries', (database) => {
         {
           ...pick(bare, COLUMNS.scheduled),
           priority: 'normal',
+          window: null,
           numbers: [],
           contacts: [],
           groups: [],

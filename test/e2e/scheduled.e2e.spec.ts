@@ -141,6 +141,7 @@ describeEachDatabase('post_scheduled', (database) => {
         'tag',
         'validity',
         'priority',
+        'window',
         'numbers',
         'contacts',
         'groups',
@@ -186,6 +187,9 @@ describeEachDatabase('post_scheduled', (database) => {
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
         updated_at: null,
         priority: 0,
+        send_window: null,
+        effective_window: null,
+        send_after: '2030-07-01 10:00:00',
       });
       expect(stored.numbers).toEqual([{ number: '+33612345678', data: '[]' }]);
     });

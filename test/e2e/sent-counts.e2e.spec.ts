@@ -83,7 +83,11 @@ describeEachDatabase('usage, statistics and the sent listing agree', (database) 
 
   /** Makes a message stored by a factory due, once its recipients are linked. */
   const dueOnceLinked = async ({ id }: { id: number }) => {
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', ['2020-01-01 00:00:00', id]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [
+      '2020-01-01 00:00:00',
+      '2020-01-01 00:00:00',
+      id,
+    ]);
   };
 
   const listed = (apiKey: string) => get<SendedEntry[]>(apiKey, '/api/list/sended/');

@@ -65,8 +65,9 @@ async function scheduleCampaign(
 ): Promise<void> {
   for (let start = 0; start < recipients.length; start += perMessage) {
     const result: unknown = await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
-      [userId, '2020-01-01 00:00:00', text, phoneId, '2020-01-01 00:00:00'],
+      'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, id_phone, created_at) ' +
+        'VALUES (?, ?, ?, ?, 0, 0, ?, ?)',
+      [userId, '2020-01-01 00:00:00', '2020-01-01 00:00:00', text, phoneId, '2020-01-01 00:00:00'],
     );
     const scheduledId =
       typeof result === 'number' ? result : Number((result as { insertId: number }).insertId);

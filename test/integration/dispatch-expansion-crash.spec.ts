@@ -34,8 +34,9 @@ const insertedId = (result: unknown): number =>
 async function seedCampaign(ds: DataSource, userId: number, phoneId: number): Promise<string[]> {
   const scheduledId = insertedId(
     await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, id_phone, created_at) VALUES (?, ?, ?, 0, 0, ?, ?)',
-      [userId, '2999-01-01 00:00:00', 'Chunks', phoneId, STAMP],
+      'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, id_phone, created_at) ' +
+        'VALUES (?, ?, ?, ?, 0, 0, ?, ?)',
+      [userId, '2999-01-01 00:00:00', '2999-01-01 00:00:00', 'Chunks', phoneId, STAMP],
     ),
   );
   await insertRows(
@@ -135,7 +136,7 @@ async function crashTest(
       async () => (await count('SELECT COUNT(*) AS n FROM worker')) >= processes,
       'the workers',
     );
-    await ds.query('UPDATE scheduled SET at = ?', [STAMP]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ?', [STAMP, STAMP]);
 
     let kills = 0;
     // Each kill lands once the expansion has reached those recipients, or gone past them.

@@ -45,8 +45,9 @@ interface NewMessage {
 async function newMessage(ds: DataSource, userId: number, message: NewMessage): Promise<number> {
   const id = insertedId(
     await ds.query(
-      'INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (?, ?, ?, 0, 0, ?)',
-      [userId, message.at ?? DUE, 'Hello', DUE],
+      'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, created_at) ' +
+        'VALUES (?, ?, ?, ?, 0, 0, ?)',
+      [userId, message.at ?? DUE, message.at ?? DUE, 'Hello', DUE],
     ),
   );
   const links: Array<[string, string, number[]]> = [
@@ -294,10 +295,10 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     const id = await newMessage(ds, user.id, { numbers: all });
 
     await expansion.expandNext();
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [LATER, id]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [LATER, LATER, id]);
     const whilePostponed = await expansion.expandNext();
     const queuedMeanwhile = (await queued(id)).length;
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [DUE, id]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [DUE, DUE, id]);
     await expandAll(id);
 
     expect({ whilePostponed, queuedMeanwhile }).toEqual({
@@ -324,7 +325,7 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
       .set('Content-Type', contentType)
       .send(body);
     const id = (created.body as { response: number }).response;
-    await ds.query('UPDATE scheduled SET at = ? WHERE id = ?', [DUE, id]);
+    await ds.query('UPDATE scheduled SET at = ?, send_after = ? WHERE id = ?', [DUE, DUE, id]);
     await expansion.expandNext();
 
     const deleted = await request(t.url).delete(`/api/scheduled/${id}/`).query({ api_key: apiKey });

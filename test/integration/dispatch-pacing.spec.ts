@@ -50,7 +50,10 @@ async function campaign(
     numbers: numbers(count, offset),
     at: '2999-01-01 00:00:00',
   });
-  await ds.query("UPDATE scheduled SET at = '2020-01-01 00:00:00' WHERE id = ?", [scheduled.id]);
+  await ds.query(
+    "UPDATE scheduled SET at = '2020-01-01 00:00:00', send_after = '2020-01-01 00:00:00' WHERE id = ?",
+    [scheduled.id],
+  );
 }
 
 /** A Kannel phone whose requests arrive under `/<name>/`. */
@@ -358,7 +361,9 @@ describe.each(DATABASE_KINDS)('booked rows claimed ahead of the queue [%s]', (ki
         async () => (await count(ds, 'SELECT COUNT(*) AS n FROM worker')) === 3,
         'three workers',
       );
-      await ds.query("UPDATE scheduled SET at = '2020-01-01 00:00:00'");
+      await ds.query(
+        "UPDATE scheduled SET at = '2020-01-01 00:00:00', send_after = '2020-01-01 00:00:00'",
+      );
 
       const claimers = new Set<string>();
       await waitFor(

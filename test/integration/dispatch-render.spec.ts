@@ -58,6 +58,7 @@ function renderFixture(database: () => TestDatabase) {
         destination: `+3361234${String(index).padStart(4, '0')}`,
         text: TEMPLATE,
         priority: 0,
+        effective_window: null,
         flash: 0,
         mms: 0,
         tag: null,

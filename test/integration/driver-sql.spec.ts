@@ -34,7 +34,9 @@ const scheduledOf = (
   text: string,
   children?: InsertTree['children'],
 ): InsertTree => ({
-  sql: "INSERT INTO scheduled (id_user, at, text, flash, mms, created_at) VALUES (?, '2026-01-01 00:00:00', ?, 0, 0, '2026-01-01 00:00:00')",
+  sql:
+    'INSERT INTO scheduled (id_user, at, send_after, text, flash, mms, created_at) ' +
+    "VALUES (?, '2026-01-01 00:00:00', '2026-01-01 00:00:00', ?, 0, 0, '2026-01-01 00:00:00')",
   parameters: [userId, text],
   children,
 });

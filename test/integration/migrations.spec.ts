@@ -74,7 +74,7 @@ const REQUIRED_INDEXES: Array<[string, string[], boolean]> = [
   ['sended', ['uid'], false],
   // The dispatch worker's scan for due messages, high-priority ones first.
   ['scheduled', ['at'], false],
-  ['scheduled', ['priority', 'at'], false],
+  ['scheduled', ['priority', 'send_after'], false],
   // One outbox row per destination of a message: how the dispatch drops duplicates.
   ['outbox', ['originating_scheduled', 'destination'], true],
   // A phone's limit check counts its sends in flight; a high-priority row takes the slot of the

@@ -202,6 +202,8 @@ export async function makeScheduled(
     id_phone_group: null,
     tag: null,
     ...fields,
+    // Due when it is, as a message without a send window.
+    send_after: fields.send_after ?? fields.at ?? STAMP,
   });
   const id_scheduled = scheduled.id;
   for (const n of numbers) {

@@ -207,3 +207,22 @@ function minutesOf(hours: string, minutes: string, end: boolean): number | null 
   }
   return value;
 }
+
+/** A window that applies to a message, with its zone, as stored. */
+export interface ZonedWindow {
+  zone: string;
+  window: SendWindow;
+}
+
+/** How a message's window is stored: its zone, a space, the window (`Europe/Paris 08:00-20:00`). */
+export function storedWindow(zone: string, text: string): string {
+  return `${zone} ${text}`;
+}
+
+/** A stored window read back; null when it does not read, which only a hand-edited row can do. */
+export function readStoredWindow(stored: string): ZonedWindow | null {
+  const space = stored.indexOf(' ');
+  const zone = stored.slice(0, space);
+  const parsed = space > 0 && isTimeZone(zone) ? parseSendWindow(stored.slice(space + 1)) : null;
+  return parsed && 'window' in parsed ? { zone, window: parsed.window } : null;
+}

@@ -69,6 +69,10 @@ export class Outbox extends Timestamped {
   @DatetimeColumn({ nullable: true })
   expires_at!: string | null;
 
+  /** Its message's send window with its zone (`Europe/Paris 08:00-20:00`); null: any time. */
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  effective_window!: string | null;
+
   @Column({ type: 'varchar', length: 64, nullable: true })
   claimed_by!: string | null;
 

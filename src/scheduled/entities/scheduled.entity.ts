@@ -36,6 +36,18 @@ export class Scheduled extends Timestamped {
   /** 1: high, its sends go before every normal one waiting (docs/dispatch.md#priority); 0: normal. */
   @Column({ type: 'tinyint', default: 0 })
   priority!: number;
+
+  /** The window it was given: `none`, a window, or null for its user's `send_window`. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  send_window!: string | null;
+
+  /** The window that applies, with its zone (`Europe/Paris 08:00-20:00`); null: any time. */
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  effective_window!: string | null;
+
+  /** UTC: when it may go out, its `at` or its window's next opening from it. */
+  @DatetimeColumn()
+  send_after!: string;
 }
 
 @Entity('scheduled_number')
