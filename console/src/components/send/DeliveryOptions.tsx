@@ -92,14 +92,16 @@ export function DeliveryOptions() {
         {summary && <span className="delivery-summary">: {summary}</span>}
       </summary>
       <div className="delivery-body">
-        <fieldset className="choices" aria-describedby={priorityHint}>
+        <fieldset className="choices priority" aria-describedby={priorityHint}>
           <legend>Priority</legend>
-          <label>
-            <input type="radio" value="normal" {...register('priority')} /> Normal
-          </label>
-          <label>
-            <input type="radio" value="high" {...register('priority')} /> High
-          </label>
+          <div className="options">
+            <label>
+              <input type="radio" value="normal" {...register('priority')} /> Normal
+            </label>
+            <label>
+              <input type="radio" value="high" {...register('priority')} /> High
+            </label>
+          </div>
           <small id={priorityHint} className="hint">
             High goes ahead of campaigns: for one-time codes and alerts.
           </small>
