@@ -1,4 +1,4 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page, Request } from 'playwright-core';
 import request from 'supertest';
 import { measureSms, toGsmAlphabet } from '../../src/common/text/gsm';
 import { startApp, TestApp } from '../support/app';
@@ -34,6 +34,16 @@ interface SentEntry {
   segments: number;
   encoding: string;
   text: string;
+}
+
+/** The fields of a multipart/form-data body the page posted, files left out. */
+function fieldsPosted(posted: Request): Record<string, string> {
+  const body = posted.postData() ?? '';
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of body.matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)) {
+    fields[name] = value;
+  }
+  return fields;
 }
 
 /** What the page shows under the text for `text`, from the dispatch's own count. */
@@ -328,6 +338,115 @@ describeInBrowser('the Send page, in Chromium', () => {
       await page.close();
     }
   });
+
+  /** The next post_scheduled the page makes. */
+  function nextPost(page: Page): Promise<Request> {
+    return page.waitForRequest(
+      (posted) => posted.method() === 'POST' && new URL(posted.url()).pathname === '/api/scheduled',
+    );
+  }
+
+  /** The folded delivery options, opened or closed by their summary as a person does. */
+  const deliverySummary = (page: Page) => page.locator('summary', { hasText: 'Delivery options' });
+
+  it.each([
+    { viewport: VIEWPORTS[0], choice: 'Any time', window: 'none' },
+    { viewport: VIEWPORTS[1], choice: 'Only in this window', window: 'mon-fri 08:00-20:00' },
+  ])(
+    'schedules a message with high priority, a validity of 30 minutes and the send window “$choice” at $viewport.width px',
+    async ({ viewport, choice, window }) => {
+      const page = await signedInPage(browser, t.url, user, '/send', viewport);
+      const errors = pageErrors(page);
+      try {
+        await page.getByLabel('Numbers', { exact: true }).fill('+33612345674');
+        await textField(page).fill('Your code is 482913');
+        await page.getByLabel('Later').check();
+        await page.getByLabel('Date and time').fill('2099-02-01T09:00:00');
+        await deliverySummary(page).click();
+        await page.getByRole('group', { name: 'Priority' }).getByLabel('High').check();
+        await page.getByLabel('Validity in minutes').fill('30');
+        const windows = page.getByRole('group', { name: 'Send window' });
+        await windows.getByLabel(choice).check();
+        if (window !== 'none') {
+          await windows.getByLabel('Window', { exact: true }).fill(window);
+        }
+        await checkPage(page, 'send-delivery-options');
+        // Closed, the options say what differs from the defaults.
+        await deliverySummary(page).click();
+        await expect(deliverySummary(page).textContent()).resolves.toBe(
+          `Delivery options: high priority · valid 30 minutes · ${
+            window === 'none' ? 'any time' : `only ${window}`
+          }`,
+        );
+        await checkPage(page, 'send-delivery-summary');
+
+        const posted = nextPost(page);
+        await page.getByRole('button', { name: 'Schedule' }).click();
+        const id = await createdId(page);
+        expect(fieldsPosted(await posted)).toMatchObject({
+          priority: 'high',
+          validity: '30',
+          window,
+        });
+        const listed = await request(t.url)
+          .get('/api/list/scheduled/')
+          .query({ after_id: id - 1 })
+          .set('X-Api-Key', user.apiKey)
+          .expect(200);
+        expect(listed.body.response[0]).toMatchObject({
+          id,
+          at: '2099-02-01 09:00:00',
+          priority: 'high',
+          validity: 30,
+        });
+        const details = page.getByRole('region', { name: `Scheduled message ${id}` });
+        await details.getByText('High priority, expires 30 minutes after it is due').waitFor();
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  it.each([
+    { validity: '0', viewport: VIEWPORTS[0] },
+    { validity: '20000', viewport: VIEWPORTS[1] },
+  ])(
+    'shows the API’s refusal of the validity $validity at its field, opening the options folded since',
+    async ({ validity, viewport }) => {
+      // As multipart/form-data, as the page posts it: the message quotes the value as it came.
+      const refused = await request(t.url)
+        .post('/api/scheduled/')
+        .set('X-Api-Key', user.apiKey)
+        .field('text', 'Your code is 482913')
+        .field('numbers[0]', '+33612345678')
+        .field('validity', validity)
+        .expect(400);
+      const page = await signedInPage(browser, t.url, user, '/send', viewport);
+      try {
+        await page.getByLabel('Numbers', { exact: true }).fill('+33612345678');
+        await textField(page).fill('Your code is 482913');
+        await deliverySummary(page).click();
+        const field = page.getByLabel('Validity in minutes');
+        await field.fill(validity);
+        await deliverySummary(page).click();
+        await field.waitFor({ state: 'hidden' });
+        const posted = nextPost(page);
+        await page.getByRole('button', { name: 'Send', exact: true }).click();
+        await field.waitFor();
+        await expect(described(field, 'error')).resolves.toBe(refused.body.message);
+        await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+        // The options left as they were are not sent: the API's defaults apply.
+        const fields = fieldsPosted(await posted);
+        expect(fields.validity).toBe(validity);
+        expect(Object.keys(fields)).not.toContain('priority');
+        expect(Object.keys(fields)).not.toContain('window');
+        await checkPage(page, 'send-bad-validity');
+      } finally {
+        await page.close();
+      }
+    },
+  );
 
   it.each([
     ['a text over 1000 characters', 'a'.repeat(1001), 'send-too-long'],

@@ -41,6 +41,8 @@ export function readScheduled(row: Entry) {
     phoneId: intOrNull(row.id_phone),
     phoneGroupId: intOrNull(row.id_phone_group),
     tag: textOrNull(row.tag),
+    priority: text(row.priority) === 'high' ? ('high' as const) : ('normal' as const),
+    validity: intOrNull(row.validity),
     createdAt: textOrNull(row.created_at),
     updatedAt: textOrNull(row.updated_at),
     numbers: rows(row.numbers).map(readNumber),
@@ -97,11 +99,15 @@ export type TextPreview = NonNullable<
   paths['/api/scheduled/preview']['post']['responses'][200]['content']['application/json']['response']
 >;
 
-/** post_scheduled's fields but its files, as multipart form parts. */
+/**
+ * post_scheduled's fields but its files, as multipart form parts. `window` (`none`, or days and
+ * hours such as `mon-fri 08:00-20:00`) overrides the user's send_window setting for this message;
+ * the API ignores a parameter it does not know, so it may be sent before its document lists it.
+ */
 export type NewScheduled = Omit<
   paths['/api/scheduled']['post']['requestBody']['content']['multipart/form-data'],
   'numbers_csv' | 'medias'
->;
+> & { window?: string };
 
 /** The files post_scheduled takes beside its fields. */
 export interface ScheduledFiles {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { Controller, FormProvider, useForm } from 'react-hook-form';
 import {
   type ConditionalGroup,
   CONDITIONAL_GROUPS_KEY,
@@ -14,6 +14,13 @@ import { LoadError } from '../components/common/LoadError';
 import { showApiError } from '../components/forms/api-errors';
 import { Field, FormError } from '../components/forms/Field';
 import { EntryPicker } from '../components/common/EntryPicker';
+import {
+  DELIVERY_API_FIELDS,
+  DELIVERY_DEFAULTS,
+  DeliveryOptions,
+  type DeliveryFields,
+  deliveryOf,
+} from '../components/send/DeliveryOptions';
 import { contactLabel } from '../components/send/labels';
 import { AUTOMATIC, phoneChoice, PhoneSelect } from '../components/send/PhoneSelect';
 import { ScheduledResult } from '../components/send/ScheduledResult';
@@ -22,7 +29,7 @@ import { TextPreview } from '../components/send/TextPreview';
 import './Send.css';
 import { SENDED_KEY } from '../api/sended';
 
-interface SendFields {
+interface SendFields extends DeliveryFields {
   numbers: string;
   contacts: Contact[];
   groups: Group[];
@@ -58,6 +65,7 @@ const EMPTY: SendFields = {
   mms: false,
   medias: null,
   tag: '',
+  ...DELIVERY_DEFAULTS,
 };
 
 /** The fields the API's messages name, in the order a person reads the form. */
@@ -75,6 +83,7 @@ const API_FIELDS = [
   'mms',
   'medias',
   'tag',
+  ...DELIVERY_API_FIELDS,
 ] as const;
 
 /** The numbers typed, one per line or separated by commas or semicolons. */
@@ -99,19 +108,22 @@ function messageOf(fields: SendFields): NewScheduled {
     flash: fields.flash,
     mms: fields.mms,
     tag: fields.tag || undefined,
+    ...deliveryOf(fields),
   };
 }
 
 /**
  * The Send page: a message to numbers, contacts, groups, conditional groups or a CSV of numbers,
  * now or later, through a chosen phone or phone group or the one smsgw chooses; its text counted
- * live as the dispatch counts it, and previewed for a contact when templating is on. Once sent,
- * the scheduled message as the API has it.
+ * live as the dispatch counts it, and previewed for a contact when templating is on; its priority,
+ * validity and send window among the delivery options. Once sent, the scheduled message as the API
+ * has it.
  */
 export default function Send() {
   const queryClient = useQueryClient();
   const settings = useQuery({ queryKey: SETTINGS_KEY, queryFn: getSettings });
   const [created, setCreated] = useState<{ id: number; dueNow: boolean } | null>(null);
+  const form = useForm<SendFields>({ defaultValues: EMPTY });
   const {
     control,
     formState: { errors },
@@ -120,7 +132,7 @@ export default function Send() {
     reset,
     setError,
     watch,
-  } = useForm<SendFields>({ defaultValues: EMPTY });
+  } = form;
   const send = useMutation({
     mutationFn: (fields: SendFields) =>
       createScheduled(messageOf(fields), {
@@ -332,6 +344,9 @@ export default function Send() {
               </>
             )}
           </div>
+          <FormProvider {...form}>
+            <DeliveryOptions />
+          </FormProvider>
         </fieldset>
 
         <FormError errors={errors} />

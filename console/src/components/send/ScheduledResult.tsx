@@ -123,6 +123,13 @@ function ScheduledDetails({ message }: { message: ScheduledMessage }) {
         {[message.mms ? 'MMS' : 'SMS', message.flash ? 'flash' : ''].filter(Boolean).join(', ')}
         {message.medias.length > 0 && `, ${message.medias.length} media`}
       </dd>
+      <dt>Delivery</dt>
+      <dd>
+        {message.priority === 'high' ? 'High priority' : 'Normal priority'},{' '}
+        {message.validity === null
+          ? 'no time limit'
+          : `expires ${message.validity} ${message.validity === 1 ? 'minute' : 'minutes'} after it is due`}
+      </dd>
       {message.tag !== null && (
         <>
           <dt>Tag</dt>
