@@ -99,15 +99,11 @@ export type TextPreview = NonNullable<
   paths['/api/scheduled/preview']['post']['responses'][200]['content']['application/json']['response']
 >;
 
-/**
- * post_scheduled's fields but its files, as multipart form parts. `window` (`none`, or days and
- * hours such as `mon-fri 08:00-20:00`) overrides the user's send_window setting for this message;
- * the API ignores a parameter it does not know, so it may be sent before its document lists it.
- */
+/** post_scheduled's fields but its files, as multipart form parts. */
 export type NewScheduled = Omit<
   paths['/api/scheduled']['post']['requestBody']['content']['multipart/form-data'],
   'numbers_csv' | 'medias'
-> & { window?: string };
+>;
 
 /** The files post_scheduled takes beside its fields. */
 export interface ScheduledFiles {
