@@ -478,6 +478,83 @@ describe('planClaims', () => {
     });
   });
 
+  describe('send windows', () => {
+    // NOW is Saturday 2026-01-10, 13:00 in Paris.
+    const PARIS = (window: string) => ({ effective_window: `Europe/Paris ${window}` });
+
+    it('claims a row whose window is open, and defers the others until their window opens', () => {
+      const plan = planClaims(
+        input(
+          [
+            row(1, PARIS('08:00-20:00')),
+            row(2, PARIS('18:00-19:00')),
+            row(3, PARIS('mon-fri 08:00-20:00')),
+          ],
+          [phone(1)],
+          { remaining: new Map([[1, 1]]), settings: new Map([[1, { phone_limit: '1' }]]) },
+        ),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([1]);
+      expect(plan.deferred).toEqual([
+        { id: 2, until: Date.parse('2026-01-10T17:00:00Z') },
+        { id: 3, until: Date.parse('2026-01-12T07:00:00Z') },
+      ]);
+      expect(plan.refused).toEqual([]);
+    });
+
+    it('claims the deferred row once the clock reaches its opening', () => {
+      const opening = new Date('2026-01-10T17:00:00Z');
+      const plan = planClaims(
+        input([row(2, PARIS('18:00-19:00'))], [phone(1)], { now: opening }),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([2]);
+      expect(plan.deferred).toEqual([]);
+    });
+
+    it('refuses a row whose message expires before its window opens, with both moments', () => {
+      const plan = planClaims(
+        input([row(1, { ...PARIS('18:00-19:00'), expires_at: '2026-01-10 12:30:00' })], [phone(1)]),
+        tools(),
+      );
+
+      expect(plan.deferred).toEqual([]);
+      expect(plan.refused[0].reason).toBe(
+        'The message expired before it could be sent: its validity ends at 2026-01-10 12:30:00, ' +
+          'before its send window opens at 2026-01-10 17:00:00.',
+      );
+    });
+
+    it('defers a paced row whose slot comes after its window closes, giving the slot back', () => {
+      const spacing = 40_000;
+      const first = NOW.getTime() + PACE_LEAD_MS;
+      const window = { effective_window: 'UTC 11:00-12:01' };
+      const plan = planClaims(
+        input([row(1, window), row(2, window), row(3, window)], [phone(1, { rate: 0.025 })], {
+          paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
+        }),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([1]);
+      expect(plan.bookings).toEqual([{ id: 2, phoneId: 1, slot: first + spacing }]);
+      expect(plan.deferred).toEqual([{ id: 3, until: Date.parse('2026-01-11T11:00:00Z') }]);
+      expect(plan.paces.get(1)).toBe(first + 2 * spacing);
+    });
+
+    it('holds back no row whose stored window does not read', () => {
+      const plan = planClaims(
+        input([row(1, { effective_window: 'Mars/Olympus 08:00-09:00' })], [phone(1)]),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => claimed.row.id)).toEqual([1]);
+    });
+  });
+
   it('leaves its input as it was', () => {
     const budget = quotaBudget(quota());
     const pace = { next: NOW.getTime(), spacing: 1000 };

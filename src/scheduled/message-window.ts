@@ -19,8 +19,9 @@ export interface MessageTiming {
 /**
  * The window a message goes out in, fixed when it is scheduled or updated
  * (docs/dispatch.md#send-windows): the one it was given (`none`: any time), else its user's
- * `send_window`, read in their `timezone` (the service's when empty); and when, from `at`, it
- * may go out.
+ * `send_window`, read in their `timezone` (the service's when empty); and when it may go out:
+ * the window's first opening from `at`, or from now when `at` has passed, since a window that
+ * opened in the past says nothing of when it opens next.
  */
 export function messageTiming(
   window: string | null,
@@ -42,7 +43,8 @@ export function messageTiming(
   if (!isTimeZone(zone)) {
     throw ApiError.invalid(`your timezone setting (${zone}) is not a time zone: set it again.`);
   }
-  const opening = nextOpening(parsed.window, utcDate(at), zone);
+  const due = utcDate(at);
+  const opening = nextOpening(parsed.window, new Date(Math.max(due.getTime(), Date.now())), zone);
   if (opening === null) {
     throw ApiError.invalid(
       `${named} does not open in the ${MAX_WAIT_DAYS} days after the message's at.`,
