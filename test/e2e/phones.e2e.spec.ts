@@ -539,7 +539,7 @@ describeEachDatabase('phones', (database) => {
           400,
           INVALID_PARAMETER,
           `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
-            'delivery and phone_status.',
+            'delivery, phone_status and refusal.',
         );
         expect(await phonesNamed(user.id, 'typo')).toBe(0);
       });
@@ -925,7 +925,7 @@ describeEachDatabase('phones', (database) => {
           400,
           INVALID_PARAMETER,
           `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
-            'delivery and phone_status.',
+            'delivery, phone_status and refusal.',
         );
         expect((await phoneRow(phone.id))?.adapter_data).toBe('{"delivery":"delivered"}');
       });
