@@ -148,7 +148,7 @@ export type SendResult =
    * reason (docs/adapters.md#refusals): a refusal for a reason of the phone may be sent through
    * another phone (failover), one of the recipient's may not.
    */
-  | { outcome: 'permanent'; reason: string; cause?: RefusalCause };
+  | { outcome: 'permanent'; reason: string; cause: RefusalCause };
 
 /**
  * `recipient`: the number is invalid or unreachable, blocked, or the content refused: no phone

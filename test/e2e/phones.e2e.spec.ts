@@ -80,7 +80,11 @@ class ProviderAdapter implements Adapter {
   }
 
   send(): Promise<SendResult> {
-    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
+    return Promise.resolve({
+      outcome: 'permanent',
+      reason: 'These tests send nothing.',
+      cause: 'recipient',
+    });
   }
 }
 
@@ -111,7 +115,11 @@ class VaultAdapter implements Adapter {
   }
 
   send(): Promise<SendResult> {
-    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
+    return Promise.resolve({
+      outcome: 'permanent',
+      reason: 'These tests send nothing.',
+      cause: 'recipient',
+    });
   }
 }
 
