@@ -15,7 +15,7 @@ const TABLE = [
   {
     id: 'test',
     alias: 'adapters\\TestAdapter',
-    fields: ['delivery', 'phone_status'],
+    fields: ['delivery', 'phone_status', 'refusal'],
     hideData: false,
   },
   { id: 'benchmark', alias: 'adapters\\BenchmarkAdapter', fields: [], hideData: false },

@@ -146,14 +146,16 @@ export type SendResult =
   /**
    * Refused, and refused again if tried again through this phone. `cause` says whose is the
    * reason (docs/adapters.md#refusals): a refusal for a reason of the phone may be sent through
-   * another phone (failover); absent, the recipient's.
+   * another phone (failover), one of the recipient's may not.
    */
-  | { outcome: 'permanent'; reason: string; cause?: RefusalCause };
+  | { outcome: 'permanent'; reason: string; cause: RefusalCause };
 
 /**
  * `recipient`: the number is invalid or unreachable, blocked, or the content refused: no phone
- * would do better. `phone`: its credentials refused, its account out of credit, its sender not
- * allowed, the phone blocked by the provider, transient failures whose retries are used up.
+ * would do better; also a refusal after which the message may have gone out in part, which
+ * another phone would repeat. `phone`: its credentials refused, its account out of credit, its
+ * sender not allowed, the phone blocked by the provider, a required field of its data missing,
+ * transient failures whose retries are used up.
  */
 export type RefusalCause = 'recipient' | 'phone';
 

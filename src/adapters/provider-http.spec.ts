@@ -137,7 +137,7 @@ describe('unexpectedSendReply', () => {
     );
   });
 
-  it('makes a request the outbound policy refused permanent: it would be refused again', () => {
+  it("makes a request the outbound policy refused permanent, the phone's: it would be refused again", () => {
     const policy = new OutboundPolicy({ blockPrivate: false, allow: { hosts: [], ranges: [] } });
     const refusal = policy.refusal('169.254.169.254');
 
@@ -148,13 +148,31 @@ describe('unexpectedSendReply', () => {
         refusal: refusal ?? undefined,
         mayHaveReached: false,
       }),
-    ).toEqual({ outcome: 'permanent', reason: 'Refused.' });
+    ).toEqual({ outcome: 'permanent', reason: 'Refused.', cause: 'phone' });
   });
 
-  it('makes any other unexpected status permanent', () => {
+  it("makes any other unexpected status permanent, the recipient's", () => {
     expect(unexpectedSendReply('Kannel', { ok: true, status: 418, body: '' })).toEqual({
       outcome: 'permanent',
       reason: 'Kannel answered HTTP 418, which smsgw does not expect: check the adapter data.',
+      cause: 'recipient',
+    });
+  });
+
+  // docs/adapters.md#refusals: an answer the adapter does not know is the recipient's, but for
+  // the three statuses that refuse the account.
+  it.each<[number, 'recipient' | 'phone']>([
+    [400, 'recipient'],
+    [401, 'phone'],
+    [402, 'phone'],
+    [403, 'phone'],
+    [404, 'recipient'],
+    [422, 'recipient'],
+    [500, 'recipient'],
+  ])('makes an unexpected HTTP %i the %s refusing', (status, cause) => {
+    expect(unexpectedSendReply('Kannel', { ok: true, status, body: '' })).toMatchObject({
+      outcome: 'permanent',
+      cause,
     });
   });
 });

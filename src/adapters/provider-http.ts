@@ -1,7 +1,7 @@
 import { OutboundPolicy, OutboundRefusal, outboundRefusalOf } from '../common/net/outbound-policy';
 import { describeNetworkError, formatDuration, readBody } from '../common/net/http-answers';
 import { Logger } from '@nestjs/common';
-import { AdapterData, FieldRefusal, PhoneStatus, SendResult } from './adapter';
+import { AdapterData, FieldRefusal, PhoneStatus, RefusalCause, SendResult } from './adapter';
 
 /**
  * What a provider's HTTP API answered, or, in words for the user, why it did not; `refusal`
@@ -215,17 +215,27 @@ export const MAY_HAVE_BEEN_SENT =
   'The message may have been sent, so it is not sent again: its outcome is unknown.';
 
 /**
+ * Whose a refusal with HTTP `status` is when the provider's answer says no more
+ * (docs/adapters.md#refusals): 401 (credentials), 402 (payment) and 403 (forbidden) refuse the
+ * phone's account; any other status, the message or its recipient.
+ */
+export function statusRefusalCause(status: number): RefusalCause {
+  return status === 401 || status === 402 || status === 403 ? 'phone' : 'recipient';
+}
+
+/**
  * The outcome of a send whose reply no rule of the provider's expects:
- * - no answer: permanent when the outbound policy refused it (it will again); transient when the
- *   request certainly never left (no connection, no name); ambiguous otherwise (a timeout or a
- *   connection cut after the request was written: the provider may have it);
+ * - no answer: permanent, the phone's, when the outbound policy refused it (it will again, for
+ *   the provider URL of this phone only); transient when the request certainly never left (no
+ *   connection, no name); ambiguous otherwise (a timeout or a connection cut after the request
+ *   was written: the provider may have it);
  * - an HTTP status: transient for 429 and 503, ambiguous for a 2xx it cannot read and for 502
- *   and 504, permanent otherwise.
+ *   and 504, permanent otherwise, with the cause `statusRefusalCause` gives.
  */
 export function unexpectedSendReply(provider: string, reply: ProviderReply): SendResult {
   if (!reply.ok) {
     if (reply.refusal) {
-      return { outcome: 'permanent', reason: reply.reason };
+      return { outcome: 'permanent', reason: reply.reason, cause: 'phone' };
     }
     return reply.mayHaveReached
       ? { outcome: 'ambiguous', reason: `${reply.reason} ${MAY_HAVE_BEEN_SENT}` }
@@ -241,5 +251,5 @@ export function unexpectedSendReply(provider: string, reply: ProviderReply): Sen
   }
   return isAmbiguousStatus(reply.status)
     ? { outcome: 'ambiguous', reason: `${reason} ${MAY_HAVE_BEEN_SENT}` }
-    : { outcome: 'permanent', reason };
+    : { outcome: 'permanent', reason, cause: statusRefusalCause(reply.status) };
 }

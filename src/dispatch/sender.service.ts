@@ -232,13 +232,15 @@ export class SenderService {
     const { row, phone, adapter, data, text, medias } = claimed;
     const now = Date.now();
     if (row.expires_at !== null && expiryMs(row.expires_at) <= now) {
-      // Claimed in time, but its turn in the batch or its lane came too late: never handed over.
+      // Claimed in time, but its turn in the batch or its lane came too late: never handed over,
+      // and no other phone would be in time either.
       return {
         claimed,
         text,
         result: {
           outcome: 'permanent',
           reason: expiredReason(row.expires_at, this.config.timeZone),
+          cause: 'recipient',
         },
       };
     }
@@ -256,9 +258,12 @@ export class SenderService {
       });
     } catch (error) {
       this.logger.error({ err: error }, `The ${phone.adapter} adapter failed unexpectedly.`);
+      // The recipient's: the adapter may have handed the message over before it failed, and
+      // another phone would send it a second time.
       result = {
         outcome: 'permanent',
         reason: `The ${phone.adapter} adapter failed unexpectedly; the server log holds the details.`,
+        cause: 'recipient',
       };
     }
     this.metrics.observeProviderCall(

@@ -80,7 +80,11 @@ class ProviderAdapter implements Adapter {
   }
 
   send(): Promise<SendResult> {
-    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
+    return Promise.resolve({
+      outcome: 'permanent',
+      reason: 'These tests send nothing.',
+      cause: 'recipient',
+    });
   }
 }
 
@@ -111,7 +115,11 @@ class VaultAdapter implements Adapter {
   }
 
   send(): Promise<SendResult> {
-    return Promise.resolve({ outcome: 'permanent', reason: 'These tests send nothing.' });
+    return Promise.resolve({
+      outcome: 'permanent',
+      reason: 'These tests send nothing.',
+      cause: 'recipient',
+    });
   }
 }
 
@@ -539,7 +547,7 @@ describeEachDatabase('phones', (database) => {
           400,
           INVALID_PARAMETER,
           `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
-            'delivery and phone_status.',
+            'delivery, phone_status and refusal.',
         );
         expect(await phonesNamed(user.id, 'typo')).toBe(0);
       });
@@ -925,7 +933,7 @@ describeEachDatabase('phones', (database) => {
           400,
           INVALID_PARAMETER,
           `${INVALID}adapter_data[deliver] : the test adapter has no such field; its fields are ` +
-            'delivery and phone_status.',
+            'delivery, phone_status and refusal.',
         );
         expect((await phoneRow(phone.id))?.adapter_data).toBe('{"delivery":"delivered"}');
       });

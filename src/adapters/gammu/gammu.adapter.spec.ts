@@ -24,7 +24,8 @@ import { GammuAdapter } from './gammu.adapter';
  * configuration file it is given say, and appends each call's whole environment and arguments,
  * as JSON, to <config>.calls:
  * - identify=ok|fail|hang; security=<what getsecuritystatus prints>; pin=<the SIM's PIN>;
- * - send=ok|two-parts|noref|hang|exit:<code>:<error>|partial:<code>:<error>|hang-after-part,
+ * - send=ok|two-parts|noref|hang|exit:<code>:<error>|partial:<code>:<error>|hang-after-part|
+ *   network:<error> (the network refuses the first part with that error, and gammu exits -1),
  *   sendDelayMs=<ms>, and exclusive=1 to refuse a second gammu while one runs, as gammu does
  *   while another holds the device;
  * - the SIM memory is <config>.memory.json, printed by getallsms in gammu's documented format
@@ -71,6 +72,10 @@ const commands = {
     else if (send === 'noref') process.stdout.write('Sending SMS 1/1....waiting for network answer\\n');
     else if (send === 'hang') hang();
     else if (send === 'hang-after-part') { process.stdout.write(sent(1, 2, 42)); hang(); }
+    else if (send.startsWith('network:')) {
+      process.stdout.write('Sending SMS 1/1....waiting for network answer..error ' + send.slice(8) + ', message reference=-1\\n');
+      process.exit(255);
+    }
     else if (send.startsWith('partial:')) {
       process.stdout.write(sent(1, 2, 42) + 'Sending SMS 2/2....waiting for network answer..error 500, message reference=-1\\n');
       failAs(send);
@@ -347,6 +352,7 @@ describe('GammuAdapter', () => {
       expect(await adapter.send({ config_file: configFile }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: REFUSED,
+        cause: 'phone',
       });
       expect(await adapter.checkStatus({ config_file: configFile })).toBe('unavailable');
       expect(calls(outsideConfig)).toEqual([]);
@@ -371,6 +377,7 @@ describe('GammuAdapter', () => {
       expect(await unconfined.send({ config_file: config }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: disabled,
+        cause: 'phone',
       });
       expect(await unconfined.checkStatus({ config_file: config })).toBe('unavailable');
       const stop = unconfined.listen(
@@ -506,6 +513,7 @@ describe('GammuAdapter', () => {
         outcome: 'permanent',
         reason:
           'gammu could not unlock the SIM with this PIN (Security error while entering the code.): check pin.',
+        cause: 'phone',
       });
       expect(commands(config).map(([command]) => command)).not.toContain('sendsms');
     });
@@ -540,6 +548,31 @@ describe('GammuAdapter', () => {
       expect(await adapter.send({ config_file: config }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `gammu sendsms failed (${error}): check config_file and the modem.`,
+        cause: 'phone',
+      });
+    });
+
+    // The network's answers to a part, and whose they are (docs/adapters.md#refusals).
+    it.each<[number, 'recipient' | 'phone']>([
+      [1, 'recipient'],
+      [21, 'recipient'],
+      [27, 'recipient'],
+      [96, 'recipient'],
+      [8, 'phone'],
+      [10, 'phone'],
+      [30, 'phone'],
+      [50, 'phone'],
+      [38, 'phone'],
+      [310, 'phone'],
+      [330, 'phone'],
+      [331, 'phone'],
+    ])('classifies the network refusing with error %i as the %s refusing', async (error, cause) => {
+      const config = configFile(`send=network:${error}\n`);
+
+      expect(await adapter.send({ config_file: config }, outgoingSms())).toEqual({
+        outcome: 'permanent',
+        reason: `The network refused the message (error ${error}, as gammu sendsms reports it): check the destination number and the SIM's subscription.`,
+        cause,
       });
     });
 
@@ -552,6 +585,7 @@ describe('GammuAdapter', () => {
         outcome: 'permanent',
         reason:
           'gammu sent part of the message, then failed (No response in specified timeout. Probably phone not connected.): check the modem.',
+        cause: 'recipient',
       });
     });
 
@@ -571,6 +605,7 @@ describe('GammuAdapter', () => {
         outcome: 'permanent',
         reason:
           'gammu sent part of the message, then failed (it did not finish in time): check the modem.',
+        cause: 'recipient',
       });
     });
 
@@ -581,6 +616,7 @@ describe('GammuAdapter', () => {
         outcome: 'permanent',
         reason:
           'gammu sendsms ended without a message reference, so smsgw cannot tell whether the modem sent it: check the modem.',
+        cause: 'recipient',
       });
     });
 
@@ -591,6 +627,7 @@ describe('GammuAdapter', () => {
       expect(await adapter.send({ config_file: config }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'The gammu command is not installed on the server (not found on its PATH).',
+        cause: 'phone',
       });
     });
 
@@ -601,10 +638,12 @@ describe('GammuAdapter', () => {
       expect(await adapter.send({ config_file: missing }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: REFUSED,
+        cause: 'phone',
       });
       expect(await adapter.send({ config_file: config, pin: '12' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'pin must be 4 to 8 digits.',
+        cause: 'phone',
       });
       expect(calls(config)).toEqual([]);
     });

@@ -26,6 +26,8 @@ import {
   GammuFailure,
   gammuFailure,
   GammuRun,
+  networkError,
+  networkRefusalCause,
   said,
   sentParts,
 } from './gammu.process';
@@ -124,7 +126,7 @@ export class GammuAdapter implements Adapter {
     const modem =
       missingRequiredField(this.descriptor, data) ?? pinProblem(data) ?? (await this.modem(data));
     if (typeof modem === 'string') {
-      return { outcome: 'permanent', reason: modem };
+      return { outcome: 'permanent', reason: modem, cause: 'phone' };
     }
     const deadline = this.deadline();
     const locked = await this.unlock(modem, deadline);
@@ -155,6 +157,8 @@ export class GammuAdapter implements Adapter {
             outcome: 'permanent',
             reason:
               'gammu sendsms ended without a message reference, so smsgw cannot tell whether the modem sent it: check the modem.',
+            // The recipient's: another phone might deliver it a second time.
+            cause: 'recipient',
           };
     }
     if (references.length > 0) {
@@ -162,6 +166,16 @@ export class GammuAdapter implements Adapter {
       return {
         outcome: 'permanent',
         reason: `gammu sent part of the message, then failed (${run.kind === 'exited' ? said(run) : 'it did not finish in time'}): check the modem.`,
+        // The recipient's: another phone would send the parts that went out again.
+        cause: 'recipient',
+      };
+    }
+    const refused = run.kind === 'exited' ? networkError(run.stdout) : null;
+    if (refused !== null) {
+      return {
+        outcome: 'permanent',
+        reason: `The network refused the message (error ${refused}, as gammu sendsms reports it): check the destination number and the SIM's subscription.`,
+        cause: networkRefusalCause(refused),
       };
     }
     return outcome(this.failure('sendsms', run));
@@ -342,9 +356,14 @@ export class GammuAdapter implements Adapter {
   }
 }
 
-/** A SendResult for a failure. */
+/**
+ * A SendResult for a failure of gammu itself, before the network answered: the modem, its SIM,
+ * its PIN or its configuration, so a permanent one is the phone's.
+ */
 function outcome({ reason, transient }: GammuFailure): SendResult {
-  return { outcome: transient ? 'transient' : 'permanent', reason };
+  return transient
+    ? { outcome: 'transient', reason }
+    : { outcome: 'permanent', reason, cause: 'phone' };
 }
 
 /** Why `pin` cannot be a SIM PIN, or null when it can (or is empty). */

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { formatDuration } from '../../common/net/http-answers';
 import { commandEnvironment } from '../../config/command-environment';
+import { RefusalCause } from '../adapter';
 
 /**
  * The gammu command as a process: running it for a modem, one command at a time, within a
@@ -32,6 +33,36 @@ const MODEM_UNAVAILABLE = new Set([102, 103, 104, 105, 108, 114, 132, 133, 166])
 
 /** A part of a message the network accepted, as `gammu sendsms` prints it. */
 const SENT_PART = /\.\.OK, message reference=(\d+)/g;
+
+/**
+ * A part of a message the network refused, as `gammu sendsms` prints it before exiting: the
+ * error is the network's (an RP cause of 3GPP TS 24.011, or a +CMS ERROR of TS 27.005).
+ */
+const REFUSED_PART = /\.\.error (\d+), message reference=/;
+
+/**
+ * The network's refusals that concern the sending SIM rather than the recipient
+ * (docs/adapters.md#refusals): RP causes 8 (operator determined barring), 10 (call barred), 28
+ * (unidentified subscriber), 29 (facility rejected), 30 (unknown subscriber), 50 (facility not
+ * subscribed), 69 (facility not implemented), the network failing (38, 41, 42, 47), and the
+ * modem's and SIM's own errors (+CMS ERROR 300 and above: SIM, memory, SMSC address, network
+ * service). The others (1 unassigned number, 21 transfer rejected, 27 destination out of order,
+ * 95 to 99 an invalid message, ...) are the recipient's.
+ */
+const PHONE_NETWORK_ERRORS: ReadonlySet<number> = new Set([
+  8, 10, 28, 29, 30, 38, 41, 42, 47, 50, 69,
+]);
+
+/** The network's error for a part it refused, or null when gammu printed none. */
+export function networkError(stdout: string): number | null {
+  const refused = REFUSED_PART.exec(stdout);
+  return refused ? Number(refused[1]) : null;
+}
+
+/** Whose a refusal of the network with `error` is. */
+export function networkRefusalCause(error: number): RefusalCause {
+  return error >= 300 || PHONE_NETWORK_ERRORS.has(error) ? 'phone' : 'recipient';
+}
 
 /**
  * The gammu commands of all modems. Each runs gammu without a shell, its arguments as a list,

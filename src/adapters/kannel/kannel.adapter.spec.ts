@@ -349,6 +349,7 @@ describe('KannelAdapter', () => {
       expect(await adapter.send({ ...data, password: 'wrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Kannel refused the credentials (HTTP 403): check username and password.',
+        cause: 'phone',
       });
     });
 
@@ -358,6 +359,7 @@ describe('KannelAdapter', () => {
       expect(await adapter.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
         outcome: 'permanent',
         reason: `Kannel has no sendsms interface at ${url} (HTTP 404): check kannel_sendsms_url.`,
+        cause: 'phone',
       });
     });
 
@@ -366,6 +368,7 @@ describe('KannelAdapter', () => {
         outcome: 'permanent',
         reason:
           'Kannel refused the message (HTTP 400: Missing receiver number): check the adapter data and the destination.',
+        cause: 'recipient',
       });
     });
 
@@ -376,7 +379,24 @@ describe('KannelAdapter', () => {
         outcome: 'permanent',
         reason:
           'Kannel refused the message (HTTP 400: Sender missing and no global set, rejected): check the adapter data and the destination.',
+        cause: 'phone',
       });
+    });
+
+    // Each refusal the smsbox documents, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, string, 'recipient' | 'phone']>([
+      [400, 'Number(s) has/have been denied by white- and/or black-lists.', 'recipient'],
+      [400, 'Missing receiver number, rejected', 'recipient'],
+      [400, 'Empty receiver number not allowed, rejected', 'recipient'],
+      [400, 'Charset or body misformed, rejected', 'recipient'],
+      [400, 'Sender missing and no global set, rejected', 'phone'],
+      [401, 'Unauthorized', 'phone'],
+      [402, 'Payment required', 'phone'],
+      [500, 'Sending failed.', 'phone'],
+    ])('classifies HTTP %i "%s" as the %s refusing', async (status, text, cause) => {
+      fake.answerWith = { status, text };
+
+      expect(await adapter.send(data, sms())).toMatchObject({ outcome: 'permanent', cause });
     });
 
     it.each([503])('retries later when the smsbox answers %d', async (status) => {
@@ -432,6 +452,7 @@ describe('KannelAdapter', () => {
       expect(await adapter.send({ ...data, ...change }, sms())).toEqual({
         outcome: 'permanent',
         reason,
+        cause: 'phone',
       });
       expect(fake.seen).toHaveLength(0);
     });
@@ -489,6 +510,7 @@ describe('KannelAdapter', () => {
       expect(await adapter.send(at('0.0.0.0'), sms())).toEqual({
         outcome: 'permanent',
         reason: `smsgw does not connect to Kannel at ${url}: the address 0.0.0.0 is refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+        cause: 'phone',
       });
       expect(reached).toBe(0);
     });
@@ -510,6 +532,7 @@ describe('KannelAdapter', () => {
         });
         expect(await closed.send(at('127.0.0.1'), sms())).toMatchObject({
           outcome: 'permanent',
+          cause: 'phone',
         });
         expect(reached).toBe(0);
       });
@@ -542,6 +565,7 @@ describe('KannelAdapter', () => {
         expect(await adapter.send({ ...data, kannel_sendsms_url: url }, sms())).toEqual({
           outcome: 'permanent',
           reason,
+          cause: 'phone',
         });
         expect(reached).toBe(0);
       } finally {
@@ -569,6 +593,7 @@ describe('KannelAdapter', () => {
       expect(await rebinding.send(named, sms())).toEqual({
         outcome: 'permanent',
         reason: `smsgw does not connect to Kannel at ${url}: the host smsbox.example.org resolves to an address refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+        cause: 'phone',
       });
       expect(reached).toBe(1);
     });

@@ -15,6 +15,7 @@ import {
   IncomingSms,
   OutgoingSms,
   PhoneStatus,
+  RefusalCause,
   ReportedStatus,
   SendResult,
   StatusReport,
@@ -28,6 +29,7 @@ import {
   ProviderHttp,
   ProviderReply,
   isTransientStatus,
+  statusRefusalCause,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
@@ -129,7 +131,7 @@ export class KannelAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const sendsms = this.sendsmsUrl(data);
     if (typeof sendsms === 'string') {
-      return { outcome: 'permanent', reason: sendsms };
+      return { outcome: 'permanent', reason: sendsms, cause: 'phone' };
     }
     const uid = randomBytes(16).toString('hex');
     const params = sendsms.searchParams;
@@ -167,13 +169,14 @@ export class KannelAdapter implements Adapter {
     }
     const refusal = refusedData(reply.status, sendsms);
     if (refusal) {
-      return { outcome: 'permanent', reason: refusal };
+      return { outcome: 'permanent', reason: refusal, cause: 'phone' };
     }
     if (reply.status >= 400 && !isTransientStatus(reply.status)) {
       const said = excerpt(reply.body);
       return {
         outcome: 'permanent',
         reason: `Kannel refused the message (HTTP ${reply.status}${said ? `: ${said}` : ''}): check the adapter data and the destination.`,
+        cause: kannelRefusalCause(reply.status, said),
       };
     }
     return unexpectedSendReply(PROVIDER, reply);
@@ -265,6 +268,20 @@ function refusedData(status: number, sendsms: URL): string | null {
     return `Kannel has no sendsms interface at ${sendsmsLocation(sendsms)} (HTTP 404): check kannel_sendsms_url.`;
   }
   return null;
+}
+
+/**
+ * Whose a sendsms refusal is (docs/adapters.md#refusals), from the answers smsbox documents: a
+ * 500 "Sending failed." (the bearerbox did not take the message), a 400 naming the sender
+ * ("Sender missing and no global set") and HTTP 401, 402 and 403 are the phone's; any other
+ * ("Number(s) has/have been denied by white- and/or black-lists.", "Missing receiver number",
+ * a field misformed) is the recipient's or the message's.
+ */
+function kannelRefusalCause(status: number, said: string): RefusalCause {
+  if (status === 500 || (status === 400 && /^sender\b/i.test(said))) {
+    return 'phone';
+  }
+  return statusRefusalCause(status);
 }
 
 /**

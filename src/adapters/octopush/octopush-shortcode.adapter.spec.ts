@@ -151,6 +151,7 @@ describe('OctopushShortcodeAdapter', () => {
         outcome: 'permanent',
         reason:
           'Octopush refused the message (HTTP 400: recipients must hold phone numbers in international format (code 105)): check the message and the adapter data.',
+        cause: 'recipient',
       });
     });
 
@@ -160,14 +161,38 @@ describe('OctopushShortcodeAdapter', () => {
         outcome: 'permanent',
         reason:
           'Octopush refused the message (HTTP 400: Not enough credit (code 113)): check the message and the adapter data.',
+        cause: 'phone',
       });
     });
+
+    // Each refusal of a campaign, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, number, string, 'recipient' | 'phone']>([
+      [400, 104, 'text must be 1 to 1224 characters', 'recipient'],
+      [400, 105, 'recipients must hold phone numbers in international format', 'recipient'],
+      [400, 108, 'sender must be 3 to 11 letters or digits', 'phone'],
+      [400, 113, 'Not enough credit', 'phone'],
+      [401, 100, 'api-login and api-key headers are required', 'phone'],
+      [403, 101, 'Invalid api-login or api-key', 'phone'],
+      [402, 199, 'Payment required', 'phone'],
+      [422, 199, 'Unprocessable campaign', 'recipient'],
+    ])(
+      'classifies HTTP %i code %i (%s) as the %s refusing',
+      async (status, code, message, cause) => {
+        fake.reply = () => ({ status, body: { code, message } });
+
+        expect(await adapter.send(DATA, outgoingSms())).toMatchObject({
+          outcome: 'permanent',
+          cause,
+        });
+      },
+    );
 
     it('fails for good on refused credentials', async () => {
       expect(await adapter.send({ ...DATA, login: 'other@example.com' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason:
           'Octopush refused the credentials (HTTP 401: Invalid api-login or api-key (code 101)): check login and api_key.',
+        cause: 'phone',
       });
     });
 
@@ -184,6 +209,7 @@ describe('OctopushShortcodeAdapter', () => {
       expect(await adapter.send({ ...DATA, sender: 'AB' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'sender must be 3 to 11 letters or digits.',
+        cause: 'phone',
       });
       expect(fake.calls).toEqual([]);
     });

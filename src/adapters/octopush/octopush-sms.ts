@@ -12,6 +12,7 @@ import {
   IncomingSms,
   OutgoingSms,
   PhoneStatus,
+  RefusalCause,
   SendResult,
   StatusReport,
   field,
@@ -23,6 +24,7 @@ import {
   ProviderHttp,
   ProviderReply,
   parseJson,
+  statusRefusalCause,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
@@ -126,7 +128,7 @@ export abstract class OctopushSmsAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const client = this.client(data);
     if (typeof client === 'string') {
-      return { outcome: 'permanent', reason: client };
+      return { outcome: 'permanent', reason: client, cause: 'phone' };
     }
     const reply = await client.request('POST', '/sms-campaign/send', {
       text: sms.text,
@@ -224,22 +226,37 @@ function refusal(reply: Extract<ProviderReply, { ok: true }>): string {
   return unexpectedStatus('Octopush', reply.status);
 }
 
+/**
+ * Octopush's error codes that refuse the account rather than the message
+ * (docs/adapters.md#refusals): 100 and 101 credentials missing or wrong, 108 a sender it does not
+ * take, 113 not enough credit. The others (104 text, 105 recipients, ...) are the message's or
+ * its recipient's.
+ */
+const PHONE_CODES: ReadonlySet<string> = new Set(['100', '101', '108', '113']);
+
 /** The outcome of a campaign Octopush did not accept. */
 function sendRefusal(reply: ProviderReply): SendResult {
   if (!reply.ok || reply.status === 429 || reply.status >= 500) {
     return unexpectedSendReply('Octopush', reply);
   }
   if (reply.status === 401 || reply.status === 403) {
-    return { outcome: 'permanent', reason: refusal(reply) };
+    return { outcome: 'permanent', reason: refusal(reply), cause: 'phone' };
   }
   const said = octopushError(reply.body);
   if (said) {
     return {
       outcome: 'permanent',
       reason: `Octopush refused the message (HTTP ${reply.status}: ${said}): check the message and the adapter data.`,
+      cause: refusalCause(reply.status, reply.body),
     };
   }
   return unexpectedSendReply('Octopush', reply);
+}
+
+/** Whose a refusal with an Octopush error body is: its code's, else its HTTP status's. */
+function refusalCause(status: number, body: string): RefusalCause {
+  const code = (parseJson(body) as { code?: unknown } | null | undefined)?.code;
+  return PHONE_CODES.has(String(code)) ? 'phone' : statusRefusalCause(status);
 }
 
 /** The JSON object `body` holds, or null when it holds none (an HTML page, a cut answer). */

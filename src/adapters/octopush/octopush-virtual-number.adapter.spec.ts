@@ -84,6 +84,7 @@ describe('OctopushVirtualNumberAdapter', () => {
       expect(await adapter.send(FakeOctopush.data(), outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'number is required.',
+        cause: 'phone',
       });
       expect(fake.calls).toEqual([]);
     });

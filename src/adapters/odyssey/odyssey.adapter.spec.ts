@@ -116,6 +116,24 @@ describe('OdysseyMessagingAdapter', () => {
         outcome: 'permanent',
         reason:
           'Odyssey Messaging refused the message (HTTP 400: Invalid recipient address): check the message and the adapter data.',
+        cause: 'recipient',
+      });
+    });
+
+    // Odyssey gives no codes: its status says whose a refusal is (docs/adapters.md#refusals).
+    it.each<[number, string, 'recipient' | 'phone']>([
+      [400, 'Invalid recipient address.', 'recipient'],
+      [404, 'Not found.', 'recipient'],
+      [422, 'The text is too long.', 'recipient'],
+      [401, 'Authorization has been denied for this request.', 'phone'],
+      [402, 'Insufficient credit.', 'phone'],
+      [403, 'The account is locked.', 'phone'],
+    ])('classifies HTTP %i (%s) as the %s refusing', async (status, Message, cause) => {
+      fake.reply = () => ({ status, body: { Message } });
+
+      expect(await adapter.send(DATA, outgoingSms())).toMatchObject({
+        outcome: 'permanent',
+        cause,
       });
     });
 
@@ -123,6 +141,7 @@ describe('OdysseyMessagingAdapter', () => {
       expect(await adapter.send({ ...DATA, login: 'other' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'Odyssey Messaging refused the credentials (HTTP 401): check login and password.',
+        cause: 'phone',
       });
     });
 

@@ -25,6 +25,7 @@ import {
   ProviderHttp,
   ProviderReply,
   parseJson,
+  statusRefusalCause,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
@@ -98,7 +99,7 @@ export class OdysseyMessagingAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const client = this.client(data);
     if (typeof client === 'string') {
-      return { outcome: 'permanent', reason: client };
+      return { outcome: 'permanent', reason: client, cause: 'phone' };
     }
     const sender = data.sender ?? '';
     const reply = await client('POST', '/SMSJobs', {
@@ -112,14 +113,16 @@ export class OdysseyMessagingAdapter implements Adapter {
       return unexpectedSendReply('Odyssey Messaging', reply);
     }
     if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusal(reply) };
+      return { outcome: 'permanent', reason: refusal(reply), cause: 'phone' };
     }
     if (reply.status !== 200 && reply.status !== 201) {
       const said = odysseyError(reply.body);
+      // Odyssey's refusals carry a sentence but no code: only their status says whose they are.
       return said
         ? {
             outcome: 'permanent',
             reason: `Odyssey Messaging refused the message (HTTP ${reply.status}: ${said}): check the message and the adapter data.`,
+            cause: statusRefusalCause(reply.status),
           }
         : unexpectedSendReply('Odyssey Messaging', reply);
     }

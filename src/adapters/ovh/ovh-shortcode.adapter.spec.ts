@@ -238,6 +238,7 @@ describe('OvhShortcodeAdapter', () => {
       expect(await adapter.send(DATA, outgoingSms({ destination: '+1234' }))).toEqual({
         outcome: 'permanent',
         reason: 'OVH refused the receiver +1234 as invalid: check the number.',
+        cause: 'recipient',
       });
     });
 
@@ -248,6 +249,7 @@ describe('OvhShortcodeAdapter', () => {
           outcome: 'permanent',
           reason:
             'OVH refused the credentials (HTTP 403): check app_key, app_secret and consumer_key, and that the consumer key is granted POST on /sms/*.',
+          cause: 'phone',
         });
       },
     );
@@ -256,6 +258,7 @@ describe('OvhShortcodeAdapter', () => {
       expect(await adapter.send({ ...DATA, app_secret: 'wrongSecret' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'OVH refused the request signature (HTTP 400): check app_secret.',
+        cause: 'phone',
       });
     });
 
@@ -265,6 +268,7 @@ describe('OvhShortcodeAdapter', () => {
           outcome: 'permanent',
           reason:
             'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
+          cause: 'phone',
         },
       );
     });
@@ -276,6 +280,7 @@ describe('OvhShortcodeAdapter', () => {
         outcome: 'permanent',
         reason:
           'OVH refused the message (HTTP 400: Sender SMSGW is not validated): check the message and the adapter data.',
+        cause: 'phone',
       });
     });
 
@@ -289,6 +294,27 @@ describe('OvhShortcodeAdapter', () => {
       expect(await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `OVH refused the message (HTTP 400: ${said}${'z'.repeat(MAX_EXCERPT_CHARS - 1 - said.length)}…): check the message and the adapter data.`,
+        cause: 'phone',
+      });
+    });
+
+    // Each refusal OVH answers a sending job, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, string, 'recipient' | 'phone']>([
+      [400, 'Invalid signature', 'phone'],
+      [400, 'Sender SMSGW is not validated.', 'phone'],
+      [400, 'Not enough credits', 'phone'],
+      [400, 'Message is too long', 'recipient'],
+      [400, 'Invalid receivers', 'recipient'],
+      [401, 'You must login first', 'phone'],
+      [402, 'Payment required', 'phone'],
+      [403, 'This call has not been granted', 'phone'],
+      [409, 'Conflict', 'recipient'],
+    ])('classifies HTTP %i "%s" as the %s refusing', async (status, message, cause) => {
+      fake.jobReply = { status, body: { message } };
+
+      expect(await adapter.send(DATA, outgoingSms())).toMatchObject({
+        outcome: 'permanent',
+        cause,
       });
     });
 
@@ -351,10 +377,12 @@ describe('OvhShortcodeAdapter', () => {
       expect(await adapter.send({ ...DATA, app_secret: '' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'app_secret is required.',
+        cause: 'phone',
       });
       expect(await adapter.send({ ...DATA, sender: 'AB' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'sender must be 3 to 11 characters long.',
+        cause: 'phone',
       });
       expect(fake.calls).toHaveLength(0);
     });

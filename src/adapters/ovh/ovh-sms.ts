@@ -222,7 +222,7 @@ export abstract class OvhSmsAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const problem = missingRequiredField(this.descriptor, data) ?? this.dataProblem(data);
     if (problem) {
-      return { outcome: 'permanent', reason: problem };
+      return { outcome: 'permanent', reason: problem, cause: 'phone' };
     }
     return sendJob(this.config, data, this.line(data), sms, this.job(data));
   }
@@ -255,7 +255,7 @@ async function sendJob(
 ): Promise<SendResult> {
   const client = ovhClient(config, data);
   if (typeof client === 'string') {
-    return { outcome: 'permanent', reason: client };
+    return { outcome: 'permanent', reason: client, cause: 'phone' };
   }
   const reply = await client.request('POST', `${line.path}/jobs`, {
     message: sms.text,
@@ -280,6 +280,7 @@ async function sendJob(
     return {
       outcome: 'permanent',
       reason: `OVH refused the receiver ${sms.destination} as invalid: check the number.`,
+      cause: 'recipient',
     };
   }
   const id = Array.isArray(report?.ids) ? (report.ids[0] as unknown) : undefined;
@@ -294,7 +295,18 @@ async function sendJob(
   return { outcome: 'sent', uid: String(id) };
 }
 
-/** The outcome of a sending job OVH did not accept. */
+/**
+ * A 400 of OVH whose message names the phone's own sender or credits ("Sender SMSGW is not
+ * validated.", "Not enough credits"): OVH gives no codes, only these sentences.
+ */
+const PHONE_REFUSAL = /\bsenders?\b|\bcredits?\b/i;
+
+/**
+ * The outcome of a sending job OVH did not accept, and whose refusal it is
+ * (docs/adapters.md#refusals): the credentials, the signature, the service or line (404), the
+ * sender or the credits are the phone's; any other 400 (a receiver or a message OVH does not
+ * take) the recipient's.
+ */
 function sendRefusal(reply: ProviderReply, line: OvhLine): SendResult {
   if (!reply.ok) {
     return unexpectedSendReply('OVH', reply);
@@ -303,18 +315,21 @@ function sendRefusal(reply: ProviderReply, line: OvhLine): SendResult {
     return {
       outcome: 'permanent',
       reason: `OVH refused the credentials (HTTP ${reply.status}): check app_key, app_secret and consumer_key, and that the consumer key is granted POST on /sms/*.`,
+      cause: 'phone',
     };
   }
   if (reply.status === 404) {
-    return { outcome: 'permanent', reason: line.notFound };
+    return { outcome: 'permanent', reason: line.notFound, cause: 'phone' };
   }
   if (reply.status === 400) {
     const said = ovhMessage(reply.body);
+    const signature = /signature/i.test(said);
     return {
       outcome: 'permanent',
-      reason: /signature/i.test(said)
+      reason: signature
         ? 'OVH refused the request signature (HTTP 400): check app_secret.'
         : `OVH refused the message (HTTP 400: ${said || 'no reason given'}): check the message and the adapter data.`,
+      cause: signature || PHONE_REFUSAL.test(said) ? 'phone' : 'recipient',
     };
   }
   return unexpectedSendReply('OVH', reply);

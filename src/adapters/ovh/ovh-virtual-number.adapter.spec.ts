@@ -201,6 +201,7 @@ describe('OvhVirtualNumberAdapter', () => {
       expect(await adapter.send({ ...DATA, number: '+33700000000' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `OVH has no virtual number +33700000000 on SMS service ${FakeOvh.SERVICE} for these credentials (HTTP 404): check service_name and number.`,
+        cause: 'phone',
       });
     });
 
@@ -217,6 +218,7 @@ describe('OvhVirtualNumberAdapter', () => {
       expect(await adapter.send({ ...DATA, number: '' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'number is required.',
+        cause: 'phone',
       });
       expect(fake.calls).toHaveLength(0);
     });

@@ -151,6 +151,7 @@ describe('SmppAdapter', () => {
       expect(await adapter.send({ ...data, [name]: value }, sms())).toEqual({
         outcome: 'permanent',
         reason: `${name} must be ${range}.`,
+        cause: 'phone',
       });
       expect(smsc.received).toEqual([]);
     });
@@ -330,7 +331,36 @@ describe('SmppAdapter', () => {
       expect(await adapter.send(data, sms())).toEqual({
         outcome: 'permanent',
         reason: 'The SMSC refused the message with ESME_RINVDSTADR: check the destination number.',
+        cause: 'recipient',
       });
+    });
+
+    // Each refusal SMPP names, and whose it is (docs/adapters.md#refusals).
+    it.each<[string, 'recipient' | 'phone']>([
+      ['ESME_RINVDSTADR', 'recipient'],
+      ['ESME_RINVDSTTON', 'recipient'],
+      ['ESME_RINVDSTNPI', 'recipient'],
+      ['ESME_RX_R_APPN', 'recipient'],
+      ['ESME_RX_P_APPN', 'recipient'],
+      ['ESME_RDELIVERYFAILURE', 'recipient'],
+      ['ESME_RSUBMITFAIL', 'recipient'],
+      ['ESME_RUNKNOWNERR', 'recipient'],
+      ['ESME_RINVSRCADR', 'phone'],
+      ['ESME_RINVSRCTON', 'phone'],
+      ['ESME_RINVSRCNPI', 'phone'],
+      ['ESME_RINVSYSID', 'phone'],
+      ['ESME_RINVPASWD', 'phone'],
+      ['ESME_RBINDFAIL', 'phone'],
+      ['ESME_RINVBNDSTS', 'phone'],
+      ['ESME_RINVSERTYP', 'phone'],
+      ['ESME_RPROHIBITED', 'phone'],
+      ['ESME_RINVMSGLEN', 'phone'],
+      ['ESME_RINVDCS', 'phone'],
+    ])('classifies a submit_sm_resp with %s as the %s refusing', async (name, cause) => {
+      smsc.answerSubmit = (pdu, session) =>
+        session.send(pdu.response({ command_status: errors[name] }));
+
+      expect(await adapter.send(data, sms())).toMatchObject({ outcome: 'permanent', cause });
     });
 
     it('reports a connection lost after submit_sm as permanent, its outcome unknown', async () => {
@@ -385,6 +415,7 @@ describe('SmppAdapter', () => {
         outcome: 'permanent',
         reason:
           'The SMSC refused the bind with ESME_RINVPASWD: check system_id, password and system_type.',
+        cause: 'phone',
       });
     });
 
@@ -398,10 +429,12 @@ describe('SmppAdapter', () => {
       expect(await adapter.send({ ...data, port: 'abc' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'port must be an integer from 1 to 65535.',
+        cause: 'phone',
       });
       expect(await adapter.send(data, sms({ destination: '0612345678' }))).toEqual({
         outcome: 'permanent',
         reason: 'The destination 0612345678 is not an international phone number.',
+        cause: 'recipient',
       });
       expect(smsc.received).toEqual([]);
     });
@@ -862,6 +895,7 @@ describe('SmppAdapter', () => {
       expect(await adapter.send(at('0.0.0.0'), sms())).toEqual({
         outcome: 'permanent',
         reason: `smsgw does not connect to the SMSC at 0.0.0.0:${port}: the address 0.0.0.0 is refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+        cause: 'phone',
       });
       expect(await adapter.checkStatus(at('0.0.0.0'))).toBe('unavailable');
       expect(everywhere.sessions).toEqual([]);
@@ -891,7 +925,10 @@ describe('SmppAdapter', () => {
           reason:
             "the host localhost resolves to an address refused by the server's outbound policy (loopback); an operator can allow it with OUTBOUND_ALLOW.",
         });
-        expect(await closed.send(at('127.0.0.1'), sms())).toMatchObject({ outcome: 'permanent' });
+        expect(await closed.send(at('127.0.0.1'), sms())).toMatchObject({
+          outcome: 'permanent',
+          cause: 'phone',
+        });
         expect(everywhere.sessions).toEqual([]);
       });
 
@@ -931,6 +968,7 @@ describe('SmppAdapter', () => {
         expect(await rebinding.send(at('smsc.example.org'), sms())).toEqual({
           outcome: 'permanent',
           reason: `smsgw does not connect to the SMSC at smsc.example.org:${port}: the host smsc.example.org resolves to an address refused by the server's outbound policy (unspecified); an operator can allow it with OUTBOUND_ALLOW.`,
+          cause: 'phone',
         });
       } finally {
         await rebinding.onApplicationShutdown();

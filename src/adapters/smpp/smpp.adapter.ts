@@ -104,13 +104,14 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const invalid = this.invalid(data);
     if (invalid) {
-      return { outcome: 'permanent', reason: invalid };
+      return { outcome: 'permanent', reason: invalid, cause: 'phone' };
     }
     const destination = destinationAddress(sms.destination);
     if (!destination) {
       return {
         outcome: 'permanent',
         reason: `The destination ${sms.destination} is not an international phone number.`,
+        cause: 'recipient',
       };
     }
     return this.link(data).submit({

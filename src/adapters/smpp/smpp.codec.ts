@@ -124,6 +124,35 @@ const PERMANENT_HINTS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The command_status values of a submit_sm_resp that refuse the phone rather than the
+ * recipient (SMPP 3.4 §5.1.3, 5.0 §4.7.6; docs/adapters.md#refusals): its session or
+ * credentials (RINVBNDSTS, RALYBND, RBINDFAIL, RINVPASWD, RINVSYSID, RINVSYSTYP), its
+ * source_addr (RINVSRCADR, RINVSRCTON, RINVSRCNPI, RINVSRCADDRSUBUNIT), a service its account
+ * may not use (RINVSERTYP, RSERTYPUNAUTH, RPROHIBITED, RSERTYPUNAVAIL, RSERTYPDENIED), and the
+ * encodings smsgw uses that this SMSC does not take (ENCODING above): another phone's provider
+ * may take them. The others (RINVDSTADR, RINVDSTTON, RINVDSTNPI, RX_R_APPN, RDELIVERYFAILURE,
+ * RSUBMITFAIL, RUNKNOWNERR, ...) are the recipient's.
+ */
+const PHONE_STATUSES: ReadonlySet<string> = new Set([
+  'ESME_RINVBNDSTS',
+  'ESME_RALYBND',
+  'ESME_RBINDFAIL',
+  'ESME_RINVPASWD',
+  'ESME_RINVSYSID',
+  'ESME_RINVSYSTYP',
+  'ESME_RINVSRCADR',
+  'ESME_RINVSRCTON',
+  'ESME_RINVSRCNPI',
+  'ESME_RINVSRCADDRSUBUNIT',
+  'ESME_RINVSERTYP',
+  'ESME_RSERTYPUNAUTH',
+  'ESME_RPROHIBITED',
+  'ESME_RSERTYPUNAVAIL',
+  'ESME_RSERTYPDENIED',
+  ...Object.keys(PERMANENT_HINTS).filter((name) => PERMANENT_HINTS[name] === ENCODING),
+]);
+
+/**
  * What a submit_sm_resp means for the message. An error status means the SMSC did not take
  * it; only the statuses of a busy or failing SMSC are worth another try.
  */
@@ -137,7 +166,11 @@ export function submitResult(response: PDU): SendResult {
     return { outcome: 'transient', reason: transient };
   }
   const hint = PERMANENT_HINTS[name] ?? 'check the destination number and the adapter data.';
-  return { outcome: 'permanent', reason: `The SMSC refused the message with ${name}: ${hint}` };
+  return {
+    outcome: 'permanent',
+    reason: `The SMSC refused the message with ${name}: ${hint}`,
+    cause: PHONE_STATUSES.has(name) ? 'phone' : 'recipient',
+  };
 }
 
 export type Delivery =

@@ -387,7 +387,12 @@ export class SmppLink {
   }
 }
 
-/** A bind failure as the outcome of a send that was never written. */
+/**
+ * A bind failure as the outcome of a send that was never written. A permanent one (credentials
+ * refused, the SMSC's address refused by the outbound policy) is the phone's.
+ */
 function failed(failure: BindFailure): SendResult {
-  return { outcome: failure.permanent ? 'permanent' : 'transient', reason: failure.reason };
+  return failure.permanent
+    ? { outcome: 'permanent', reason: failure.reason, cause: 'phone' }
+    : { outcome: 'transient', reason: failure.reason };
 }

@@ -273,6 +273,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send({ ...local, password: 'wrong' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: CREDENTIALS_REFUSED,
+        cause: 'phone',
       });
     });
 
@@ -280,6 +281,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send(local, outgoingSms({ destination: '0612345678' }))).toEqual({
         outcome: 'permanent',
         reason: 'SMS Gateway for Android refused the message: Invalid phone number: 0612345678.',
+        cause: 'recipient',
       });
     });
 
@@ -287,6 +289,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send(local, outgoingSms({ text: '' }))).toEqual({
         outcome: 'permanent',
         reason: 'SMS Gateway for Android refused the message: Text message is empty.',
+        cause: 'recipient',
       });
     });
 
@@ -296,6 +299,24 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send(local, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'SMS Gateway for Android refused the message.',
+        cause: 'recipient',
+      });
+    });
+
+    // Each refusal of the app's API, and whose it is (docs/adapters.md#refusals).
+    it.each<[number, 'recipient' | 'phone']>([
+      [400, 'recipient'],
+      [401, 'phone'],
+      [402, 'phone'],
+      [403, 'phone'],
+      [404, 'recipient'],
+      [500, 'recipient'],
+    ])('classifies HTTP %i as the %s refusing', async (status, cause) => {
+      phone.fake.failure = { status, body: { message: 'Refused by the fake' } };
+
+      expect(await adapter.send(local, outgoingSms())).toMatchObject({
+        outcome: 'permanent',
+        cause,
       });
     });
 
@@ -323,6 +344,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send(local, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `${PROVIDER} answered HTTP 500: it is failing on its side, try again later.`,
+        cause: 'recipient',
       });
     });
 
@@ -353,6 +375,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send(local, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `${PROVIDER} answered HTTP 418, which smsgw does not expect: check the adapter data.`,
+        cause: 'recipient',
       });
     });
 
@@ -398,6 +421,7 @@ describe('SmsGatewayAndroidAdapter', () => {
         reason: expect.stringContaining(
           `smsgw does not connect to ${PROVIDER} at ${phone.apiUrl}`,
         ) as string,
+        cause: 'phone',
       });
       expect(phone.fake.calls).toEqual([]);
     });
@@ -406,6 +430,7 @@ describe('SmsGatewayAndroidAdapter', () => {
       expect(await adapter.send({ ...local, password: '' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: 'password is required.',
+        cause: 'phone',
       });
       expect(phone.fake.calls).toEqual([]);
     });

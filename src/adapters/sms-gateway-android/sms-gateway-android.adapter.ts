@@ -143,7 +143,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
   async send(data: AdapterData, sms: OutgoingSms): Promise<SendResult> {
     const target = this.target(data);
     if (typeof target === 'string' || 'field' in target) {
-      return { outcome: 'permanent', reason: problemText(target) };
+      return { outcome: 'permanent', reason: problemText(target), cause: 'phone' };
     }
     const id = sms.idempotencyKey;
     // `message` rather than `textMessage`: every version of the app and of the servers takes it.
@@ -164,7 +164,7 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       return unexpectedSendReply(PROVIDER, reply);
     }
     if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status) };
+      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
     }
     if (reply.status === 409) {
       // Only this recipient's attempts have this id: an earlier one was taken.
@@ -181,10 +181,12 @@ export class SmsGatewayAndroidAdapter implements Adapter {
           };
     }
     if (reply.status === 400) {
+      // What the app refuses with 400 is the message itself: its number or its text.
       const said = errorMessage(reply.body);
       return {
         outcome: 'permanent',
         reason: `${PROVIDER} refused the message${said ? `: ${sentence(said)}` : '.'}`,
+        cause: 'recipient',
       };
     }
     return unexpectedSendReply(PROVIDER, reply);

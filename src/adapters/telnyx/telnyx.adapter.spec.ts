@@ -313,6 +313,7 @@ describe('TelnyxAdapter', () => {
       expect(await adapter.send(DATA, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Telnyx answered HTTP 400, which smsgw does not expect: check the adapter data.',
+        cause: 'recipient',
       });
     });
 

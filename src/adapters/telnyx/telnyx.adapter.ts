@@ -29,6 +29,7 @@ import {
   parseJson,
   BalanceCheckedAdapter,
   readBalance,
+  statusRefusalCause,
   unexpectedSendReply,
 } from '../provider-http';
 
@@ -307,23 +308,23 @@ function availableCredit(answer: unknown): number | undefined {
   return credit !== '' && Number.isFinite(value) ? value : undefined;
 }
 
-/** The first entry of Telnyx's `errors[]`, as `error CODE: title: detail`. */
 /**
- * Whose a Telnyx refusal is (docs/adapters.md#refusals): HTTP 402 (no balance left) and the
- * account's codes (10009 authentication failed, 40305 invalid from address) are the phone's;
- * every other refusal (40310 invalid to number, 40300 recipient opted out by STOP, ...) is the
- * recipient's.
+ * Whose a Telnyx refusal is (docs/adapters.md#refusals): the account's codes (10009
+ * authentication failed, 40305 invalid from address) and HTTP 402 (no balance left) are the
+ * phone's; every other refusal (40310 invalid to number, 40300 recipient opted out by STOP, ...)
+ * is the recipient's.
  */
 function refusalCause(status: number, answer: unknown): RefusalCause {
   const errors = (answer as { errors?: unknown } | undefined)?.errors;
   const code = Array.isArray(errors)
     ? String((errors[0] as { code?: unknown } | undefined)?.code)
     : '';
-  return status === 402 || PHONE_CODES.has(code) ? 'phone' : 'recipient';
+  return PHONE_CODES.has(code) ? 'phone' : statusRefusalCause(status);
 }
 
 const PHONE_CODES: ReadonlySet<string> = new Set(['10009', '40305']);
 
+/** The first entry of Telnyx's `errors[]`, as `error CODE: title: detail`. */
 function telnyxError(answer: unknown): string | undefined {
   const errors = (answer as { errors?: unknown } | undefined)?.errors;
   const first = Array.isArray(errors) ? (errors[0] as Record<string, unknown> | undefined) : null;

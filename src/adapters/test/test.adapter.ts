@@ -7,6 +7,7 @@ import {
   CallbackRequest,
   IncomingSms,
   PhoneStatus,
+  RefusalCause,
   ReportedStatus,
   SendResult,
   StatusReport,
@@ -21,8 +22,12 @@ const STATUSES: ReadonlyArray<Exclude<PhoneStatus, 'disabled'>> = [
   'no_credit',
   'limit_reached',
 ];
+const REFUSALS: readonly RefusalCause[] = ['phone', 'recipient'];
 
-/** Sends nothing outside the process: its messages end in the status its data names. */
+/**
+ * Sends nothing outside the process: its messages end in the status its data names, or are all
+ * refused for the cause its `refusal` names (what failover is tested with).
+ */
 @Injectable()
 export class TestAdapter implements Adapter {
   readonly descriptor: AdapterDescriptor = {
@@ -38,6 +43,11 @@ export class TestAdapter implements Adapter {
         'What a status check reports: available (default), unavailable, no_credit or limit_reached.',
         false,
       ),
+      field(
+        'refusal',
+        'Refuses every message for good, as the phone (phone) or the recipient (recipient) refusing; empty: sends them.',
+        false,
+      ),
     ],
     hideData: false,
   };
@@ -51,6 +61,9 @@ export class TestAdapter implements Adapter {
     if (data.phone_status && !(STATUSES as readonly string[]).includes(data.phone_status)) {
       return Promise.resolve(`phone_status must be one of ${STATUSES.join(', ')}.`);
     }
+    if (data.refusal && !(REFUSALS as readonly string[]).includes(data.refusal)) {
+      return Promise.resolve(`refusal must be one of ${REFUSALS.join(', ')}.`);
+    }
     return Promise.resolve(null);
   }
 
@@ -60,6 +73,14 @@ export class TestAdapter implements Adapter {
   }
 
   send(data: AdapterData): Promise<SendResult> {
+    const refusal = REFUSALS.find((candidate) => candidate === data.refusal);
+    if (refusal) {
+      return Promise.resolve({
+        outcome: 'permanent',
+        reason: `The test adapter refused the message for a reason of the ${refusal}, as its refusal setting says.`,
+        cause: refusal,
+      });
+    }
     const status = DELIVERIES.find((candidate) => candidate === data.delivery) ?? 'unknown';
     const uid = randomBytes(8).toString('hex');
     return Promise.resolve(

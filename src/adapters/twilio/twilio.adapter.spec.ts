@@ -460,6 +460,7 @@ describe('TwilioAdapter', () => {
       expect(await adapter.send(DATA, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Twilio answered HTTP 400, which smsgw does not expect: check the adapter data.',
+        cause: 'recipient',
       });
     });
 
