@@ -53,6 +53,8 @@ export class AppConfig {
     batchSize: number;
     /** Sends of one recipient before a transient failure becomes final. */
     maxAttempts: number;
+    /** Phones a recipient may go through when they refuse it for a reason of their own. */
+    failoverPhones: number;
     /** Wait before the first retry; it doubles at each attempt. */
     retryBaseMs: number;
     /** A worker silent this long is dead: its sends in flight are recorded as unknown. */
@@ -124,6 +126,7 @@ export class AppConfig {
       pollMs: env.DISPATCH_POLL_MS,
       batchSize: env.DISPATCH_BATCH_SIZE,
       maxAttempts: env.DISPATCH_MAX_ATTEMPTS,
+      failoverPhones: env.FAILOVER_PHONES,
       retryBaseMs: env.DISPATCH_RETRY_BASE_MS,
       workerTimeoutMs: env.WORKER_TIMEOUT_MS,
     };

@@ -103,6 +103,11 @@ export class EnvironmentVariables {
 
   @IsInt()
   @Min(1)
+  @Max(20)
+  FAILOVER_PHONES = 3;
+
+  @IsInt()
+  @Min(1)
   @Max(86_400_000)
   DISPATCH_RETRY_BASE_MS = 30_000;
 
@@ -270,6 +275,7 @@ const INTEGER_VARIABLES = new Set([
   'DISPATCH_POLL_MS',
   'DISPATCH_BATCH_SIZE',
   'DISPATCH_MAX_ATTEMPTS',
+  'FAILOVER_PHONES',
   'DISPATCH_RETRY_BASE_MS',
   'WORKER_TIMEOUT_MS',
   'MEDIA_GRACE_HOURS',

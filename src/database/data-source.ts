@@ -26,6 +26,7 @@ import { IdempotencyKeys1765400000000 } from './migrations/1765400000000-Idempot
 import { MessageValidity1765410000000 } from './migrations/1765410000000-MessageValidity';
 import { MessagePriority1765440000000 } from './migrations/1765440000000-MessagePriority';
 import { SendWindows1765450000000 } from './migrations/1765450000000-SendWindows';
+import { Failover1765460000000 } from './migrations/1765460000000-Failover';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   MessageValidity1765410000000,
   MessagePriority1765440000000,
   SendWindows1765450000000,
+  Failover1765460000000,
 ];
 
 export function dataSourceOptions(

@@ -2,6 +2,7 @@ import { ConditionalGroup } from '../conditional-groups/entities/conditional-gro
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group, GroupContact } from '../groups/entities/group.entity';
 import { Outbox } from '../dispatch/entities/outbox.entity';
+import { SendRefusal } from '../dispatch/entities/send-refusal.entity';
 import { MEDIA_ENTITIES } from '../media/entities/media.entity';
 import { Received } from '../received/entities/received.entity';
 import { Sended } from '../sended/entities/sended.entity';
@@ -39,6 +40,7 @@ export const ENTITIES = [
   Received,
   SmsStop,
   Outbox,
+  SendRefusal,
   Quota,
   PhoneReliabilityHistory,
   Session,

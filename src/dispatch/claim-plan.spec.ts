@@ -39,6 +39,7 @@ const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
   quota_segments: null,
   via_phone: null,
   pace_slot: null,
+  refusals: [],
   ...overrides,
 });
 

@@ -246,22 +246,36 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
             (phone) => phone.id === Number(row.via_phone) && phone.status === 'available',
           )
         : undefined;
+    // A recipient its phones refused goes through the others (docs/dispatch.md#failover).
+    const refusedBy = new Set(row.refusals.map((refusal) => refusal.id_phone));
     const phone =
       pinned ??
       booking ??
       choosePhone(
-        pool.map((candidate) => ({
-          ...candidate,
-          mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
-          remaining: remaining.get(candidate.id) ?? Infinity,
-          readyIn: readyIn(candidate.id),
-        })),
+        pool
+          .filter((candidate) => !refusedBy.has(candidate.id))
+          .map((candidate) => ({
+            ...candidate,
+            mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
+            remaining: remaining.get(candidate.id) ?? Infinity,
+            readyIn: readyIn(candidate.id),
+          })),
         {
           mms: Boolean(Number(row.mms)),
           phoneLimit: limited,
           phonePriority: isSettingOn(userSettings, 'phone_priority'),
         },
       );
+    const last = row.refusals.at(-1);
+    if (!phone && last) {
+      // The phones left stopped being available since: the last refusal is its outcome.
+      refused.push({
+        row: { ...row, refusals: row.refusals.slice(0, -1) },
+        phone: pool.find((candidate) => candidate.id === last.id_phone) ?? null,
+        reason: last.reason,
+      });
+      continue;
+    }
     if (!phone) {
       refused.push({ row, phone: null, reason: noPhoneReason(row) });
       continue;

@@ -1,3 +1,5 @@
+import { Refusal, readRefusals } from '../common/failover/refusals';
+
 /** The rows the dispatch's stages read and write, shared by their repositories and services. */
 
 /**
@@ -36,10 +38,15 @@ export interface OutboxRow extends OutboxRecipient {
   via_phone: number | null;
   /** The sending slot (epoch ms) the row was given on `via_phone`; null: none. */
   pace_slot: number | string | null;
+  /** The phones that refused it for a reason of their own, first first (docs/dispatch.md#failover). */
+  refusals: Refusal[];
 }
 
-/** An OutboxRow as the database returns it, before its media ids are parsed. */
-export type StoredOutboxRow = Omit<OutboxRow, 'media_ids'> & { media_ids: string | null };
+/** An OutboxRow as the database returns it, before its media ids and refusals are parsed. */
+export type StoredOutboxRow = Omit<OutboxRow, 'media_ids' | 'refusals'> & {
+  media_ids: string | null;
+  refusals: string | null;
+};
 
 /** The columns of what a recipient's outbox row says, as the expansion writes them and reads. */
 export const OUTBOX_RECIPIENT_COLUMNS = [
@@ -68,13 +75,15 @@ export const OUTBOX_ROW_COLUMNS = [
   'quota_segments',
   'via_phone',
   'pace_slot',
+  'refusals',
 ] as const;
 
-/** The row with its media ids parsed: the one place `media_ids` is read as JSON. */
+/** The row with its media ids and refusals parsed: the one place they are read as JSON. */
 export function outboxRow(stored: StoredOutboxRow): OutboxRow {
   return {
     ...stored,
     media_ids: stored.media_ids ? (JSON.parse(stored.media_ids) as number[]) : [],
+    refusals: readRefusals(stored.refusals),
   };
 }
 
@@ -108,6 +117,8 @@ export interface NewSended {
   originating_scheduled: number;
   segments: number;
   encoding: string;
+  /** The refusals of the phones it went through first (docs/dispatch.md#failover). */
+  refusals: Refusal[];
 }
 
 /** A media as events show them; its path also makes the link of a text. */

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { select, Sql, write } from '../database/driver/sql';
 import { chunks, marks, rowMarks } from '../database/driver/placeholders';
 import { countAll, CountKind } from '../messages/message-counts';
-import { NewSended } from './dispatch-rows';
+import { NewSended, OutboxRow } from './dispatch-rows';
+import { Refusal, storedRefusals } from '../common/failover/refusals';
 import { DispatchSql, ROWS_PER_STATEMENT } from './dispatch-sql';
 
 const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
@@ -21,6 +22,7 @@ const SENDED_COLUMNS: ReadonlyArray<keyof NewSended> = [
   'originating_scheduled',
   'segments',
   'encoding',
+  'refusals',
 ];
 
 /**
@@ -52,6 +54,44 @@ export class RecordingRepository extends DispatchSql {
     );
   }
 
+  /**
+   * Whether the route of `row` (its user's phones, or its phone group's) has an available phone
+   * other than `excluded`.
+   */
+  *hasOtherPhone(row: OutboxRow, excluded: readonly number[]): Sql<boolean> {
+    const inGroup = row.id_phone_group
+      ? ' AND id IN (SELECT id_phone FROM phone_group_phone WHERE id_phone_group = ?)'
+      : '';
+    const found = yield* select<{ id: number }>(
+      "SELECT id FROM phone WHERE id_user = ? AND status = 'available' " +
+        `AND id NOT IN (${marks(excluded.length)})${inGroup} LIMIT 1`,
+      [row.id_user, ...excluded, ...(row.id_phone_group ? [row.id_phone_group] : [])],
+    );
+    return found.length > 0;
+  }
+
+  /**
+   * Puts a claimed row back in the queue, due now, to go through another phone than those of
+   * `refusals`, its attempts starting again (docs/dispatch.md#failover).
+   */
+  *failOver(id: number, refusals: readonly Refusal[], now: string): Sql<void> {
+    yield* write(
+      "UPDATE outbox SET state = 'queued', attempts = 0, next_attempt_at = ?, via_phone = NULL, " +
+        'pace_slot = NULL, quota_segments = NULL, claimed_by = NULL, claimed_at = NULL, ' +
+        'error = NULL, refusals = ?, updated_at = ? WHERE id = ?',
+      [now, storedRefusals(refusals), now, id],
+    );
+  }
+
+  /** A phone's refusal of a recipient that goes through another phone, for its reliability. */
+  *recordRefusal(userId: number, phoneId: number, at: string): Sql<void> {
+    yield* write('INSERT INTO send_refusal (id_user, id_phone, at) VALUES (?, ?, ?)', [
+      userId,
+      phoneId,
+      at,
+    ]);
+  }
+
   /** Inserts `sended` rows, and counts them (message-counts.ts); their ids, in order. */
   *record(rows: readonly NewSended[], now: string): Sql<number[]> {
     const ids: number[] = [];
@@ -62,7 +102,12 @@ export class RecordingRepository extends DispatchSql {
       const { firstId } = yield* write(
         `INSERT INTO sended (${columns.join(', ')}) VALUES ` +
           rowMarks(chunk.length, columns.length),
-        chunk.flatMap((row) => [...SENDED_COLUMNS.map((column) => row[column]), now]),
+        chunk.flatMap((row) => [
+          ...SENDED_COLUMNS.map((column) =>
+            column === 'refusals' ? storedRefusals(row.refusals) : row[column],
+          ),
+          now,
+        ]),
       );
       ids.push(...chunk.map((_, index) => firstId + index));
     }

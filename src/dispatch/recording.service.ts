@@ -9,6 +9,7 @@ import { Claimed, Refused } from './claim-plan';
 import { NewSended, OutboxRow, PhoneRow } from './dispatch-rows';
 import { QuotaAccountingService, QuotaChange } from './quota-accounting.service';
 import { RecordingRepository } from './recording.repository';
+import { isPhoneFailure } from './failover';
 import { expiredReason, expiryMs } from './validity';
 
 /** A send's outcome, with the text that was handed to the provider. */
@@ -90,7 +91,17 @@ export class RecordingService {
         result.outcome === 'transient' ||
         (result.outcome === 'ambiguous' && claimed.adapter.capabilities.idempotent === true);
       let error = retriable ? `${result.reason} (gave up after ${attempts} attempts)` : null;
-      if (retriable && attempts < this.config.dispatch.maxAttempts) {
+      const exhausted = retriable && attempts >= this.config.dispatch.maxAttempts;
+      if (
+        isPhoneFailure(result, exhausted) &&
+        (yield* this.failOver(row, phone, error ?? result.reason, now))
+      ) {
+        if (row.quota_segments !== null) {
+          retried.push({ userId: Number(row.id_user), released: row.quota_segments, consumed: 0 });
+        }
+        continue;
+      }
+      if (retriable && !exhausted) {
         const delay = this.config.dispatch.retryBaseMs * 2 ** (attempts - 1);
         const retryAt = new Date(Date.now() + delay);
         // Retries stop when the next one would come after the message expires.
@@ -133,6 +144,28 @@ export class RecordingService {
     }
     yield* this.quotas.settle(retried, now);
     return yield* this.store(done, now);
+  }
+
+  /**
+   * Puts a row its phone refused for a reason of its own back in the queue, to go through
+   * another phone of its route (docs/dispatch.md#failover), when its message named none, fewer
+   * than FAILOVER_PHONES phones have had it, and another one is available; its attempts start
+   * again. The refusal is kept on the row and counted for the phone's reliability. Whether it
+   * was.
+   */
+  private *failOver(row: OutboxRow, phone: PhoneRow, reason: string, now: string): Sql<boolean> {
+    const tried = [...row.refusals.map((refusal) => refusal.id_phone), phone.id];
+    if (
+      row.id_phone !== null ||
+      tried.length >= this.config.dispatch.failoverPhones ||
+      !(yield* this.repository.hasOtherPhone(row, tried))
+    ) {
+      return false;
+    }
+    const refusal = { id_phone: phone.id, adapter: phone.adapter, at: now, reason };
+    yield* this.repository.failOver(row.id, [...row.refusals, refusal], now);
+    yield* this.repository.recordRefusal(Number(row.id_user), phone.id, now);
+    return true;
   }
 
   /** The rows a claim refused, as `failed` entries saying why, in the claim's transaction. */
@@ -226,6 +259,10 @@ export class RecordingService {
           originating_scheduled: sended.originating_scheduled,
           segments: sended.segments,
           encoding: sended.encoding,
+          refusals: sended.refusals.map((refusal) => ({
+            ...refusal,
+            at: utcToZone(refusal.at, timeZone),
+          })),
         }),
       })),
     );
@@ -258,6 +295,7 @@ export function sended(
     originating_scheduled: Number(row.originating_scheduled),
     segments,
     encoding,
+    refusals: row.refusals,
   };
 }
 

@@ -140,7 +140,7 @@ export class SenderService {
     if (high.bookedUntil !== null) {
       this.pollUntil(high.bookedUntil);
     }
-    this.metrics.countSent(high.recorded);
+    this.count(high.recorded);
     if (high.claimed.length > 0) {
       this.unrecorded.push(...(await this.sendAll(high.claimed)));
     }
@@ -176,9 +176,13 @@ export class SenderService {
     }
   }
 
-  /** Counts committed entries in the metrics, the expired ones also as such. */
+  /**
+   * Counts committed entries in the metrics, the expired ones also as such, and the refusals of
+   * the phones they went through first.
+   */
   private count(entries: readonly NewSended[]): void {
     this.metrics.countSent(entries);
+    this.metrics.countFailedOver(entries.flatMap((entry) => entry.refusals));
     this.metrics.countExpired(
       entries.filter(
         (entry) => entry.status === 'failed' && entry.error?.startsWith(MESSAGE_EXPIRED) === true,

@@ -38,6 +38,7 @@ const COLUMNS = {
   sended: [
     'id', 'id_user', 'id_phone', 'at', 'text', 'destination', 'flash', 'mms', 'status', 'error',
     'uid', 'adapter', 'tag', 'originating_scheduled', 'segments', 'encoding', ...TIMESTAMPS,
+    'refusals',
   ],
   received: [
     'id', 'id_user', 'id_phone', 'at', 'text', 'origin', 'command', 'status', 'mms', ...TIMESTAMPS,

@@ -7,6 +7,7 @@ import { buildLink } from '../common/http/links';
 import { Cursor } from '../common/paging/cursor';
 import { pageLinks } from '../common/paging/page-links';
 import { utcToZone } from '../common/time/datetime';
+import { readRefusals } from '../common/failover/refusals';
 import { AppConfig } from '../config/configuration';
 import { messagePriority } from '../scheduled/entities/message-priority';
 import { EntriesRepository, Row } from './entries.repository';
@@ -81,7 +82,16 @@ export class EntriesService {
   ): Promise<Row[]> {
     const ids = rows.map((row) => Number(row.id));
     switch (type) {
-      case 'sended':
+      case 'sended': {
+        const withRefusals = rows.map((row) => ({
+          ...row,
+          refusals: readRefusals(row.refusals as string | null).map((refusal) => ({
+            ...refusal,
+            at: utcToZone(refusal.at, this.config.timeZone),
+          })),
+        }));
+        return attach(withRefusals, { medias: await entries.medias(type, ids) });
+      }
       case 'received':
         return attach(rows, { medias: await entries.medias(type, ids) });
       case 'scheduled': {

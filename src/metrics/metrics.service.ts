@@ -60,6 +60,15 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly failedOverSends = new Counter({
+    name: 'smsgw_sends_failed_over_total',
+    help:
+      'Refusals, for a reason of the phone, after which a recipient went through another phone, ' +
+      'by the adapter of the phone that refused (docs/dispatch.md#failover).',
+    labelNames: ['adapter'] as const,
+    registers: [this.registry],
+  });
+
   private readonly providerCalls = new Histogram({
     name: 'smsgw_provider_call_duration_seconds',
     help: 'Sends handed to a provider, by adapter and outcome, and how long each took.',
@@ -169,6 +178,16 @@ export class MetricsService {
   countExpired(entries: readonly Pick<SentEntry, 'adapter'>[]): void {
     for (const entry of entries) {
       this.expiredSends.inc({ adapter: entry.adapter || 'none' });
+    }
+  }
+
+  /**
+   * The refusals of the phones recipients went through first, once the transaction that
+   * recorded their entries has committed.
+   */
+  countFailedOver(refusals: readonly { adapter: string }[]): void {
+    for (const refusal of refusals) {
+      this.failedOverSends.inc({ adapter: refusal.adapter });
     }
   }
 

@@ -78,9 +78,10 @@ export class ReliabilityRepository {
 
   /**
    * Per phone of the user that is not disabled, its sends of `type` status among those with `at`
-   * in [from, to] and after the phone's last alert of that type; only phones with at least
-   * `volume` of them. One grouped query: the `(id_user, at, id_phone, status)` index of `sended`
-   * covers it, and the last alerts, found from the user's phones, are the tops of
+   * in [from, to] and after the phone's last alert of that type, its refusals that failed over
+   * counted as failed sends; only phones with at least `volume` of them. One grouped query: the
+   * `(id_user, at, id_phone, status)` index of `sended` and `(id_user, at, id_phone)` of
+   * `send_refusal` cover it, and the last alerts, found from the user's phones, are the tops of
    * `(id_phone, type, created_at)`. It groups by the phone's id, not the entry's, so that
    * SQLite's planner does not take `(id_user, id_phone)` for its order and read every entry the
    * user ever sent.
@@ -96,7 +97,13 @@ export class ReliabilityRepository {
       select<{ id_phone: number; last_alert: string | null; total: number; unreliable: number }>(
         'SELECT p.id AS id_phone, h.last_alert AS last_alert, COUNT(*) AS total, ' +
           'SUM(CASE WHEN s.status = ? THEN 1 ELSE 0 END) AS unreliable ' +
-          'FROM sended s JOIN phone p ON p.id = s.id_phone AND p.id_user = s.id_user ' +
+          // A phone's refusals after which the recipient went through another phone count as
+          // its failed sends (docs/dispatch.md#failover).
+          'FROM (SELECT id_user, id_phone, at, status FROM sended ' +
+          'WHERE id_user = ? AND at >= ? AND at <= ? ' +
+          "UNION ALL SELECT id_user, id_phone, at, 'failed' AS status FROM send_refusal " +
+          'WHERE id_user = ? AND at >= ? AND at <= ?) s ' +
+          'JOIN phone p ON p.id = s.id_phone AND p.id_user = s.id_user ' +
           'LEFT JOIN (SELECT a.id_phone AS id_phone, MAX(a.created_at) AS last_alert ' +
           'FROM phone q JOIN phone_reliability_history a ON a.id_phone = q.id AND a.type = ? ' +
           'WHERE q.id_user = ? AND a.id_user = ? GROUP BY a.id_phone) h ' +
@@ -104,7 +111,7 @@ export class ReliabilityRepository {
           "WHERE s.id_user = ? AND s.at >= ? AND s.at <= ? AND p.status <> 'disabled' " +
           'AND (h.last_alert IS NULL OR s.at > h.last_alert) ' +
           'GROUP BY p.id, h.last_alert HAVING COUNT(*) >= ? ORDER BY p.id',
-        [type, type, userId, userId, userId, from, to, volume],
+        [type, userId, from, to, userId, from, to, type, userId, userId, userId, from, to, volume],
       ),
     );
     return rows.map((row) => ({

@@ -45,6 +45,22 @@ const SENDED_ENTRY: SchemaObject = {
     encoding: { type: 'string', enum: ['GSM-7', 'UCS-2'] },
     created_at: DATETIME,
     updated_at: { ...DATETIME, nullable: true },
+    refusals: {
+      type: 'array',
+      description:
+        'The phones that refused it for a reason of their own before the one of id_phone, first ' +
+        'first: it went through the next one (docs/dispatch.md#failover)',
+      items: {
+        type: 'object',
+        required: ['id_phone', 'adapter', 'at', 'reason'],
+        properties: {
+          id_phone: { type: 'integer' },
+          adapter: { type: 'string' },
+          at: DATETIME,
+          reason: { type: 'string' },
+        },
+      },
+    },
     medias: {
       type: 'array',
       items: {

@@ -258,15 +258,16 @@ describeEachDatabase('get_entries', (database) => {
       expect(response.status).toBe(200);
       const rows = response.body.response as Row[];
       expect(keysOf(rows)).toEqual([
-        [...COLUMNS.sended, 'medias'],
-        [...COLUMNS.sended, 'medias'],
+        [...COLUMNS.sended, 'refusals', 'medias'],
+        [...COLUMNS.sended, 'refusals', 'medias'],
       ]);
       expect(rows).toEqual([
         {
           ...pick(withMedias, COLUMNS.sended),
+          refusals: [],
           medias: [pick(first, COLUMNS.media_link), pick(second, COLUMNS.media_link)],
         },
-        { ...pick(withoutMedias, COLUMNS.sended), medias: [] },
+        { ...pick(withoutMedias, COLUMNS.sended), refusals: [], medias: [] },
       ]);
       expect(keysOf(rows[0].medias as Row[])).toEqual([COLUMNS.media_link, COLUMNS.media_link]);
     });

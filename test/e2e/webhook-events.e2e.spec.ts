@@ -89,6 +89,7 @@ describeEachDatabase('send_sms events', (database) => {
         originating_scheduled: entry.originating_scheduled,
         segments: 1,
         encoding: entry.encoding,
+        refusals: [],
       })),
     );
     expect(bodies.filter((got) => got.path === '/theirs')).toEqual([]);

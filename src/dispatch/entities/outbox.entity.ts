@@ -73,6 +73,10 @@ export class Outbox extends Timestamped {
   @Column({ type: 'varchar', length: 320, nullable: true })
   effective_window!: string | null;
 
+  /** JSON: the refusals of the phones it went through first (docs/dispatch.md#failover). */
+  @Column({ type: 'text', nullable: true })
+  refusals!: string | null;
+
   @Column({ type: 'varchar', length: 64, nullable: true })
   claimed_by!: string | null;
 

@@ -38,4 +38,8 @@ export class Sended extends UserMessage {
 
   @Column({ type: 'varchar', length: 8 })
   encoding!: string;
+
+  /** JSON: the refusals of the phones it went through first (docs/dispatch.md#failover). */
+  @Column({ type: 'text', nullable: true })
+  refusals!: string | null;
 }
