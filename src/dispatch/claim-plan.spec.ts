@@ -479,6 +479,43 @@ describe('planClaims', () => {
     });
   });
 
+  describe('failover', () => {
+    const refusal = (id_phone: number) => ({
+      id_phone,
+      adapter: 'test',
+      at: '2026-01-10 11:59:00',
+      reason: `Phone ${id_phone} refused it.`,
+    });
+
+    it('leaves out the phones that refused the row', () => {
+      const plan = planClaims(
+        input(
+          [row(1, { refusals: [refusal(1)] })],
+          [phone(1, { priority: 9 }), phone(2, { priority: 1 })],
+          { settings: new Map([[1, { phone_priority: '1' }]]) },
+        ),
+        tools(),
+      );
+
+      expect(plan.claimed.map((claimed) => claimed.phone.id)).toEqual([2]);
+    });
+
+    it('records the last refusal as the outcome when no other phone is left, the earlier ones its detail', () => {
+      const plan = planClaims(
+        input([row(1, { refusals: [refusal(1), refusal(2)] })], [phone(1), phone(2)]),
+        tools(),
+      );
+
+      expect(plan.claimed).toEqual([]);
+      expect(plan.refused).toHaveLength(1);
+      expect(plan.refused[0]).toMatchObject({
+        phone: { id: 2 },
+        reason: 'Phone 2 refused it.',
+        row: { refusals: [refusal(1)] },
+      });
+    });
+  });
+
   describe('send windows', () => {
     // NOW is Saturday 2026-01-10, 13:00 in Paris.
     const PARIS = (window: string) => ({ effective_window: `Europe/Paris ${window}` });

@@ -408,6 +408,18 @@ describe('KannelAdapter', () => {
       });
     });
 
+    it.each([502, 504])(
+      'never sends again what a proxy answering %d may have passed on to Kannel',
+      async (status) => {
+        fake.failWith = status;
+
+        expect(await adapter.send(data, sms())).toMatchObject({
+          outcome: 'ambiguous',
+          reason: expect.stringMatching(/^Kannel answered HTTP 50[24].* its outcome is unknown\.$/),
+        });
+      },
+    );
+
     it('does not retry a success status Kannel does not give, which may have sent it', async () => {
       fake.answerWith = { status: 200, text: 'OK' };
 

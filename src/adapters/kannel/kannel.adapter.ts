@@ -28,6 +28,7 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  isAmbiguousStatus,
   isTransientStatus,
   statusRefusalCause,
   unexpectedSendReply,
@@ -171,7 +172,12 @@ export class KannelAdapter implements Adapter {
     if (refusal) {
       return { outcome: 'permanent', reason: refusal, cause: 'phone' };
     }
-    if (reply.status >= 400 && !isTransientStatus(reply.status)) {
+    // A 502 or 504 comes from a proxy in front of Kannel, which may have passed the request on.
+    if (
+      reply.status >= 400 &&
+      !isTransientStatus(reply.status) &&
+      !isAmbiguousStatus(reply.status)
+    ) {
       const said = excerpt(reply.body);
       return {
         outcome: 'permanent',
