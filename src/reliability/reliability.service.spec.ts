@@ -174,6 +174,19 @@ describeEachDatabase('phone reliability check', (database) => {
       expect(await check(userId)).toMatchObject([{ total: 26, unreliable: 3, rate: 0.1154 }]);
     });
 
+    it("counts a phone's refusals after which the recipient went through another phone as failed sends", async () => {
+      const { userId, phoneId } = await userWithPhone({ phone_reliability_failed_volume: '20' });
+      await sent(userId, phoneId, mix({ delivered: 18 }), ago(30));
+      await ds.query(
+        'INSERT INTO send_refusal (id_user, id_phone, at) VALUES (?, ?, ?), (?, ?, ?)',
+        [userId, phoneId, ago(30), userId, phoneId, ago(25)],
+      );
+
+      expect(await check(userId)).toMatchObject([
+        { phoneId, type: 'failed', total: 20, unreliable: 2, rate: 0.1 },
+      ]);
+    });
+
     it('raises nothing when phone_reliability_failed is off', async () => {
       const { userId, phoneId } = await userWithPhone({ phone_reliability_failed: '0' });
       await sent(userId, phoneId, mix({ failed: 30 }), ago(30));

@@ -32,6 +32,9 @@ describeEachDatabase('failover (inline worker)', (database) => {
   /** What the Kannel fake answers to every send. */
   let kannelAnswer: [number, string];
   let kannelCalls: number;
+  let receiver: FakeServer;
+  /** The bodies of the send_sms events the receiver got. */
+  const events: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     t = await startApp(database(), {
@@ -43,6 +46,13 @@ describeEachDatabase('failover (inline worker)', (database) => {
       TZ: 'UTC',
     });
     ds = t.dataSource;
+    receiver = await startFakeServer((_incoming, response, body) => {
+      events.push(
+        JSON.parse(new URLSearchParams(body).get('body') ?? '{}') as Record<string, unknown>,
+      );
+      response.writeHead(200);
+      response.end();
+    });
     kannel = await startFakeServer((_incoming, response) => {
       kannelCalls += 1;
       response.writeHead(kannelAnswer[0], { 'Content-Type': 'text/plain' });
@@ -52,6 +62,7 @@ describeEachDatabase('failover (inline worker)', (database) => {
   afterAll(async () => {
     await t.close();
     await kannel.close();
+    await receiver.close();
   });
   beforeEach(() => {
     kannelCalls = 0;
@@ -121,6 +132,26 @@ describeEachDatabase('failover (inline worker)', (database) => {
     ]);
     expect(await refusalsOf(user.id)).toEqual([refusing.id]);
     expect(await failedOverCount()).toBe(before + 1);
+  });
+
+  it('tells the refusals in the send_sms event', async () => {
+    const { user, apiKey } = await prioritised();
+    const refusing = await testPhone(user.id, 5, 'phone');
+    const next = await testPhone(user.id, 1);
+    await api(t, apiKey)
+      .json('/api/webhook/', { url: `${receiver.url}/events`, type: 'send_sms' })
+      .expect(201);
+
+    await sendNow(apiKey, { to: '+33699999999' });
+
+    const [entry] = await entries(apiKey, user.id, 1);
+    let event: Record<string, unknown> | undefined;
+    await waitFor(() => {
+      event = events.find((body) => body.id === entry.id);
+      return Promise.resolve(event !== undefined);
+    }, 'the send_sms event');
+    expect(event).toMatchObject({ id_phone: next.id, refusals: entry.refusals });
+    expect(entry.refusals.map((refusal) => refusal.id_phone)).toEqual([refusing.id]);
   });
 
   it('stops at a refusal for a reason of the recipient', async () => {
