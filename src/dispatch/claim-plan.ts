@@ -247,19 +247,22 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
           )
         : undefined;
     // A recipient its phones refused goes through the others (docs/dispatch.md#failover).
-    const refusedBy = new Set(row.refusals.map((refusal) => refusal.id_phone));
+    const candidates =
+      row.refusals.length === 0
+        ? pool
+        : pool.filter(
+            (candidate) => !row.refusals.some((refusal) => refusal.id_phone === candidate.id),
+          );
     const phone =
       pinned ??
       booking ??
       choosePhone(
-        pool
-          .filter((candidate) => !refusedBy.has(candidate.id))
-          .map((candidate) => ({
-            ...candidate,
-            mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
-            remaining: remaining.get(candidate.id) ?? Infinity,
-            readyIn: readyIn(candidate.id),
-          })),
+        candidates.map((candidate) => ({
+          ...candidate,
+          mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
+          remaining: remaining.get(candidate.id) ?? Infinity,
+          readyIn: readyIn(candidate.id),
+        })),
         {
           mms: Boolean(Number(row.mms)),
           phoneLimit: limited,
