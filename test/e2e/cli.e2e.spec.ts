@@ -471,6 +471,8 @@ describeEachDatabase('smsgw CLI', (database) => {
         smsstop_response: 'You will no longer receive messages from this number.',
         force_gsm_alphabet: '0',
         webhook: '1',
+        send_window: '',
+        timezone: '',
         default_phone_country: '',
         phone_reliability_failed: '1',
         phone_reliability_failed_rate_limit: '10',
