@@ -31,11 +31,12 @@ export class MetricsRepository {
 
   /**
    * Scheduled messages due at `now` (UTC `YYYY-MM-DD HH:MM:SS`) that the worker will expand:
-   * those of suspended users wait for their user, not for the worker.
+   * those of suspended users wait for their user, and those whose send window is closed for it
+   * (`send_after`), not for the worker.
    */
   async dueScheduled(now: string): Promise<number> {
     const [row] = await this.dataSource.query<Array<{ n: number | string }>>(
-      'SELECT COUNT(*) AS n FROM scheduled s WHERE s.at <= ? AND ' +
+      'SELECT COUNT(*) AS n FROM scheduled s WHERE s.send_after <= ? AND ' +
         "EXISTS (SELECT 1 FROM user u WHERE u.id = s.id_user AND u.status = 'active')",
       [now],
     );

@@ -102,7 +102,7 @@ export class ScheduledService {
       throw notFound();
     }
     let updated: Row | undefined | null;
-    let at = '';
+    let sendAfter = '';
     try {
       updated = await this.scheduled.updateOwn(
         user.id,
@@ -117,7 +117,7 @@ export class ScheduledService {
             this.config.timeZone,
           );
           const { message } = await this.check(user, input, manager);
-          at = message.at;
+          sendAfter = message.sendAfter;
           return {
             message,
             replaces: {
@@ -141,7 +141,7 @@ export class ScheduledService {
     if (!updated) {
       throw notFound();
     }
-    if (at <= nowUtc()) {
+    if (sendAfter <= nowUtc()) {
       this.dispatch.notify();
     }
     return updated;
@@ -355,7 +355,7 @@ export class ScheduledService {
       );
       if (outcome instanceof Replayed) {
         await this.media.remove(mediaPaths);
-      } else if (message.at <= nowUtc()) {
+      } else if (message.sendAfter <= nowUtc()) {
         this.dispatch.notify();
       }
       return outcome;

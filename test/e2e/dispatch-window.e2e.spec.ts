@@ -179,6 +179,8 @@ describeEachDatabase('send windows (inline worker)', (database) => {
       expect(listed).toEqual([
         expect.objectContaining({ id: waiting, window: null, send_after: opens }),
       ]);
+      const queue = await api(t, apiKey).get('/api/stats/queue/');
+      expect(queue.body.response).toEqual({ due: 0, to_come: 1, sending: 0 });
     });
 
     it('waits for the window it was given rather than the setting; an update of its at moves send_after', async () => {

@@ -78,8 +78,19 @@ const PER_USER = CAMPAIGN.reduce((sum, { recipients }) => sum + recipients, 0);
         await insertRows(
           ds,
           'scheduled',
-          ['id_user', 'at', 'text', 'flash', 'mms', 'id_phone', 'created_at'],
-          [[user.id, '2020-01-01 00:00:00', text, 0, 0, phone.id, '2020-01-01 00:00:00']],
+          ['id_user', 'at', 'send_after', 'text', 'flash', 'mms', 'id_phone', 'created_at'],
+          [
+            [
+              user.id,
+              '2020-01-01 00:00:00',
+              '2020-01-01 00:00:00',
+              text,
+              0,
+              0,
+              phone.id,
+              '2020-01-01 00:00:00',
+            ],
+          ],
         );
         const [{ id }] = await ds.query<Array<{ id: number }>>(
           'SELECT MAX(id) AS id FROM scheduled WHERE id_user = ?',
