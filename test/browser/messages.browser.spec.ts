@@ -32,6 +32,8 @@ describeInBrowser('the Messages page, in Chromium', () => {
   let scheduledId: number;
   let failedId: number;
   let reviewId: number;
+  let failedOverId: number;
+  let windowedId: number;
 
   beforeAll(async () => {
     screenshotsFolder();
@@ -72,6 +74,46 @@ describeInBrowser('the Messages page, in Chromium', () => {
         failedId = sended.id;
       }
     }
+    // Failover (docs/dispatch.md#failover): two phones refused it for reasons of their own,
+    // first to last, before the office phone sent it.
+    const refusing = await makePhone(t.dataSource, user.id, { name: 'Backup phone' });
+    const lastResort = await makePhone(t.dataSource, user.id, { name: 'Spare phone' });
+    const failedOver = await makeSended(t.dataSource, user.id, {
+      id_phone: phone.id,
+      at: '2026-11-27 10:00:05',
+      text: 'Your code is 4821',
+      destination: '+33612340000',
+      status: 'delivered',
+      refusals: JSON.stringify([
+        {
+          id_phone: refusing.id,
+          adapter: 'test',
+          at: '2026-11-27 10:00:01',
+          reason: 'The provider refused the credentials',
+        },
+        {
+          id_phone: lastResort.id,
+          adapter: 'test',
+          at: '2026-11-27 10:00:03',
+          reason: 'The account has no credit left',
+        },
+      ]),
+    });
+    failedOverId = failedOver.id;
+    // A Saturday, outside its window: it may go out the Monday after, when the window opens.
+    const windowed = await request(t.url)
+      .post('/api/scheduled/')
+      .set('X-Api-Key', user.apiKey)
+      .send({
+        text: 'Flash sale on Monday',
+        numbers: ['+33612345678'],
+        at: '2099-09-05 09:00:00',
+        priority: 'high',
+        validity: 30,
+        window: 'mon-fri 08:00-20:00',
+      })
+      .expect(201);
+    windowedId = windowed.body.response as number;
     await makeReceived(t.dataSource, user.id, {
       id_phone: phone.id,
       at: '2026-11-26 08:15:00',
@@ -107,12 +149,19 @@ describeInBrowser('the Messages page, in Chromium', () => {
     return page.getByRole('table').getByRole('link').allTextContents();
   }
 
+  /** A message's facts, each term with its definition's text. */
+  async function factsOf(page: Page): Promise<Record<string, string>> {
+    const terms = await page.getByRole('term').allTextContents();
+    const definitions = await page.getByRole('definition').allTextContents();
+    return Object.fromEntries(terms.map((term, index) => [term, definitions[index]]));
+  }
+
   it('filters the sent messages by status as the API does, and opens one', async () => {
     const page = await signedInPage(browser, t.url, user, '/messages/sent');
     const errors = pageErrors(page);
     try {
       await page.getByRole('heading', { name: 'Sent messages' }).waitFor();
-      await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(6);
+      await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(7);
 
       await page.getByLabel('Status').selectOption('failed');
       await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -139,7 +188,68 @@ describeInBrowser('the Messages page, in Chromium', () => {
       await expect(
         page.getByRole('link', { name: `Scheduled message ${scheduledId}` }).isVisible(),
       ).resolves.toBe(true);
+      // No phone refused it: the fact is left out.
+      await expect(factsOf(page)).resolves.not.toHaveProperty('Refused first');
       expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('lists the phones that refused a sent message first, in the order they refused it', async () => {
+    const page = await signedInPage(browser, t.url, user, `/messages/sent/${failedOverId}`);
+    const errors = pageErrors(page);
+    try {
+      await page.getByRole('heading', { name: 'Sent message to +33612340000' }).waitFor();
+      const detail = (await withKey(`/api/sended/${failedOverId}/`).expect(200)).body.response;
+      const refusals = detail.refusals as Array<{ at: string; reason: string }>;
+      expect(refusals).toHaveLength(2);
+      const names = ['Backup phone', 'Spare phone'];
+      const listed = page.getByRole('definition').filter({ has: page.getByRole('list') });
+      // Named once the phones are loaded.
+      await listed.getByRole('listitem').filter({ hasText: names[1] }).waitFor();
+      await expect(listed.getByRole('listitem').allTextContents()).resolves.toEqual(
+        refusals.map((refusal, index) => `${names[index]} · ${refusal.at} · ${refusal.reason}`),
+      );
+      await expect(factsOf(page)).resolves.toMatchObject({ Phone: 'Office phone' });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows a scheduled message’s priority, validity and window, and when it may go out', async () => {
+    const page = await signedInPage(browser, t.url, user, `/messages/scheduled/${windowedId}`);
+    try {
+      await page.getByRole('heading', { name: `Scheduled message ${windowedId}` }).waitFor();
+      const scheduled = (await withKey(`/api/scheduled/${windowedId}/`).expect(200)).body.response;
+      expect(scheduled.send_after).not.toBe(scheduled.at);
+      await expect(factsOf(page)).resolves.toMatchObject({
+        'Send at': scheduled.at,
+        'May go out from': scheduled.send_after,
+        Priority: 'high',
+        Validity: '30 minutes after it is due',
+        'Send window': 'mon-fri 08:00-20:00',
+      });
+
+      // A message without a window of its own waits for the user's usual one; it goes when due.
+      await page.goto(`${t.url}/messages/scheduled/${reviewId}`);
+      await page.getByRole('heading', { name: `Scheduled message ${reviewId}` }).waitFor();
+      const review = await factsOf(page);
+      expect(review).toMatchObject({
+        Priority: 'normal',
+        Validity: 'no limit',
+        'Send window': 'your usual window, from your settings',
+      });
+      expect(review).not.toHaveProperty('May go out from');
+
+      // The list says it waits, beside its time.
+      await page.goto(`${t.url}/messages/scheduled`);
+      await page
+        .getByRole('row')
+        .filter({ hasText: 'Flash sale on Monday' })
+        .getByText(`waits for its window until ${scheduled.send_after}`)
+        .waitFor();
     } finally {
       await page.close();
     }
@@ -319,9 +429,17 @@ describeInBrowser('the Messages page, in Chromium', () => {
       await page.getByRole('heading', { name: /Sent message to/ }).waitFor();
       await checkPage(page, 'message-detail');
 
+      await page.goto(`${t.url}/messages/sent/${failedOverId}`);
+      await page.getByRole('listitem').filter({ hasText: 'Backup phone' }).waitFor();
+      await checkPage(page, 'message-detail-refusals');
+
       await page.goto(`${t.url}/messages/scheduled/${reviewId}`);
       await page.getByRole('button', { name: 'Save changes' }).waitFor();
       await checkPage(page, 'message-scheduled-detail');
+
+      await page.goto(`${t.url}/messages/scheduled/${windowedId}`);
+      await page.getByRole('button', { name: 'Save changes' }).waitFor();
+      await checkPage(page, 'message-scheduled-window');
     } finally {
       await page.close();
     }

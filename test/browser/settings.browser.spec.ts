@@ -120,6 +120,42 @@ describeInBrowser('the Settings page, in Chromium', () => {
     }
   });
 
+  it('saves a send window and its time zone, and shows a window the API cannot read refused at its field', async () => {
+    const page = await signedInPage(browser, t.url, user, '/settings/preferences');
+    try {
+      const sending = page.getByRole('form', { name: 'Sending' });
+      const window = sending.getByLabel('Send window');
+      const zone = sending.getByLabel('Time zone');
+      await expect(zone.inputValue()).resolves.toBe('');
+      await window.fill('mon-fri 08:00-20:00');
+      await zone.selectOption('Asia/Tokyo');
+      await sending.getByRole('button', { name: 'Save' }).click();
+      await sending.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      expect((await withKey('/api/setting/').expect(200)).body.response).toMatchObject({
+        send_window: 'mon-fri 08:00-20:00',
+        timezone: 'Asia/Tokyo',
+      });
+
+      await window.fill('x');
+      await sending.getByRole('button', { name: 'Save' }).click();
+      const refusal = await request(t.url)
+        .post('/api/setting/')
+        .set('X-Api-Key', user.apiKey)
+        .send({ send_window: 'x' })
+        .expect(400);
+      expect(refusal.body.message).toContain('"x" is not a range');
+      await sending.getByRole('alert').filter({ hasText: refusal.body.message }).waitFor();
+      await expect(window.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(descriptionOf(window)).resolves.toContain(refusal.body.message);
+      await checkPage(page, 'settings-send-window-refused');
+      expect((await withKey('/api/setting/').expect(200)).body.response).toMatchObject({
+        send_window: 'mon-fri 08:00-20:00',
+      });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('adds a number to the STOP list, refuses a bad one at its field, and removes one after asking', async () => {
     const page = await signedInPage(browser, t.url, user, '/settings/stop-list');
     try {

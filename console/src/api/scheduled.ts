@@ -42,7 +42,12 @@ export function readScheduled(row: Entry) {
     phoneGroupId: intOrNull(row.id_phone_group),
     tag: textOrNull(row.tag),
     priority: text(row.priority) === 'high' ? ('high' as const) : ('normal' as const),
+    /** Minutes after `at` within which it may still be sent; null: no limit. */
     validity: intOrNull(row.validity),
+    /** The window it was given: `none`, a window, or null for the user's send_window setting. */
+    window: textOrNull(row.window),
+    /** When it may go out: `at`, or the next opening of its window from `at`. */
+    sendAfter: text(row.send_after) || text(row.at),
     createdAt: textOrNull(row.created_at),
     updatedAt: textOrNull(row.updated_at),
     numbers: rows(row.numbers).map(readNumber),

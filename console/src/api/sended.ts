@@ -15,6 +15,21 @@ import {
 /** TanStack Query's keys of sent messages: every key starts with SENDED_KEY. */
 export const SENDED_KEY = ['sended'] as const;
 
+/**
+ * A phone's refusal of the message for a reason of its own (its credentials, its balance…), after
+ * which the dispatch sent it through another phone (docs/dispatch.md#failover).
+ */
+function readRefusal(row: Entry) {
+  return {
+    phoneId: int(row.id_phone),
+    adapter: text(row.adapter),
+    at: text(row.at),
+    reason: text(row.reason),
+  };
+}
+
+export type Refusal = ReturnType<typeof readRefusal>;
+
 /** A sent message (one recipient of a dispatch), as get_sended and get_entries give it. */
 export function readSent(row: Entry) {
   return {
@@ -38,6 +53,8 @@ export function readSent(row: Entry) {
     createdAt: textOrNull(row.created_at),
     updatedAt: textOrNull(row.updated_at),
     medias: rows(row.medias).map(readMedia),
+    /** The phones that refused it before the one of phoneId, the first first. */
+    refusals: rows(row.refusals).map(readRefusal),
   };
 }
 

@@ -1,7 +1,13 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError } from '../../api/client';
-import { deleteScheduled, getScheduled, SCHEDULED_KEY } from '../../api/scheduled';
+import {
+  deleteScheduled,
+  getScheduled,
+  SCHEDULED_KEY,
+  type ScheduledMessage,
+} from '../../api/scheduled';
 import { LoadError } from '../common/LoadError';
 import { BackToList } from './BackToList';
 import { ConfirmDelete } from '../common/ConfirmDelete';
@@ -52,6 +58,7 @@ export function ScheduledDetail() {
       <Facts
         facts={[
           ['Send at', scheduled.at],
+          ['May go out from', scheduled.sendAfter !== scheduled.at && scheduled.sendAfter],
           [
             'Phone',
             scheduled.phoneId !== null
@@ -62,6 +69,9 @@ export function ScheduledDetail() {
             'Phone group',
             scheduled.phoneGroupId !== null && phoneGroupName(scheduled.phoneGroupId),
           ],
+          ['Priority', scheduled.priority],
+          ['Validity', validityOf(scheduled)],
+          ['Send window', windowOf(scheduled)],
           ['Contacts', named('Contact', scheduled.contacts)],
           ['Groups', named('Group', scheduled.groups)],
           ['Conditional groups', named('Conditional group', scheduled.conditionalGroups)],
@@ -93,4 +103,24 @@ export function ScheduledDetail() {
       </div>
     </section>
   );
+}
+
+/** How long after it is due the message may still be sent. */
+function validityOf({ validity }: ScheduledMessage): string {
+  if (validity === null) {
+    return 'no limit';
+  }
+  return `${validity} ${validity === 1 ? 'minute' : 'minutes'} after it is due`;
+}
+
+/** When the message may go out, as it was given (docs/dispatch.md#send-windows). */
+function windowOf({ window }: ScheduledMessage): ReactNode {
+  if (window === null) {
+    return (
+      <>
+        your usual window, from <Link to="/settings/preferences">your settings</Link>
+      </>
+    );
+  }
+  return window === 'none' ? 'any time' : window;
 }

@@ -2,7 +2,10 @@ import { Link, useLocation } from 'react-router';
 import type { ScheduledMessage } from '../../api/scheduled';
 import { preview } from './SentTable';
 
-/** Messages waiting for the dispatch, newest first: when they go, to whom, the text, the tag. */
+/**
+ * Messages waiting for the dispatch, newest first: when they go (and, when later, when their
+ * send window lets them), to whom, the text, the tag.
+ */
 export function ScheduledTable({ messages }: { messages: ScheduledMessage[] }) {
   const { search } = useLocation();
   return (
@@ -20,7 +23,14 @@ export function ScheduledTable({ messages }: { messages: ScheduledMessage[] }) {
         <tbody>
           {messages.map((message) => (
             <tr key={message.id}>
-              <td className="nowrap">{message.at}</td>
+              <td className="nowrap">
+                {message.at}
+                {message.sendAfter !== message.at && (
+                  <small className="window-wait">
+                    waits for its window until {message.sendAfter}
+                  </small>
+                )}
+              </td>
               <td data-label="To">{recipients(message)}</td>
               <td className="message-text">
                 <Link to={String(message.id)} state={{ listSearch: search }}>

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
 import { isStillScheduled, SCHEDULED_KEY } from '../../api/scheduled';
-import { deleteSent, getSent, SENDED_KEY } from '../../api/sended';
+import { deleteSent, getSent, type Refusal, SENDED_KEY } from '../../api/sended';
 import { LoadError } from '../common/LoadError';
 import { BackToList } from './BackToList';
 import { ConfirmDelete } from '../common/ConfirmDelete';
@@ -10,7 +10,10 @@ import { StatusBadge } from './StatusBadge';
 import { useListPath, useMessageId } from './detail-route';
 import { usePhoneName } from './phones';
 
-/** One sent message: its status, its provider's error, where it came from, and delete. */
+/**
+ * One sent message: its status, its provider's error, the phones that refused it first, where it
+ * came from, and delete.
+ */
 export function SentDetail() {
   const id = useMessageId();
   const navigate = useNavigate();
@@ -51,6 +54,12 @@ export function SentDetail() {
           ['Sent at', sent.at],
           ['Status updated', sent.updatedAt],
           ['Phone', phoneName(sent.phoneId)],
+          [
+            'Refused first',
+            sent.refusals.length > 0 && (
+              <Refusals key="refusals" refusals={sent.refusals} phoneName={phoneName} />
+            ),
+          ],
           ['Adapter', sent.adapter],
           ['Provider’s id', sent.uid],
           ['Segments', `${sent.segments} (${sent.encoding})`],
@@ -79,6 +88,28 @@ export function SentDetail() {
         />
       </div>
     </section>
+  );
+}
+
+/**
+ * The phones that refused the message for a reason of their own before the one that sent it, in
+ * the order the dispatch tried them (docs/dispatch.md#failover).
+ */
+function Refusals({
+  refusals,
+  phoneName,
+}: {
+  refusals: Refusal[];
+  phoneName: (id: number | null) => string;
+}) {
+  return (
+    <ol className="refusals">
+      {refusals.map((refusal, index) => (
+        <li key={index}>
+          {phoneName(refusal.phoneId)} · {refusal.at} · {refusal.reason}
+        </li>
+      ))}
+    </ol>
   );
 }
 

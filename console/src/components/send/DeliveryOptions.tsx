@@ -143,7 +143,7 @@ export function DeliveryOptions() {
             <Field
               label="Window"
               error={windowError}
-              hint="Days and hours in smsgw’s time zone, as mon-fri 08:00-20:00, sat 10:00-18:00."
+              hint="Days and hours in the time zone of your settings, as mon-fri 08:00-20:00, sat 10:00-18:00."
               render={(props) => (
                 <input
                   {...props}

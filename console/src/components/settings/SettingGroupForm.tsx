@@ -25,6 +25,9 @@ function valuesOf(definitions: SettingDefinition[], settings: Record<string, str
   );
 }
 
+/** The longest text written on one line (send_window's 255); a longer one gets a text area. */
+const MAX_LINE_CHARACTERS = 255;
+
 /** The control of a setting other than a flag, with the API's bounds. */
 function control(definition: SettingDefinition, props: ControlProps & UseFormRegisterReturn) {
   switch (definition.type) {
@@ -50,14 +53,19 @@ function control(definition: SettingDefinition, props: ControlProps & UseFormReg
         />
       );
     default:
-      return <textarea {...props} rows={3} maxLength={definition.max_length ?? undefined} />;
+      return (definition.max_length ?? MAX_LINE_CHARACTERS + 1) <= MAX_LINE_CHARACTERS ? (
+        <input {...props} type="text" maxLength={definition.max_length ?? undefined} />
+      ) : (
+        <textarea {...props} rows={3} maxLength={definition.max_length ?? undefined} />
+      );
   }
 }
 
 /**
  * The settings of one group: a flag as a checkbox, a choice as a select, a number as a number
- * input with the API's bounds, a text as a text area. Only the settings changed are sent; the
- * API's refusal is shown at the setting it names (it refuses the whole request).
+ * input with the API's bounds, a text as a text input or, when long, a text area. Only the
+ * settings changed are sent; the API's refusal is shown at the setting it names (it refuses the
+ * whole request).
  */
 export function SettingGroupForm({
   group,

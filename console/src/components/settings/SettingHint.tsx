@@ -19,7 +19,10 @@ function allowedOf(definition: SettingDefinition): string {
         ? `From ${count.format(definition.minimum ?? 0)} to ${count.format(definition.maximum ?? 0)}, at most ${definition.decimals} decimals.`
         : `A whole number from ${count.format(definition.minimum ?? 0)} to ${count.format(definition.maximum ?? 0)}.`;
     case 'text':
-      return `${count.format(definition.min_length ?? 0)} to ${count.format(definition.max_length ?? 0)} characters.`;
+      // Empty allowed, a text has a meaning to say (send_window's syntax), not just a length.
+      return definition.min_length === 0
+        ? `${definition.allowed.charAt(0).toUpperCase()}${definition.allowed.slice(1)}.`
+        : `${count.format(definition.min_length ?? 0)} to ${count.format(definition.max_length ?? 0)} characters.`;
     case 'flag':
     case 'choice':
       return '';
@@ -38,6 +41,6 @@ function defaultOf(definition: SettingDefinition): string {
     case 'number':
       return definition.default;
     case 'text':
-      return `“${definition.default}”`;
+      return definition.default === '' ? 'empty' : `“${definition.default}”`;
   }
 }
