@@ -243,7 +243,7 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     'send_window',
     SENDING,
     'Send window',
-    'When messages may go out, in the time zone below; a message due outside it waits until it opens. Empty: any time.',
+    'When messages may go out, in the time zone below; a message due outside it waits until it opens.',
     '',
     {
       ...NONE,
