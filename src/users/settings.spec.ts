@@ -68,6 +68,21 @@ describe('checkSetting', () => {
   });
 
   it.each([
+    ['Asia/Kolkata', ['Asia/Kolkata', 'Asia/Calcutta']],
+    ['asia/calcutta', ['Asia/Kolkata', 'Asia/Calcutta']],
+    ['Europe/Kyiv', ['Europe/Kyiv', 'Europe/Kiev']],
+    ['Etc/UTC', ['UTC']],
+    ['US/Eastern', ['America/New_York']],
+  ])('stores the time zone %j by the name of the choices the runtime lists', (zone, names) => {
+    const checked = checkSetting('timezone', zone);
+    const choices = SETTING_DEFINITIONS.find(({ name }) => name === 'timezone')!.choices!;
+    const stored = 'value' in checked ? checked.value : checked.reason;
+
+    expect(names).toContain(stored);
+    expect(choices.map(({ value }) => value)).toContain(stored);
+  });
+
+  it.each([
     ['api_key', '1', /^"api_key" is not a setting name: one of mms, /],
     ['toString', '1', /^"toString" is not a setting name/],
     ['phone_limit', '2', /^phone_limit must be 0 or 1\.$/],

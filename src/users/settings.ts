@@ -1,5 +1,10 @@
 import { countryCodes } from '../common/phone/phone-number';
-import { MAX_WINDOW_CHARACTERS, WINDOW_SYNTAX, parseSendWindow } from '../common/time/send-window';
+import {
+  MAX_WINDOW_CHARACTERS,
+  WINDOW_SYNTAX,
+  canonicalTimeZone,
+  parseSendWindow,
+} from '../common/time/send-window';
 
 /** The statuses of a sent entry whose share the reliability check watches (docs/dispatch.md). */
 export const RELIABILITY_TYPES = ['failed', 'unknown'] as const;
@@ -346,7 +351,7 @@ export type CheckedSetting = { value: string } | { reason: string };
  * The one check of a setting's name and value, for the API and the CLI alike
  * (docs/api.md#post_setting), by its definition: the name must be a known setting; a choice is
  * matched in any case and stored as the choice is spelled (`FR` is stored `fr`, so that a
- * country has one spelling); numbers are stored without leading zeros, so that `010` and `10`
+ * country has one spelling), a time zone by any of its names; numbers are stored without leading zeros, so that `010` and `10`
  * read alike everywhere; a text must not be only blanks (a blank reply is never sent).
  * `checkSettingsTogether` then compares each grace period with its period.
  */
@@ -364,7 +369,7 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
   if (typeof value !== 'string') {
     return { reason: `${name} must be a text.` };
   }
-  const stored = storedValue(definition, value);
+  const stored = storedValue(definition, SPELLINGS[name]?.(value) ?? value);
   if (stored === null) {
     return { reason: `${name} must be ${definition.allowed}.` };
   }
@@ -373,6 +378,14 @@ export function checkSetting(name: string, value: unknown): CheckedSetting {
     ? { reason: `${name} must be ${definition.allowed}: ${problem}.` }
     : { value: stored };
 }
+
+/**
+ * The settings whose values have other spellings than their choices': a time zone by any of its
+ * IANA names (Asia/Kolkata, which Node's ICU lists as Asia/Calcutta; Etc/UTC), in any case.
+ */
+const SPELLINGS: Readonly<Record<string, (value: string) => string | null>> = {
+  timezone: canonicalTimeZone,
+};
 
 /** The settings whose values have a syntax of their own: the problem with a value, or null. */
 const SYNTAX_CHECKS: Readonly<Record<string, (value: string) => string | null>> = {

@@ -92,6 +92,22 @@ export function parseSendWindow(text: string): { window: SendWindow } | { proble
   return { window: { ranges } };
 }
 
+/**
+ * An IANA time zone name as this runtime spells it, in its case and by the name its ICU keeps
+ * for a renamed zone (`asia/kolkata` may be `Asia/Calcutta`), so that it reads as one of
+ * `Intl.supportedValuesOf('timeZone')`; null when it names no zone.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      return null;
+    }
+    throw error;
+  }
+}
+
 /** Whether `name` is an IANA time zone (Europe/Paris). */
 export function isTimeZone(name: string): boolean {
   return IANAZone.isValidZone(name);

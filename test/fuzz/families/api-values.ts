@@ -123,6 +123,9 @@ const FIELDS: Record<string, Array<[string, FieldKind, string[]?]>> = {
       'choice',
       ['available', 'unavailable', 'no_credit', 'limit_reached', 'disabled', ''],
     ],
+    // Mostly none: a phone that refuses every message leaves its messages to failover, which
+    // needs phones that send.
+    ['refusal', 'choice', ['', '', '', '', 'phone', 'recipient', 'PHONE', 'both']],
   ],
   benchmark: [],
   twilio: [
@@ -491,6 +494,124 @@ export const idempotencyKeyValue: fc.Arbitrary<Value> = fc.oneof(
       .constantFrom('', ' ', 'k'.repeat(255), 'k'.repeat(256), 'clé', 'a\tb', '~!@#$%^&*()')
       .map(str),
   },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+/**
+ * A send window of `length` characters that the syntax takes, padded with blanks after a comma:
+ * at 255 characters it is taken, past them refused for its length alone.
+ */
+export function windowOfLength(length: number): string {
+  const ranges = Array.from({ length: 20 }, () => '08:00-20:00').join(',');
+  return ranges.replace(',', `,${' '.repeat(length - ranges.length)}`);
+}
+
+/** Windows of each form the syntax takes: days, several ranges, across midnight, wrapping days. */
+export const WINDOWS = [
+  '08:00-20:00',
+  'mon-fri 08:00-20:00, sat 10:00-18:00',
+  '22:00-06:00',
+  'fri-mon 00:00-24:00',
+  'mon,wed 09:00-12:00',
+  'Mon-Fri 08:00 - 12:00, 14:00-18:00',
+  windowOfLength(255),
+];
+
+/** Near misses of a window: a word, a short hour, an empty range, a misspelt day, days alone. */
+export const WINDOWS_REFUSED = [
+  'nights',
+  '8:00-20:00',
+  '09:00-09:00',
+  'mon-fry 08:00-20:00',
+  'mon, tue',
+  '24:00-06:00',
+  '08:00-24:01',
+  '08:60-20:00',
+  '08:00-20:00,',
+  windowOfLength(256),
+];
+
+/** A window made of parts, each near the syntax: days or not, hours and minutes past their range. */
+const composedWindow: fc.Arbitrary<string> = fc
+  .array(
+    fc.tuple(
+      fc.option(
+        fc.constantFrom('mon', 'sun', 'fri-mon', 'SAT', 'mon-fry', 'mon,tue', 'tue -thu', 'x'),
+      ),
+      fc.integer({ min: 0, max: 25 }),
+      fc.constantFrom(0, 30, 59, 60),
+      fc.integer({ min: 0, max: 25 }),
+      fc.constantFrom(0, 30, 59, 60),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((ranges) =>
+    ranges
+      .map(([days, ...clock]) => {
+        const [from, to] = [clock.slice(0, 2), clock.slice(2)].map((time) =>
+          time.map((part) => String(part).padStart(2, '0')).join(':'),
+        );
+        return `${days === null ? '' : `${days} `}${from}-${to}`;
+      })
+      .join(', '),
+  );
+
+/**
+ * A message's window: `none` in any case, a window, empty for the user's `send_window`, near
+ * misses, and what is not a text.
+ */
+export const windowValue: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom('none', 'NONE', ' None ', '', ...WINDOWS, ...WINDOWS_REFUSED)
+      .map(str),
+  },
+  { weight: 2, arbitrary: composedWindow.map(str) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Value>(
+      { k: 'null' },
+      num(8),
+      list([str('08:00-20:00')]),
+      map([
+        ['from', str('08:00')],
+        ['to', str('20:00')],
+      ]),
+    ),
+  },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+/** The `send_window` setting: empty (any time) or a window; `none` is the parameter's only. */
+export const sendWindowSetting: fc.Arbitrary<Value> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('', 'none', ' ', ...WINDOWS, ...WINDOWS_REFUSED).map(str),
+  },
+  { weight: 1, arbitrary: composedWindow.map(str) },
+  { weight: 1, arbitrary: hostileText.map(str) },
+);
+
+/** IANA time zone names, in any case, the current name and the former of a renamed zone. */
+export const TIME_ZONES = [
+  '',
+  'Europe/Paris',
+  'europe/paris',
+  'UTC',
+  'utc',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Asia/Calcutta',
+  'Europe/Kyiv',
+];
+
+/** What is not a time zone name: a city without a zone, an offset, a name padded. */
+export const TIME_ZONES_REFUSED = ['Europe/Lyon', '+02:00', 'Paris', ' Europe/Paris', 'Europe/'];
+
+/** The `timezone` setting. */
+export const timeZoneSetting: fc.Arbitrary<Value> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...TIME_ZONES, ...TIME_ZONES_REFUSED).map(str) },
   { weight: 1, arbitrary: hostileText.map(str) },
 );
 

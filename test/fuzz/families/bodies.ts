@@ -18,6 +18,7 @@ import { family, Family, Probe, requestFamily } from '../support/runner';
 import { Answer, HttpCase } from '../support/wire';
 import { hostileText, LONE_SURROGATES, PROTO_KEYS, protoNest } from '../support/values';
 import { KEYS, World } from '../support/world';
+import { TIME_ZONES, TIME_ZONES_REFUSED, WINDOWS, WINDOWS_REFUSED } from './api-values';
 
 /*
  * Bodies: wrong content types and JSON shapes, PHP bracket abuse, malformed encodings, the same
@@ -620,11 +621,13 @@ interface LimitCase {
   status: number;
   code: number;
   mentions?: string;
+  /** A setting the answer must list with this value, as it is stored. */
+  stored?: [name: string, value: string];
 }
 
 const MIB = 1024 * 1024;
 
-function scheduledForm(entries: Entry[]): HttpCase {
+function scheduledWith(entries: Entry[], encoding: 'form' | 'json' = 'form'): HttpCase {
   return assemble({
     method: 'POST',
     path: '/api/scheduled/',
@@ -634,7 +637,7 @@ function scheduledForm(entries: Entry[]): HttpCase {
       ...VALID_SCHEDULED.filter(([name]) => !entries.some(([other]) => other === name)),
       ...entries,
     ],
-    encoding: 'form',
+    encoding,
     listStyle: 'indexed',
     auth: { query: KEYS.main },
   });
@@ -673,6 +676,56 @@ function csvOfRows(rows: number): Buffer {
   return Buffer.from(`number\n${'+33612345678\n'.repeat(rows)}`);
 }
 
+/** A value for a message's window, and whether the parameter takes it. */
+function windowCases(): Array<[Value, boolean]> {
+  const taken = ['none', 'NONE', ' None ', '', ...WINDOWS];
+  return [
+    ...taken.map((text): [Value, boolean] => [str(text), true]),
+    ...WINDOWS_REFUSED.map((text): [Value, boolean] => [str(text), false]),
+    ...[
+      num(8),
+      list([str('08:00-20:00')]),
+      map([
+        ['from', str('08:00')],
+        ['to', str('20:00')],
+      ]),
+    ].map((value): [Value, boolean] => [value, false]),
+  ];
+}
+
+/**
+ * A value of the send_window or timezone setting, and how it is stored: undefined when taken
+ * in a spelling of the runtime's (a renamed zone may be stored by its other name), null when
+ * refused. `none` is the window parameter's only: the setting is empty for any time.
+ */
+function settingCases(): Array<{ name: string; value: string; stored?: string | null }> {
+  const spelt: Record<string, string> = {
+    'europe/paris': 'Europe/Paris',
+    utc: 'UTC',
+    'america/new_york': 'America/New_York',
+  };
+  return [
+    ...['', ...WINDOWS].map((value) => ({ name: 'send_window', value, stored: value })),
+    ...['none', ' ', ...WINDOWS_REFUSED].map((value) => ({
+      name: 'send_window',
+      value,
+      stored: null,
+    })),
+    ...TIME_ZONES.map((value) => ({
+      name: 'timezone',
+      value,
+      stored: value === '' ? '' : spelt[value.toLowerCase()],
+    })),
+    ...TIME_ZONES_REFUSED.map((value) => ({ name: 'timezone', value, stored: null })),
+  ];
+}
+
+/** A value in a case's name, a long one shortened. */
+function shortJson(value: Value): string {
+  const json = toJson(value);
+  return json.length > 60 ? `${json.slice(0, 60)}… (${json.length} characters)` : json;
+}
+
 /** One documented limit, at it or just past it, with the answer each must get. */
 function limitCases(): Array<fc.Arbitrary<LimitCase>> {
   // Replaced by a phone made for the case: other families change and delete theirs.
@@ -683,7 +736,8 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
     status: number,
     code: number,
     mentions?: string,
-  ): LimitCase => ({ what, wire, status, code, mentions });
+    stored?: [string, string],
+  ): LimitCase => ({ what, wire, status, code, mentions, stored });
   return [
     fc
       .constantFrom(1000, 1001)
@@ -694,14 +748,14 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
             length > 1000
               ? over(
                   `a text of ${length} characters`,
-                  scheduledForm([['text', str(unit.repeat(length))]]),
+                  scheduledWith([['text', str(unit.repeat(length))]]),
                   400,
                   2,
                   'text',
                 )
               : over(
                   `a text of ${length} characters`,
-                  scheduledForm([['text', str(unit.repeat(length))]]),
+                  scheduledWith([['text', str(unit.repeat(length))]]),
                   201,
                   0,
                 ),
@@ -712,7 +766,7 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
       .map((length) =>
         over(
           `a tag of ${length} characters`,
-          scheduledForm([['tag', str('t'.repeat(length))]]),
+          scheduledWith([['tag', str('t'.repeat(length))]]),
           length > 1000 ? 400 : 201,
           length > 1000 ? 2 : 0,
           length > 1000 ? 'tag' : undefined,
@@ -722,12 +776,89 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
       const taken = ['high', 'normal', ''].includes(priority.trim().toLowerCase());
       return over(
         `a priority of ${JSON.stringify(priority)}`,
-        scheduledForm([['priority', str(priority)]]),
+        scheduledWith([['priority', str(priority)]]),
         taken ? 201 : 400,
         taken ? 0 : 2,
         taken ? undefined : 'priority',
       );
     }),
+    fc
+      .tuple(fc.constantFrom(...windowCases()), fc.constantFrom<'form' | 'json'>('form', 'json'))
+      .map(([[window, taken], encoding]) =>
+        over(
+          `a window of ${shortJson(window)} in a ${encoding} body`,
+          scheduledWith([['window', window]], encoding),
+          taken ? 201 : 400,
+          taken ? 0 : 2,
+          taken ? undefined : 'window',
+        ),
+      ),
+    fc.constantFrom(...windowCases()).map(([window, taken]) =>
+      over(
+        `get_send_sms with a window of ${shortJson(window)}`,
+        assemble({
+          method: 'GET',
+          path: '/api/send-sms',
+          query: [
+            ['to', str('+33612345678')],
+            ['text', str('Hello')],
+            ['window', window],
+          ],
+          body: [],
+          encoding: 'none',
+          listStyle: 'indexed',
+          auth: { query: KEYS.main },
+        }),
+        taken ? 200 : 400,
+        taken ? 0 : 2,
+        taken ? undefined : 'window',
+      ),
+    ),
+    fc
+      .tuple(fc.constantFrom(...settingCases()), fc.constantFrom<'form' | 'json'>('form', 'json'))
+      .map(([{ name, value, stored }, encoding]) =>
+        over(
+          `${name} set to ${shortJson(str(value))} in a ${encoding} body`,
+          assemble({
+            method: 'POST',
+            path: '/api/setting/',
+            query: [],
+            body: [[name, str(value)]],
+            encoding,
+            listStyle: 'indexed',
+            auth: { query: KEYS.main },
+          }),
+          stored === null ? 400 : 200,
+          stored === null ? 2 : 0,
+          stored === null ? name : undefined,
+          stored === null || stored === undefined ? undefined : [name, stored],
+        ),
+      ),
+    fc
+      .constantFrom('', 'phone', 'recipient', 'PHONE', ' phone', 'both', 'recipients')
+      .map((refusal) => {
+        const taken = ['', 'phone', 'recipient'].includes(refusal);
+        return over(
+          `a test phone whose refusal is ${JSON.stringify(refusal)}`,
+          assemble({
+            method: 'POST',
+            path: '/api/phone/',
+            query: [],
+            body: [
+              ['name', str(`refusal ${UNIQUE}`)],
+              ['adapter', str('test')],
+              ['adapter_data', map([['refusal', str(refusal)]])],
+            ],
+            encoding: 'json',
+            listStyle: 'indexed',
+            auth: { query: KEYS.main },
+          }),
+          // The adapter's own check of its data refuses the creation (README, post_phone).
+          taken ? 201 : 422,
+          taken ? 0 : 8,
+          taken ? undefined : 'refusal',
+        );
+      }),
     fc.constantFrom(150, 151).map((length) =>
       over(
         `a phone name of ${length} characters`,
@@ -801,7 +932,7 @@ function limitCases(): Array<fc.Arbitrary<LimitCase>> {
       const padding = 'p'.repeat(MIB);
       const wire =
         kind === 'form'
-          ? scheduledForm([['tag', str(padding)]])
+          ? scheduledWith([['tag', str(padding)]])
           : assemble({
               method: 'POST',
               path: '/api/scheduled/',
@@ -888,10 +1019,27 @@ export const limits: Family = family(
       return;
     }
     await probe.send(wire, {
-      expect: (answer) => expectCode(answer, value.status, value.code, value.what, value.mentions),
+      expect: (answer) => {
+        const problems = expectCode(answer, value.status, value.code, value.what, value.mentions);
+        return problems.length || !value.stored ? problems : expectStored(answer, value);
+      },
     });
   },
 );
+
+/** post_setting's answer lists every setting: the one changed as it is stored. */
+function expectStored(answer: Answer, { what, stored }: LimitCase): string[] {
+  const read = readEnvelope(answer.body);
+  const response = 'envelope' in read ? read.envelope.response : undefined;
+  const [name, value] = stored!;
+  const found =
+    typeof response === 'object' && response !== null
+      ? (response as Record<string, unknown>)[name]
+      : undefined;
+  return found === value
+    ? []
+    : [`${what}: ${name} is stored as ${JSON.stringify(found)}, not ${JSON.stringify(value)}`];
+}
 
 /** A request that would succeed, and a text field of it to make ill-formed. */
 interface TextField {
@@ -905,12 +1053,22 @@ function textFields(world: World): TextField[] {
   const { providers } = world;
   const phone = FRESH_PHONE;
   const fields: TextField[] = [];
-  const scheduled: Entry[] = [...VALID_SCHEDULED, ['tag', str('campaign')]];
-  for (const field of ['text', 'tag', 'at', 'numbers.data']) {
+  const scheduled: Entry[] = [
+    ...VALID_SCHEDULED,
+    ['tag', str('campaign')],
+    ['window', str('08:00-20:00')],
+  ];
+  for (const field of ['text', 'tag', 'at', 'window', 'numbers.data']) {
     fields.push({ path: '/api/scheduled/', body: scheduled, field });
   }
+  for (const [field, value] of [
+    ['send_window', '08:00-20:00'],
+    ['timezone', 'Europe/Paris'],
+  ]) {
+    fields.push({ path: '/api/setting/', body: [[field, str(value)]], field });
+  }
   const adapters: Record<string, Record<string, string>> = {
-    test: { delivery: 'delivered', phone_status: 'available' },
+    test: { delivery: 'delivered', phone_status: 'available', refusal: '' },
     twilio: {
       account_sid: 'ACfuzz',
       auth_token: 'SeKrEt0000000000000b',

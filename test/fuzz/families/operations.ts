@@ -35,6 +35,9 @@ import {
   validityValue,
   priorityValue,
   idempotencyKeyValue,
+  windowValue,
+  sendWindowSetting,
+  timeZoneSetting,
 } from './api-values';
 
 /*
@@ -235,6 +238,7 @@ export const OPERATIONS: Operation[] = [
       id_phone: id('phone'),
       validity: fixed(validityValue),
       priority: fixed(priorityValue),
+      window: fixed(windowValue),
       idempotency_key: fixed(idempotencyKeyValue),
     },
   },
@@ -253,6 +257,7 @@ export const OPERATIONS: Operation[] = [
       tag: fixed(mostly(hostileText.map(str))),
       validity: fixed(validityValue),
       priority: fixed(priorityValue),
+      window: fixed(windowValue),
       idempotency_key: fixed(idempotencyKeyValue),
       numbers: fixed(numbersValue),
       contacts: (world) => idsValue(idPool(world, 'contact')),
@@ -394,6 +399,7 @@ export const OPERATIONS: Operation[] = [
       tag: text,
       validity: fixed(validityValue),
       priority: fixed(priorityValue),
+      window: fixed(windowValue),
       numbers: fixed(numbersValue),
       contacts: idList('contact'),
       groups: idList('group'),
@@ -462,6 +468,8 @@ export const OPERATIONS: Operation[] = [
       phone_reliability_failed_grace_period: fixed(
         mostly(fc.constantFrom('1', '0', '120', '-1').map(str)),
       ),
+      send_window: fixed(sendWindowSetting),
+      timezone: fixed(timeZoneSetting),
       unknown_setting: fixed(fc.constantFrom('1', '').map(str)),
     },
   },
