@@ -732,6 +732,8 @@ describeEachDatabase('smsgw CLI', (database) => {
           'IdempotencyKeys1765400000000',
           'MessageValidity1765410000000',
           'MessagePriority1765440000000',
+          'SendWindows1765450000000',
+          'Failover1765460000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });
