@@ -4,9 +4,13 @@ import { AdapterRegistry } from './adapters/adapter.registry';
 import { AppConfig } from './config/configuration';
 import { describeAdapters } from './phones/phones.openapi';
 
-/** The OpenAPI document and Swagger UI at `/api/docs` (JSON at `/api/docs-json`). */
+/**
+ * The OpenAPI document and Swagger UI at `/api/docs` (JSON at `/api/docs-json`). The document is
+ * built at its first request, not at start: most processes never serve it, and it is the
+ * largest thing a boot would otherwise hold.
+ */
 export function setUpOpenApi(app: INestApplication, config: AppConfig): void {
-  SwaggerModule.setup(`${config.basePath}/api/docs`, app, openApiDocument(app), {
+  SwaggerModule.setup(`${config.basePath}/api/docs`, app, () => openApiDocument(app), {
     useGlobalPrefix: false,
   });
 }
