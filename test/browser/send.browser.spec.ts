@@ -330,6 +330,8 @@ describeInBrowser('the Send page, in Chromium', () => {
         conditional_groups: [{ name: 'Named Ada' }],
       });
       const details = page.getByRole('region', { name: `Scheduled message ${id}` });
+      // The panel reads the message back through get_scheduled: "Loading…" until it answers.
+      await details.getByText('2099-01-31 08:30:00').waitFor();
       await expect(details.textContent()).resolves.toContain('2099-01-31 08:30:00');
       await expect(details.textContent()).resolves.toContain('+33612345670');
       await expect(details.textContent()).resolves.toContain(`the phone ${phoneName}`);
@@ -398,6 +400,7 @@ describeInBrowser('the Send page, in Chromium', () => {
           at: '2099-02-01 09:00:00',
           priority: 'high',
           validity: 30,
+          window,
         });
         const details = page.getByRole('region', { name: `Scheduled message ${id}` });
         await details.getByText('High priority, expires 30 minutes after it is due').waitFor();
