@@ -161,7 +161,9 @@ describeInBrowser('the Messages page, in Chromium', () => {
     const errors = pageErrors(page);
     try {
       await page.getByRole('heading', { name: 'Sent messages' }).waitFor();
-      await expect(page.getByRole('table').getByRole('row').count()).resolves.toBe(7);
+      // The heading comes before the list: wait for its rows (a header and six messages).
+      const all = page.getByRole('table').getByRole('row');
+      await waitFor(async () => (await all.count()) === 7, 'the list of sent messages');
 
       await page.getByLabel('Status').selectOption('failed');
       await page.getByRole('button', { name: 'Apply filters' }).click();
