@@ -185,9 +185,8 @@ function pacedOf({ pinned, pool }: Route): number[] {
  * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send,
  * those whose send window is closed, deferred to its opening (docs/dispatch.md#send-windows), and
  * those refused before any send: an expired message, one whose window opens after it expires, no
- * phone, a phone that is not
- * available, a spent limit, medias that cannot go, a sending slot after the message expires, a
- * spent or expired quota. A row for a paced phone takes its next sending slot (or keeps the one
+ * phone, a phone that is not available, a spent limit, medias that cannot go, a sending slot
+ * after the message expires, a spent or expired quota. A row for a paced phone takes its next sending slot (or keeps the one
  * it was booked): claimed when the slot comes soon, booked to wait in the queue otherwise
  * (docs/dispatch.md#pacing); a high-priority row to be booked takes the slot of a normal row
  * booked ahead of it (docs/dispatch.md#priority). A row to send reserves its segments of its
@@ -335,7 +334,7 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       });
       continue;
     }
-    const slotOpening = slot === null ? slot : windows.openingOf(row, slot);
+    const slotOpening = slot === null ? null : windows.openingOf(row, slot);
     if (slot !== null && slotOpening !== slot) {
       // Its window closes before the slot: it waits for the next opening, and the slot goes to
       // the next row.
