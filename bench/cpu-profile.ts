@@ -29,16 +29,16 @@ interface Profile {
 
 /** Phases by the file (and, where a file holds several, the function) of a frame. */
 const PHASES: ReadonlyArray<{ phase: string; file: RegExp; fn?: RegExp }> = [
-  { phase: 'claim', file: /dispatch\/sender\.service/, fn: /^(claim|route|remainingVolumes)$/ },
-  { phase: 'record', file: /dispatch\/sender\.service/, fn: /^(record|recordRefused|store)$/ },
-  { phase: 'send', file: /dispatch\/sender\.service/, fn: /^(sendAll|sendOne)$/ },
+  { phase: 'send', file: /dispatch\/sender\.service/, fn: /^(sendAll|sendNow|sendOne|lane)$/ },
   { phase: 'send', file: /\/adapters\// },
+  { phase: 'record', file: /dispatch\/(recording|quota-accounting|failover)/ },
+  { phase: 'record', file: /dispatch\/sender\.service/, fn: /^(recordSent|count)$/ },
+  { phase: 'claim', file: /dispatch\/(claim|phone-choice|pacing|validity)/ },
   { phase: 'expansion', file: /dispatch\/expansion/ },
-  { phase: 'render', file: /dispatch\/(rendering|text\/)/ },
-  { phase: 'claim', file: /dispatch\/(dispatch\.repository|phone-choice)/ },
+  { phase: 'render', file: /dispatch\/rendering|\/text\// },
   { phase: 'worker: other', file: /dispatch\// },
-  { phase: 'commit', file: /common\/database\/|database\/sqlite-serializer/ },
-  { phase: 'parse', file: /common\/(params|http\/multipart)|scheduled\/numbers-csv/ },
+  { phase: 'commit', file: /database\/(driver|sqlite-serializer)/ },
+  { phase: 'parse', file: /common\/(params|http\/multipart|csv)|scheduled\/numbers-csv/ },
   { phase: 'request: smsgw', file: /\/(dist|src)\// },
   { phase: 'HTTP', file: /node_modules\/(express|router|body-parser|@nestjs|pino|finalhandler)/ },
   { phase: 'HTTP', file: /^node:(_http|http|net)/ },
@@ -114,6 +114,7 @@ function main(): void {
   };
   const packages = new Map<string, number>();
   const phases = new Map<string, number>();
+  const functions = new Map<string, number>();
   let all = 0;
   let idle = 0;
   profile.samples.forEach((id, index) => {
@@ -129,12 +130,15 @@ function main(): void {
     packages.set(name, (packages.get(name) ?? 0) + micros);
     const phase = phaseOf(frames);
     phases.set(phase, (phases.get(phase) ?? 0) + micros);
+    const fn = `${leaf.functionName || '(anonymous)'} ${leaf.url.replace(/^.*\/(node_modules|dist|src)\//, '')}`;
+    functions.set(fn, (functions.get(fn) ?? 0) + micros);
   });
   console.log(
     `${file}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle (main thread)`,
   );
   table('package (self time)', packages, all);
   table('phase', phases, all);
+  table('function (self time)', functions, all, 40);
 }
 
 main();

@@ -256,7 +256,11 @@ export class SenderService {
         text,
         flash: Boolean(Number(row.flash)) && adapter.capabilities.flash,
         medias,
-        idempotencyKey: idempotencyKey(row, text),
+        // A getter: only the adapters of providers that deduplicate read it, and hashing it for
+        // every send of a campaign through the others cost as much as their own work.
+        get idempotencyKey() {
+          return idempotencyKey(row, text);
+        },
         validitySeconds: secondsLeft(row.expires_at, now),
         callbackUrls: callbackUrls(this.config, phone.callback_token ?? null),
       });

@@ -67,6 +67,8 @@ export class SmppBind {
   retryAt = 0;
   /** Settles each submit_sm written and not yet answered. */
   private readonly unanswered = new Set<(result: SendResult) => void>();
+  /** Whether the socket's writes wait for the end of the tick (`corkUntilNextTick`). */
+  private corked = false;
 
   constructor(
     private readonly context: BindContext,
@@ -102,6 +104,7 @@ export class SmppBind {
     if (this.current !== 'bound' || !session) {
       return null;
     }
+    this.corkUntilNextTick(session);
     let settle: (result: SendResult) => void = () => undefined;
     if (!session.submit_sm(fields, (response) => settle(submitResult(response)))) {
       session.destroy();
@@ -129,6 +132,23 @@ export class SmppBind {
         }
       };
       this.unanswered.add(settle);
+    });
+  }
+
+  /**
+   * Holds the socket's writes until the end of this tick, when they leave together: the answers
+   * to a window of submits arrive in one read and each frees room for the next submit, so a
+   * write per submit would cost a system call per message. TCP_NODELAY still sends them at once.
+   */
+  private corkUntilNextTick(session: Session): void {
+    if (this.corked) {
+      return;
+    }
+    this.corked = true;
+    session.socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      session.socket.uncork();
     });
   }
 

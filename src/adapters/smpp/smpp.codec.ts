@@ -62,12 +62,6 @@ export function destinationAddress(destination: string): Record<string, unknown>
 }
 
 /**
- * The text as submit_sm fields: GSM 03.38 when every character is in it, else UCS-2. A text
- * longer than one SMS goes whole in `message_payload` rather than in UDH-concatenated parts,
- * so the SMSC answers with one message_id and sends one receipt for the message smsgw records
- * as one entry, and takes or refuses it as a whole.
- */
-/**
  * A validity period in SMPP's relative time format (SMPP 3.4, 7.1.1): `YYMMDDhhmmss000R`, here
  * days, hours, minutes and seconds; at least a second (all zeros would be the SMSC's default),
  * at most 99 days, what the two digits of the days hold.
@@ -81,7 +75,31 @@ export function relativeTime(seconds: number): string {
   return `0000${two(days)}${two(hours)}${two(minutes)}${two(total % 60)}000R`;
 }
 
+/**
+ * The text as submit_sm fields: GSM 03.38 when every character is in it, else UCS-2. A text
+ * longer than one SMS goes whole in `message_payload` rather than in UDH-concatenated parts,
+ * so the SMSC answers with one message_id and sends one receipt for the message smsgw records
+ * as one entry, and takes or refuses it as a whole.
+ */
 export function messageFields(text: string, flash: boolean): Record<string, unknown> {
+  if (lastFields.text !== text || lastFields.flash !== flash) {
+    lastFields = { text, flash, fields: encodeMessage(text, flash) };
+  }
+  return lastFields.fields;
+}
+
+/**
+ * The last text encoded: a campaign sends one text to every recipient, and encoding it (the
+ * GSM 03.38 check and table lookups) cost more than the rest of its submit_sm. Its buffer is
+ * only read when each PDU is written.
+ */
+let lastFields: { text: string; flash: boolean; fields: Record<string, unknown> } = {
+  text: '',
+  flash: false,
+  fields: encodeMessage('', false),
+};
+
+function encodeMessage(text: string, flash: boolean): Record<string, unknown> {
   const gsm = encodings.ASCII.match(text);
   const bytes = gsm ? encodings.ASCII.encode(text) : encodings.UCS2.encode(text);
   const dataCoding = gsm

@@ -133,6 +133,13 @@ export class SmppLink {
     if (this.closed) {
       return this.closedBeforeWritten();
     }
+    if (this.queue.length === 0) {
+      // Written at once when a session has room: no wait, so no timer for one.
+      const answered = this.roomiest()?.submit(fields);
+      if (answered) {
+        return answered;
+      }
+    }
     return new Promise((resolve) => {
       const queued: QueuedSubmit = {
         fields,
