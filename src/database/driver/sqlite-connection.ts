@@ -88,9 +88,8 @@ export class SqliteConnection {
     logger.logQuery(sql, parameters);
     try {
       const statement = this.statements.prepared(sql);
-      return statement.reader
-        ? statement.all(...parameters)
-        : written(statement.run(...parameters));
+      // The array itself, not spread into arguments: a batch's statements bind thousands.
+      return statement.reader ? statement.all(parameters) : written(statement.run(parameters));
     } catch (error) {
       logger.logQueryError(error as Error, sql, parameters);
       throw new QueryFailedError(sql, parameters, error as Error);
