@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { runOn } from '../database/driver/runner';
 import { select, Sql, write } from '../database/driver/sql';
-import { chunks, marks, rowMarks } from '../database/driver/placeholders';
+import { chunks, marks, rowMarks, rowValues } from '../database/driver/placeholders';
 import { CONTACT_ROW_COLUMNS, ContactRow, userContactsAfter } from '../contacts/contact-recipients';
 import { OUTBOX_RECIPIENT_COLUMNS, OutboxRecipient } from './dispatch-rows';
 import { DispatchSql, PRIORITIES, ROWS_PER_STATEMENT } from './dispatch-sql';
@@ -255,7 +255,7 @@ export class ExpansionRepository extends DispatchSql {
       yield* write(
         `${this.mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO outbox (${columns.join(', ')}) ` +
           `VALUES ${rowMarks(chunk.length, columns.length)}`,
-        chunk.flatMap((row) => [...OUTBOX_COLUMNS.map((column) => row[column]), 0, now, now]),
+        rowValues(chunk, OUTBOX_COLUMNS, [0, now, now]),
       );
     }
   }

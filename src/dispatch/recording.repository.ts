@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { select, Sql, write } from '../database/driver/sql';
-import { chunks, marks, rowMarks } from '../database/driver/placeholders';
+import { chunks, marks, rowMarks, rowValues } from '../database/driver/placeholders';
 import { countAll, CountKind } from '../messages/message-counts';
 import { NewSended, OutboxRow } from './dispatch-rows';
 import { Refusal, storedRefusals } from '../common/failover/refusals';
@@ -102,12 +102,9 @@ export class RecordingRepository extends DispatchSql {
       const { firstId } = yield* write(
         `INSERT INTO sended (${columns.join(', ')}) VALUES ` +
           rowMarks(chunk.length, columns.length),
-        chunk.flatMap((row) => [
-          ...SENDED_COLUMNS.map((column) =>
-            column === 'refusals' ? storedRefusals(row.refusals) : row[column],
-          ),
-          now,
-        ]),
+        rowValues(chunk, SENDED_COLUMNS, [now], (row, column) =>
+          column === 'refusals' ? storedRefusals(row.refusals) : row[column],
+        ),
       );
       ids.push(...chunk.map((_, index) => firstId + index));
     }

@@ -156,13 +156,32 @@ const PART_UNITS = 67;
  * quadratic in the text's length — milliseconds per message, too slow to run per recipient.
  */
 export function measureSms(text: string): SmsMeasure {
+  if (lastMeasured.text !== text) {
+    lastMeasured = { text, measure: measure(text) };
+  }
+  return lastMeasured.measure;
+}
+
+/**
+ * The last text measured: the dispatch measures each recipient's text at its claim and at its
+ * record, and a campaign's are all the same. Frozen, since every caller shares it.
+ */
+let lastMeasured: { text: string; measure: Readonly<SmsMeasure> } = {
+  text: '',
+  measure: Object.freeze(measure('')),
+};
+
+function measure(text: string): Readonly<SmsMeasure> {
   if (isGsm(text)) {
-    return {
+    return Object.freeze({
       segments: countParts(gsmCosts(text), SINGLE_SEPTETS, PART_SEPTETS),
       encoding: 'GSM-7',
-    };
+    });
   }
-  return { segments: countParts(ucs2Costs(text), SINGLE_UNITS, PART_UNITS), encoding: 'UCS-2' };
+  return Object.freeze({
+    segments: countParts(ucs2Costs(text), SINGLE_UNITS, PART_UNITS),
+    encoding: 'UCS-2',
+  });
 }
 
 function gsmCosts(text: string): number[] {

@@ -10,6 +10,30 @@ export function rowMarks(rows: number, width: number): string {
 }
 
 /**
+ * The values of a multi-row INSERT, row after row: `columns` of each row (as `value` gives them)
+ * then `after`. One array filled in place: an array per row and per column list, flattened, cost
+ * a campaign's 500-row statements tens of megabytes of garbage.
+ */
+export function rowValues<T>(
+  rows: readonly T[],
+  columns: readonly (keyof T)[],
+  after: readonly unknown[],
+  value: (row: T, column: keyof T) => unknown = (row, column) => row[column],
+): unknown[] {
+  const values = new Array<unknown>(rows.length * (columns.length + after.length));
+  let at = 0;
+  for (const row of rows) {
+    for (const column of columns) {
+      values[at++] = value(row, column);
+    }
+    for (const extra of after) {
+      values[at++] = extra;
+    }
+  }
+  return values;
+}
+
+/**
  * `items` cut into pieces of at most `size`, in order. Statements are cut so, because both
  * engines cap what one statement may bind (SQLite at 32,766 values, MySQL's packet size) and one
  * huge statement holds the connection, on SQLite the event loop, for all of its rows.
