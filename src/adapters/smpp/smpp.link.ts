@@ -125,20 +125,27 @@ export class SmppLink {
    * or no room in their windows in time) is transient: the SMSC never saw the message. Once
    * written, see `SmppBind.submit`.
    */
-  async submit(fields: Record<string, unknown>): Promise<SendResult> {
+  submit(fields: Record<string, unknown>): Promise<SendResult> {
+    if (!this.closed && this.queue.length === 0) {
+      // Written at once when a bound session has room: no wait, so no timer and no promise of
+      // its own (a campaign writes thousands a second).
+      this.startBinds();
+      const answered = this.anyBound() ? this.roomiest()?.submit(fields) : null;
+      if (answered) {
+        return answered;
+      }
+    }
+    return this.submitWhenRoom(fields);
+  }
+
+  /** `submit` once a session is bound and has room, or why not. */
+  private async submitWhenRoom(fields: Record<string, unknown>): Promise<SendResult> {
     const bound = await this.bound();
     if (!bound.ok) {
       return failed(bound);
     }
     if (this.closed) {
       return this.closedBeforeWritten();
-    }
-    if (this.queue.length === 0) {
-      // Written at once when a session has room: no wait, so no timer for one.
-      const answered = this.roomiest()?.submit(fields);
-      if (answered) {
-        return answered;
-      }
     }
     return new Promise((resolve) => {
       const queued: QueuedSubmit = {
