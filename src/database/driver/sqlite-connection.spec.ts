@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { StatementCache } from './sqlite-connection';
+import { LARGE_STATEMENT_VALUES, StatementCache } from './sqlite-connection';
 
 describe('StatementCache', () => {
   let db: Database.Database;
@@ -49,5 +49,26 @@ describe('StatementCache', () => {
     expect(prepare).toHaveBeenCalledTimes(4);
     expect(cache.prepared(byValue).all('b')).toEqual([{ id: 2 }]);
     expect([insert, count, byValue].filter((sql) => cache.holds(sql))).toHaveLength(2);
+  });
+
+  it('keeps large statements apart, fewer of them, without pushing the small ones out', () => {
+    cache = new StatementCache({ prepare } as unknown as Database.Database, 2, 1);
+    const rows = (values: number) =>
+      `INSERT INTO t (v) VALUES ${Array.from({ length: values }, () => '(?)').join(', ')}`;
+    cache.prepared(insert);
+    cache.prepared(count);
+    cache
+      .prepared(rows(LARGE_STATEMENT_VALUES + 1))
+      .run(Array.from({ length: LARGE_STATEMENT_VALUES + 1 }, (_, index) => `v${index}`));
+    cache.prepared(rows(LARGE_STATEMENT_VALUES + 2));
+
+    expect(cache.holds(insert)).toBe(true);
+    expect(cache.holds(count)).toBe(true);
+    expect(cache.holds(rows(LARGE_STATEMENT_VALUES + 1))).toBe(false);
+    expect(cache.holds(rows(LARGE_STATEMENT_VALUES + 2))).toBe(true);
+    // A statement of exactly the bound is not large: it goes among the others.
+    cache.prepared(rows(LARGE_STATEMENT_VALUES));
+    expect(cache.holds(rows(LARGE_STATEMENT_VALUES + 2))).toBe(true);
+    expect(cache.prepared(count).get()).toEqual({ n: LARGE_STATEMENT_VALUES + 1 });
   });
 });

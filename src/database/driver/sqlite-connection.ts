@@ -6,39 +6,94 @@ import { drive, Sql, Statement, written } from './sql';
 /**
  * Prepared statements kept per connection. The dispatch worker's bodies and the API's requests
  * share them, and IN lists and multi-row INSERTs give one shape per count, up to their chunk
- * sizes: 500 holds a batch's shapes beside the API's few fixed statements, for a few kilobytes
- * each. The least recently used goes first, so that a burst of shapes does not push out the
- * statements every request runs.
+ * sizes: 500 holds a batch's shapes beside the API's few fixed statements. The least recently
+ * used goes first, so that a burst of shapes does not push out the statements every request runs.
  */
 export const STATEMENTS_KEPT = 500;
 
+/**
+ * Statements binding more values than this are large: SQLite's program for a multi-row INSERT
+ * grows with its values, to about 1 MB for a batch of 250 `sended` rows, where a statement of a
+ * few values takes a few kilobytes.
+ */
+export const LARGE_STATEMENT_VALUES = 100;
+
+/**
+ * Large statements kept, apart from the others: the shapes of full batches (about six) are run
+ * again and again, while each other count (the last chunk of a message, a batch cut short) is
+ * rarely run twice, and 500 of those kept would hold hundreds of megabytes.
+ */
+export const LARGE_STATEMENTS_KEPT = 8;
+
 /** Statements prepared on one connection, by their text; the least recently used goes first. */
 export class StatementCache {
-  private readonly kept = new Map<string, Prepared>();
+  private readonly kept: LeastRecentlyUsed;
+  private readonly large: LeastRecentlyUsed;
 
   constructor(
     private readonly db: Database,
-    private readonly size = STATEMENTS_KEPT,
-  ) {}
+    size = STATEMENTS_KEPT,
+    largeSize = LARGE_STATEMENTS_KEPT,
+  ) {
+    this.kept = new LeastRecentlyUsed(size);
+    this.large = new LeastRecentlyUsed(largeSize);
+  }
 
-  /** `sql` prepared, once while it stays among the `size` most recently used. */
+  /** `sql` prepared, once while it stays among the most recently used of its size. */
   prepared(sql: string): Prepared {
-    let statement = this.kept.get(sql);
-    if (statement) {
-      // Map keeps insertion order: set again, the statement becomes the most recent.
-      this.kept.delete(sql);
-    } else {
-      statement = this.db.prepare(sql);
-      if (this.kept.size >= this.size) {
-        this.kept.delete(this.kept.keys().next().value!);
+    for (const lru of [this.kept, this.large]) {
+      const statement = lru.take(sql);
+      if (statement) {
+        lru.put(sql, statement);
+        return statement;
       }
     }
-    this.kept.set(sql, statement);
+    const statement = this.db.prepare(sql);
+    (isLarge(sql) ? this.large : this.kept).put(sql, statement);
     return statement;
   }
 
   /** Whether `sql` is prepared and kept. */
   holds(sql: string): boolean {
+    return this.kept.has(sql) || this.large.has(sql);
+  }
+}
+
+/** Whether `sql` binds more than LARGE_STATEMENT_VALUES values. */
+function isLarge(sql: string): boolean {
+  let values = 0;
+  for (let at = sql.indexOf('?'); at !== -1; at = sql.indexOf('?', at + 1)) {
+    if (++values > LARGE_STATEMENT_VALUES) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Prepared statements by their text, the least recently used first to go. */
+class LeastRecentlyUsed {
+  private readonly kept = new Map<string, Prepared>();
+
+  constructor(private readonly size: number) {}
+
+  /** The statement, removed: `put` it back to make it the most recent. */
+  take(sql: string): Prepared | undefined {
+    const statement = this.kept.get(sql);
+    if (statement) {
+      this.kept.delete(sql);
+    }
+    return statement;
+  }
+
+  /** Keeps the statement as the most recent (Map keeps insertion order), the oldest going. */
+  put(sql: string, statement: Prepared): void {
+    if (this.kept.size >= this.size) {
+      this.kept.delete(this.kept.keys().next().value!);
+    }
+    this.kept.set(sql, statement);
+  }
+
+  has(sql: string): boolean {
     return this.kept.has(sql);
   }
 }
