@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
+import { boundHeapGrowth, collectStartGarbage } from './common/runtime/v8-heap';
 import { AppConfig } from './config/configuration';
 import { pinProcessClockToUtc } from './config/process-clock';
 import { announceStartup } from './startup-announcement';
@@ -9,8 +10,12 @@ async function bootstrap(): Promise<void> {
   pinProcessClockToUtc();
   const app = await createApp();
   const config = app.get(AppConfig);
+  boundHeapGrowth(config.heapGrowingPercent);
   await app.listen(config.port, config.host);
   announceStartup(app, config);
+  if (config.heapGrowingPercent > 0) {
+    collectStartGarbage();
+  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -6,6 +6,8 @@ import { AdaptersModule } from './adapters/adapters.module';
 import { quietFrameworkStartup } from './common/logging/framework-startup';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
+import { boundHeapGrowth, collectStartGarbage } from './common/runtime/v8-heap';
+import { AppConfig } from './config/configuration';
 import { AppConfigModule } from './config/app-config.module';
 import { pinProcessClockToUtc } from './config/process-clock';
 import { DatabaseModule } from './database/database.module';
@@ -44,11 +46,15 @@ async function bootstrap(): Promise<void> {
   app.flushLogs();
   // Exits rather than re-raising the signal, so that the log lines still pending are written.
   app.enableShutdownHooks([], { useProcessExit: true });
+  const { heapGrowingPercent } = app.get(AppConfig);
+  boundHeapGrowth(heapGrowingPercent);
   await app.init();
   if (!app.get(WorkerService).isRunning) {
     // SQLite already has its worker (it said so in the log): nothing for this process to do.
     await app.close();
     process.exitCode = 1;
+  } else if (heapGrowingPercent > 0) {
+    collectStartGarbage();
   }
 }
 

@@ -68,6 +68,11 @@ export class AppConfig {
   readonly mediaGraceMs: number;
   /** How long the answer of a request with an idempotency key is kept (docs/idempotency.md). */
   readonly idempotencyMs: number;
+  /**
+   * How much V8's old generation may grow past what its last full collection found alive, in
+   * percent; 0: as V8 decides (src/common/runtime/v8-heap.ts).
+   */
+  readonly heapGrowingPercent: number;
   /** How events reach webhooks (docs/api.md#webhook-deliveries). */
   readonly webhooks: {
     /** How long one delivery attempt may take, connection included. */
@@ -132,6 +137,7 @@ export class AppConfig {
     };
     this.mediaGraceMs = env.MEDIA_GRACE_HOURS * 3_600_000;
     this.idempotencyMs = env.IDEMPOTENCY_HOURS * 3_600_000;
+    this.heapGrowingPercent = env.HEAP_GROWING_PERCENT;
     this.webhooks = {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAgeMs: env.WEBHOOK_MAX_AGE_HOURS * 3_600_000,

@@ -154,6 +154,11 @@ export class EnvironmentVariables {
   TEXT_THREADS = 1;
 
   @IsInt()
+  @Min(0)
+  @Max(300)
+  HEAP_GROWING_PERCENT = 50;
+
+  @IsInt()
   @Min(1)
   @Max(10_000)
   TEMPLATE_TIMEOUT_MS = 100;
@@ -285,6 +290,7 @@ const INTEGER_VARIABLES = new Set([
   'WEBHOOK_LOG_DAYS',
   'RELIABILITY_CHECK_MINUTES',
   'TEXT_THREADS',
+  'HEAP_GROWING_PERCENT',
   'TEMPLATE_TIMEOUT_MS',
   'CONDITION_TIMEOUT_MS',
   'SESSION_IDLE_MINUTES',
