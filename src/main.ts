@@ -1,6 +1,7 @@
+import './common/runtime/hold-young-generation';
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { boundHeapGrowth, collectStartGarbage } from './common/runtime/v8-heap';
+import { boundHeap, collectStartGarbage } from './common/runtime/v8-heap';
 import { AppConfig } from './config/configuration';
 import { pinProcessClockToUtc } from './config/process-clock';
 import { announceStartup } from './startup-announcement';
@@ -10,7 +11,7 @@ async function bootstrap(): Promise<void> {
   pinProcessClockToUtc();
   const app = await createApp();
   const config = app.get(AppConfig);
-  boundHeapGrowth(config.heapGrowingPercent);
+  boundHeap(config.heapGrowingPercent);
   await app.listen(config.port, config.host);
   announceStartup(app, config);
   if (config.heapGrowingPercent > 0) {

@@ -1,3 +1,4 @@
+import './common/runtime/hold-young-generation';
 import 'reflect-metadata';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -6,7 +7,7 @@ import { AdaptersModule } from './adapters/adapters.module';
 import { quietFrameworkStartup } from './common/logging/framework-startup';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
-import { boundHeapGrowth, collectStartGarbage } from './common/runtime/v8-heap';
+import { boundHeap, collectStartGarbage } from './common/runtime/v8-heap';
 import { AppConfig } from './config/configuration';
 import { AppConfigModule } from './config/app-config.module';
 import { pinProcessClockToUtc } from './config/process-clock';
@@ -47,7 +48,7 @@ async function bootstrap(): Promise<void> {
   // Exits rather than re-raising the signal, so that the log lines still pending are written.
   app.enableShutdownHooks([], { useProcessExit: true });
   const { heapGrowingPercent } = app.get(AppConfig);
-  boundHeapGrowth(heapGrowingPercent);
+  boundHeap(heapGrowingPercent);
   await app.init();
   if (!app.get(WorkerService).isRunning) {
     // SQLite already has its worker (it said so in the log): nothing for this process to do.
