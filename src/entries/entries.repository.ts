@@ -72,6 +72,14 @@ const ENTITIES: Record<EntryType, EntityTarget<ObjectLiteral>> = {
   media: Media,
 };
 
+/**
+ * What of a type's rows is listed: every row, but a scheduled message while it is hidden
+ * (src/messages/hidden-messages.ts).
+ */
+function listed(type: EntryType, alias: string): string {
+  return type === 'scheduled' ? `${alias}.hidden = 0` : '1 = 1';
+}
+
 /** Rows of `related` linked to owners, as `[owner id, related row]` pairs ordered by related id. */
 type Linked = Array<[number, Row]>;
 
@@ -113,7 +121,8 @@ export class EntriesRepository {
     const ids = this.queryBuilder()
       .select('p.id', 'id')
       .from(entity, 'p')
-      .where('p.id_user = :userId', { userId });
+      .where('p.id_user = :userId', { userId })
+      .andWhere(listed(type, 'p'));
     const mysql = this.dataSource.options.type === 'mysql';
     filters.forEach((filter, index) => ids.andWhere(...condition('p', filter, index, mysql)));
     applyCursor(ids, 'p', cursor);
@@ -130,6 +139,7 @@ export class EntriesRepository {
     const row = await this.select(ENTITIES[type], 't', COLUMNS[type])
       .where('t.id_user = :userId', { userId })
       .andWhere('t.id = :id', { id })
+      .andWhere(listed(type, 't'))
       .getRawOne<Row>();
     return row && inOrder(row, COLUMNS[type]);
   }
@@ -142,6 +152,7 @@ export class EntriesRepository {
     const rows = await this.select(ENTITIES[type], 't', COLUMNS[type])
       .where('t.id_user = :userId', { userId })
       .andWhere('t.id IN (:...ids)', { ids })
+      .andWhere(listed(type, 't'))
       .orderBy('t.id', 'ASC')
       .getRawMany<Row>();
     return rows.map((row) => inOrder(row, COLUMNS[type]));
