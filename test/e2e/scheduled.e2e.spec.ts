@@ -192,6 +192,7 @@ describeEachDatabase('post_scheduled', (database) => {
         send_window: null,
         effective_window: null,
         send_after: '2030-07-01 10:00:00',
+        hidden: 0,
       });
       expect(stored.numbers).toEqual([{ number: '+33612345678', data: '[]' }]);
     });
