@@ -1362,6 +1362,22 @@ describeEachDatabase(
       expect((await api(t, apiKey).get(`/api/scheduled/${id}/`)).status).toBe(200);
     }, 60_000);
 
+    it('answers a large message sent again with its idempotency key as the first time, and keeps one', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const csv = csvOf(NUMBERS_PER_TRANSACTION + 1);
+
+      const first = await postCsv(apiKey, csv).set('Idempotency-Key', 'large-1');
+      const again = await postCsv(apiKey, csv).set('Idempotency-Key', 'large-1');
+
+      const id = expectCreated(first);
+      expect(expectCreated(again)).toBe(id);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(await countScheduledRows(ds, user.id)).toMatchObject({
+        scheduled: 1,
+        scheduled_number: NUMBERS_PER_TRANSACTION + 1,
+      });
+    }, 60_000);
+
     it('refuses a file the database refuses part-way with CANNOT_CREATE, and keeps nothing of it', async () => {
       const { user, apiKey } = await makeUser(ds);
       // The second part's first thousand rows go in, then the database refuses one number.
