@@ -9,15 +9,15 @@ import { select, Sql, write } from '../database/driver/sql';
  * key and medias written. While hidden, the listings, counts, updates and deletions leave it
  * out, and its `send_after` is HIDDEN_SEND_AFTER, so the dispatch never finds it due. A hidden
  * message whose upload failed is removed by that upload; one whose process died is removed by
- * the dispatch worker once it is older than any upload takes (ABANDONED_AFTER_MS).
+ * the dispatch worker once it has not moved for ABANDONED_AFTER_MS.
  */
 
 /** The `send_after` of a hidden message: never due. */
 export const HIDDEN_SEND_AFTER = '9999-12-31 23:59:59';
 
 /**
- * A hidden message older than this was left by a process that stopped while writing it: writing
- * the 200,000 numbers a CSV may bring takes seconds.
+ * A hidden message that has not moved for this long was left by a process that stopped while
+ * writing it: a part of its numbers takes milliseconds, all 200,000 a CSV may bring seconds.
  */
 export const ABANDONED_AFTER_MS = 10 * 60 * 1000;
 
@@ -27,11 +27,15 @@ export const ABANDONED_AFTER_MS = 10 * 60 * 1000;
  */
 export const NUMBERS_PER_REMOVAL = 5000;
 
-/** Hidden messages created before `before` (UTC), by the `(hidden, created_at)` index. */
+/**
+ * Hidden messages that have not moved since `before` (UTC): created then, and no part of their
+ * numbers written since (each part moves `updated_at`). Found by the `(hidden, created_at)` index.
+ */
 export function* abandonedHidden(before: string, limit: number): Sql<number[]> {
   const rows = yield* select<{ id: number | string }>(
-    'SELECT id FROM scheduled WHERE hidden = 1 AND created_at < ? ORDER BY created_at LIMIT ?',
-    [before, limit],
+    'SELECT id FROM scheduled WHERE hidden = 1 AND created_at < ? ' +
+      'AND (updated_at IS NULL OR updated_at < ?) ORDER BY created_at LIMIT ?',
+    [before, before, limit],
   );
   return rows.map((row) => Number(row.id));
 }

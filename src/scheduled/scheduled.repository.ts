@@ -5,7 +5,7 @@ import { DriverRunner } from '../database/driver/runner';
 import { DriverSql, InsertTree, insertTree, insertWith } from '../database/driver/group-commit';
 import { chunks, rowMarks } from '../database/driver/placeholders';
 import { nowUtc } from '../common/time/datetime';
-import { Sql } from '../database/driver/sql';
+import { Sql, write } from '../database/driver/sql';
 import { HIDDEN_SEND_AFTER, removeHiddenPart } from '../messages/hidden-messages';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
@@ -256,7 +256,9 @@ export class ScheduledRepository {
       }
       // The UPDATE's id is not the message's: its children are given the message's.
       await this.sql.insert({
-        sql: 'UPDATE scheduled SET hidden = 0, send_after = ? WHERE id = ? AND hidden = 1',
+        sql:
+          'UPDATE scheduled SET hidden = 0, send_after = ?, updated_at = NULL ' +
+          'WHERE id = ? AND hidden = 1',
         parameters: [message.sendAfter, id],
         children: () => [
           ...(message.keep ? [message.keep(id)] : []),
@@ -277,11 +279,24 @@ export class ScheduledRepository {
     }
   }
 
+  /**
+   * Part of a hidden message's numbers, and its `updated_at` moved on: the worker removes a
+   * hidden message that has not moved for ABANDONED_AFTER_MS, however long the whole upload takes.
+   */
   private *numbersOf(
     scheduledId: number,
     numbers: readonly RecipientNumber[],
     stamp: unknown[],
   ): Sql<void> {
+    const { affected } = yield* write(
+      'UPDATE scheduled SET updated_at = ? WHERE id = ? AND hidden = 1',
+      [nowUtc(), scheduledId],
+    );
+    if (affected === 0) {
+      throw new Error(
+        `Hidden scheduled message ${scheduledId} was removed while its numbers were written.`,
+      );
+    }
     for (const statement of this.numbers.rows(
       numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
     )) {

@@ -1350,14 +1350,14 @@ describeEachDatabase(
 
       const id = expectCreated(await postCsv(apiKey, csvOf(count)));
 
-      const [row] = await ds.query<Array<{ hidden: number | string; send_after: string }>>(
-        'SELECT hidden, send_after FROM scheduled WHERE id = ?',
-        [id],
-      );
+      const [row] = await ds.query<
+        Array<{ hidden: number | string; send_after: string; updated_at: string | null }>
+      >('SELECT hidden, send_after, updated_at FROM scheduled WHERE id = ?', [id]);
       expect({
         hidden: Number(row.hidden),
         send_after: String(row.send_after).slice(0, 19),
-      }).toEqual({ hidden: 0, send_after: '2030-01-01 10:00:00' });
+        updated_at: row.updated_at,
+      }).toEqual({ hidden: 0, send_after: '2030-01-01 10:00:00', updated_at: null });
       expect((await countScheduledRows(ds, user.id)).scheduled_number).toBe(count);
       expect((await api(t, apiKey).get(`/api/scheduled/${id}/`)).status).toBe(200);
     }, 60_000);

@@ -67,7 +67,7 @@ describeEachDatabase('hidden scheduled messages', (database) => {
     await ds.query('DELETE FROM scheduled WHERE id IN (?, ?)', [hidden.id, visible.id]);
   });
 
-  it('removes the hidden messages created before the bound, numbers first in bounded parts, and leaves the others', async () => {
+  it('removes the hidden messages that have not moved since the bound, numbers first in bounded parts, and leaves the others', async () => {
     const { user } = await makeUser(ds);
     const abandoned = await makeScheduled(ds, user.id, {
       send_after: HIDDEN_SEND_AFTER,
@@ -80,6 +80,14 @@ describeEachDatabase('hidden scheduled messages', (database) => {
       hidden: 1,
       created_at: '2026-01-01 00:20:00',
       numbers: [{ number: '+33612345678' }],
+    });
+    // Created long before, but a part of its numbers written since.
+    const moving = await makeScheduled(ds, user.id, {
+      send_after: HIDDEN_SEND_AFTER,
+      hidden: 1,
+      created_at: '2026-01-01 00:00:00',
+      updated_at: '2026-01-01 00:15:00',
+      numbers: [{ number: '+33612345670' }],
     });
     const visible = await makeScheduled(ds, user.id, {
       created_at: '2026-01-01 00:00:00',
@@ -108,7 +116,11 @@ describeEachDatabase('hidden scheduled messages', (database) => {
       'SELECT id FROM scheduled WHERE id_user = ? ORDER BY id',
       [user.id],
     );
-    expect(left.map((row) => Number(row.id))).toEqual([recent.id, visible.id]);
-    expect([await numbersOf(recent.id), await numbersOf(visible.id)]).toEqual([1, 1]);
+    expect(left.map((row) => Number(row.id))).toEqual([recent.id, moving.id, visible.id]);
+    expect([
+      await numbersOf(recent.id),
+      await numbersOf(moving.id),
+      await numbersOf(visible.id),
+    ]).toEqual([1, 1, 1]);
   });
 });
