@@ -11,6 +11,9 @@
  *   BENCH_ONLY=idempotency                                      (only get_send_sms with and without an
  *                                                                idempotency key, at the first size)
  *   BENCH_CAMPAIGN=100000                                       (its recipients)
+ *   BENCH_ONLY=upload                                           (only latencies while a large numbers_csv, then
+ *                                                                a contacts import, is received and written)
+ *   BENCH_UPLOAD_ROWS=200000                                    (rows of those two files)
  *   BENCH_ROUNDS=1                                              (throughput runs per side, alternated)
  *   BENCH_CONNECTIONS=20                                        (concurrent clients of the throughput runs)
  *
@@ -35,6 +38,11 @@
  * BENCH_ONLY=campaign: p50/p99 of get_send_sms and of a read, one request at a time, while the
  * inline worker dispatches a campaign of BENCH_CAMPAIGN recipients through the `test` adapter,
  * next to the same requests with nothing to dispatch.
+ *
+ * BENCH_ONLY=upload: p50/p99/max of GET /health and get_send_sms, sent at a steady rate from a
+ * worker thread, while post_scheduled receives a numbers_csv of BENCH_UPLOAD_ROWS rows (multipart,
+ * as a client sends it) and while post_import_contacts receives a contacts_csv as long, next to
+ * the same requests with no upload; ROUNDS of each, alternated, and how long each upload took.
  */
 import { INestApplication } from '@nestjs/common';
 import autocannon from 'autocannon';
@@ -60,6 +68,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ONLY_SEND_SMS = process.env.BENCH_ONLY === 'send-sms';
 const ONLY_CAMPAIGN = process.env.BENCH_ONLY === 'campaign';
 const ONLY_IDEMPOTENCY = process.env.BENCH_ONLY === 'idempotency';
+const ONLY_UPLOAD = process.env.BENCH_ONLY === 'upload';
+const UPLOAD_ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? 200_000);
 const CAMPAIGN = Number(process.env.BENCH_CAMPAIGN ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -563,11 +573,181 @@ async function seedCampaign(dataSource: DataSource, recipients: number): Promise
   return id;
 }
 
+/** Requests per second of each of the two operations the upload scenario probes. */
+const STEADY_RATE = 50;
+
+/**
+ * Latencies of GET /health and get_send_sms, each sent STEADY_RATE times a second whether or not
+ * the previous answer came (a stall delays every request sent during it, as it delays real
+ * clients), while an upload is received and written, and with nothing uploaded for as long.
+ */
+async function upload(target: string): Promise<void> {
+  const database = await createBenchDatabase(target);
+  try {
+    const config = configFor(database);
+    const setup = await openDataSource(config.database, secretCipher(config));
+    await migrate(setup);
+    const seeded = await seed(setup, 10_000);
+    await setup.destroy();
+    const numbersFile = join(database.dataDir, 'numbers.csv');
+    const numbers = ['number,firstname'];
+    for (let index = 0; index < UPLOAD_ROWS; index += 1) {
+      numbers.push(`+336${40_000_000 + index},First${index}`);
+    }
+    writeFileSync(numbersFile, `${numbers.join('\n')}\n`);
+    const contactsFile = join(database.dataDir, 'contacts.csv');
+    const contacts = ['name,number,firstname'];
+    for (let index = 0; index < UPLOAD_ROWS; index += 1) {
+      contacts.push(`Upload ${index},+336${40_000_000 + index},First${index}`);
+    }
+    writeFileSync(contactsFile, `${contacts.join('\n')}\n`);
+    const { app, base } = await listening(config);
+    const key = `api_key=${seeded.apiKey}`;
+    const uploads: Record<string, UploadRequest> = {
+      'post_scheduled numbers_csv': {
+        url: `${base}/api/scheduled/?${key}`,
+        fields: { text: 'Hello {{ firstname }}', at: '2999-01-01 00:00:00' },
+        file: { field: 'numbers_csv', path: numbersFile },
+      },
+      'post_import_contacts contacts_csv': {
+        url: `${base}/api/contact/import/?${key}`,
+        fields: {},
+        file: { field: 'contacts_csv', path: contactsFile },
+      },
+    };
+    const probed = {
+      health: `${base}/health`,
+      sendSms: `${base}/api/send-sms/?${key}&to=%2B33612345678&text=Hi`,
+    };
+    // Warm-up: JIT, statement caches, connections.
+    await steadyProbe(probed, { seconds: 2 });
+    process.stdout.write(
+      `\n## Latency while an upload of ${UPLOAD_ROWS.toLocaleString('en')} rows is received and ` +
+        `written (GET /health and get_send_sms, ${STEADY_RATE} requests/s each; ${ROUNDS} ` +
+        'alternated rounds)\n\n' +
+        '| upload | round | upload s | health p50 | health p99 | health max | ' +
+        'send_sms p50 | send_sms p99 | send_sms max |\n|---|---|---|---|---|---|---|---|---|\n',
+    );
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const [label, request] of Object.entries(uploads)) {
+        const busy = await steadyProbe(probed, { upload: request });
+        const idle = await steadyProbe(probed, { seconds: busy.seconds });
+        for (const [name, run] of [
+          [label, busy],
+          ['none (as long)', idle],
+        ] as const) {
+          const health = percentiles(run.times.health);
+          const sendSms = percentiles(run.times.sendSms);
+          process.stdout.write(
+            `| ${name} | ${round + 1} | ${run === busy ? run.seconds.toFixed(2) : '–'} | ` +
+              `${ms(health.p50)} | ${ms(health.p99)} | ${ms(health.max)} | ` +
+              `${ms(sendSms.p50)} | ${ms(sendSms.p99)} | ${ms(sendSms.max)} |\n`,
+          );
+        }
+      }
+    }
+    await app.close();
+  } finally {
+    await database.drop();
+  }
+}
+
+interface UploadRequest {
+  url: string;
+  fields: Record<string, string>;
+  file: { field: string; path: string };
+}
+
+interface SteadyRun {
+  /** How long the upload took, or the run lasted. */
+  seconds: number;
+  times: { health: number[]; sendSms: number[] };
+}
+
+/**
+ * Runs the steady probe in a worker thread (a client of its own, whose requests wait only for
+ * the server) for `seconds`, or for as long as `upload` takes, sent from that thread too.
+ */
+async function steadyProbe(
+  urls: { health: string; sendSms: string },
+  run: { seconds?: number; upload?: UploadRequest },
+): Promise<SteadyRun> {
+  const thread = new Worker(STEADY_PROBE, {
+    eval: true,
+    workerData: { urls, rate: STEADY_RATE, ...run },
+  });
+  try {
+    return await new Promise<SteadyRun>((resolve, reject) => {
+      thread.once('message', resolve);
+      thread.once('error', reject);
+    });
+  } finally {
+    await thread.terminate();
+  }
+}
+
+const STEADY_PROBE = `
+const { openAsBlob } = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const { urls, rate, seconds, upload } = workerData;
+const times = { health: [], sendSms: [] };
+const pending = new Set();
+async function timed(kind) {
+  const start = performance.now();
+  const response = await fetch(urls[kind]);
+  const body = await response.json();
+  if (!response.ok || (kind === 'sendSms' && body.error !== 0)) {
+    throw new Error(kind + ' answered ' + response.status + ' ' + JSON.stringify(body));
+  }
+  times[kind].push(performance.now() - start);
+}
+async function send() {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(upload.fields)) {
+    form.append(name, value);
+  }
+  form.append(upload.file.field, await openAsBlob(upload.file.path), 'upload.csv');
+  const response = await fetch(upload.url, { method: 'POST', body: form });
+  const body = await response.json();
+  if (!response.ok || body.error !== 0) {
+    throw new Error('upload answered ' + response.status + ' ' + JSON.stringify(body));
+  }
+}
+(async () => {
+  const started = performance.now();
+  let done = false;
+  const finished = upload
+    ? send().then(() => { done = true; })
+    : new Promise((resolve) => setTimeout(() => { done = true; resolve(); }, seconds * 1000));
+  let failure;
+  finished.catch((error) => { failure = error; done = true; });
+  for (let tick = 0; !done; tick += 1) {
+    for (const kind of ['health', 'sendSms']) {
+      const request = timed(kind).catch((error) => { failure = error; });
+      pending.add(request);
+      request.finally(() => pending.delete(request));
+    }
+    const next = started + ((tick + 1) * 1000) / rate;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  await Promise.all(pending);
+  if (failure) {
+    throw failure;
+  }
+  parentPort.postMessage({ seconds: elapsed, times });
+})();
+`;
+
 async function main(): Promise<void> {
   const target = process.env.BENCH_DATABASE_URL ?? 'sqlite';
   process.stdout.write(`# bench:api on ${target.replace(/\/\/[^@]*@/, '//…@')}\n`);
   if (ONLY_CAMPAIGN) {
     await campaign(target);
+    return;
+  }
+  if (ONLY_UPLOAD) {
+    await upload(target);
     return;
   }
   const p50ByLabel = new Map<string, number[]>();

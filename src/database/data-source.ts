@@ -27,6 +27,7 @@ import { MessageValidity1765410000000 } from './migrations/1765410000000-Message
 import { MessagePriority1765440000000 } from './migrations/1765440000000-MessagePriority';
 import { SendWindows1765450000000 } from './migrations/1765450000000-SendWindows';
 import { Failover1765460000000 } from './migrations/1765460000000-Failover';
+import { HiddenScheduled1765470000000 } from './migrations/1765470000000-HiddenScheduled';
 import { serializeTransactions } from './sqlite-serializer';
 
 export const MIGRATIONS = [
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   MessagePriority1765440000000,
   SendWindows1765450000000,
   Failover1765460000000,
+  HiddenScheduled1765470000000,
 ];
 
 export function dataSourceOptions(

@@ -9,6 +9,10 @@ import {
   StoredOutboxRow,
 } from './dispatch-rows';
 import { DispatchSql } from './dispatch-sql';
+import { abandonedHidden, removeHiddenPart } from '../messages/hidden-messages';
+
+/** Abandoned hidden messages read per query. */
+const HIDDEN_PER_QUERY = 100;
 
 /** The `worker` table, and what a worker reads for its sweeps and listeners. */
 @Injectable()
@@ -37,6 +41,16 @@ export class WorkerRepository extends DispatchSql {
 
   async forgetWorkersExcept(workerId: string): Promise<void> {
     await this.sql.run(write('DELETE FROM worker WHERE id <> ?', [workerId]));
+  }
+
+  /** Hidden scheduled messages created before `before` (src/messages/hidden-messages.ts). */
+  abandonedHidden(before: string): Promise<number[]> {
+    return this.sql.run(abandonedHidden(before, HIDDEN_PER_QUERY));
+  }
+
+  /** Removes a bounded part of the hidden message `id`; whether it is gone. */
+  removeHiddenPart(id: number): Promise<boolean> {
+    return this.sql.transaction(removeHiddenPart(id));
   }
 
   /**

@@ -16,6 +16,7 @@ import { DispatchSignal } from '../common/dispatch-signal';
 import { WorkerHeartbeat } from '../common/worker-heartbeat';
 import { nowUtc, utcString } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
+import { ABANDONED_AFTER_MS } from '../messages/hidden-messages';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookDeliverer } from '../webhook-delivery/webhook-deliverer.service';
 import { ReliabilityService } from '../reliability/reliability.service';
@@ -112,6 +113,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.every(LISTEN_REFRESH_MS, () => this.refreshListeners()),
       this.every(MEDIA_COLLECTION_MS, () => this.collectMedias()),
       this.every(KEY_PURGE_MS, () => this.removeExpiredKeys()),
+      this.every(ABANDONED_AFTER_MS, () => this.removeAbandonedHidden()),
       this.deliverer.run(this.stopping.signal, this.config.dispatch.pollMs),
       this.every(this.config.reliabilityCheckMs, () => this.checkReliability()),
     ];
@@ -304,6 +306,32 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     if (removed > 0) {
       this.logger.log(`Removed ${removed} expired idempotency keys.`);
+    }
+  }
+
+  /**
+   * Removes the hidden scheduled messages that a process stopped while writing
+   * (src/messages/hidden-messages.ts), in the oldest live worker only, in bounded parts that let
+   * the API's requests in between; at the worker's start, then every ABANDONED_AFTER_MS.
+   */
+  private async removeAbandonedHidden(): Promise<void> {
+    const leader = await this.repository.oldestWorker(
+      utcString(new Date(Date.now() - this.config.dispatch.workerTimeoutMs)),
+    );
+    if (leader !== this.id) {
+      return;
+    }
+    const abandoned = await this.repository.abandonedHidden(
+      utcString(new Date(Date.now() - ABANDONED_AFTER_MS)),
+    );
+    for (const id of abandoned) {
+      while (this.running && !(await this.repository.removeHiddenPart(id))) {
+        await setImmediate();
+      }
+      await setImmediate();
+    }
+    if (abandoned.length > 0) {
+      this.logger.log(`Removed ${abandoned.length} hidden scheduled messages left unfinished.`);
     }
   }
 

@@ -72,6 +72,20 @@ const ENTITIES: Record<EntryType, EntityTarget<ObjectLiteral>> = {
   media: Media,
 };
 
+/**
+ * `query` scoped to the user's rows of a type that are listed: all of them, but a scheduled
+ * message while it is hidden (src/messages/hidden-messages.ts).
+ */
+function listedOf(
+  query: SelectQueryBuilder<ObjectLiteral>,
+  type: EntryType,
+  alias: string,
+  userId: number,
+): SelectQueryBuilder<ObjectLiteral> {
+  query.where(`${alias}.id_user = :userId`, { userId });
+  return type === 'scheduled' ? query.andWhere(`${alias}.hidden = 0`) : query;
+}
+
 /** Rows of `related` linked to owners, as `[owner id, related row]` pairs ordered by related id. */
 type Linked = Array<[number, Row]>;
 
@@ -110,10 +124,12 @@ export class EntriesRepository {
     filters: readonly Filter[],
   ): Promise<Row[]> {
     const entity = ENTITIES[type];
-    const ids = this.queryBuilder()
-      .select('p.id', 'id')
-      .from(entity, 'p')
-      .where('p.id_user = :userId', { userId });
+    const ids = listedOf(
+      this.queryBuilder().select('p.id', 'id').from(entity, 'p'),
+      type,
+      'p',
+      userId,
+    );
     const mysql = this.dataSource.options.type === 'mysql';
     filters.forEach((filter, index) => ids.andWhere(...condition('p', filter, index, mysql)));
     applyCursor(ids, 'p', cursor);
@@ -127,8 +143,7 @@ export class EntriesRepository {
 
   /** The user's entry `id` of a type, with the columns of its listing; undefined when none. */
   async findOne(type: EntryType, userId: number, id: number): Promise<Row | undefined> {
-    const row = await this.select(ENTITIES[type], 't', COLUMNS[type])
-      .where('t.id_user = :userId', { userId })
+    const row = await listedOf(this.select(ENTITIES[type], 't', COLUMNS[type]), type, 't', userId)
       .andWhere('t.id = :id', { id })
       .getRawOne<Row>();
     return row && inOrder(row, COLUMNS[type]);
@@ -139,8 +154,7 @@ export class EntriesRepository {
     if (ids.length === 0) {
       return [];
     }
-    const rows = await this.select(ENTITIES[type], 't', COLUMNS[type])
-      .where('t.id_user = :userId', { userId })
+    const rows = await listedOf(this.select(ENTITIES[type], 't', COLUMNS[type]), type, 't', userId)
       .andWhere('t.id IN (:...ids)', { ids })
       .orderBy('t.id', 'ASC')
       .getRawMany<Row>();

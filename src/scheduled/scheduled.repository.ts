@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { setImmediate } from 'node:timers/promises';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { DriverRunner } from '../database/driver/runner';
-import { DriverSql, InsertTree, insertWith } from '../database/driver/group-commit';
+import { DriverSql, InsertTree, insertTree, insertWith } from '../database/driver/group-commit';
 import { chunks, rowMarks } from '../database/driver/placeholders';
 import { nowUtc } from '../common/time/datetime';
+import { Sql, write } from '../database/driver/sql';
+import { HIDDEN_SEND_AFTER, removeHiddenPart } from '../messages/hidden-messages';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
@@ -95,12 +98,21 @@ const IDS_PER_QUERY = 1000;
 /** Rows per multi-row INSERT, and bytes, to stay below MySQL's max_allowed_packet. */
 const ROWS_PER_INSERT = 1000;
 const BYTES_PER_INSERT = 1024 * 1024;
+/**
+ * Numbers written per transaction. A message with more is written hidden, in parts, and made
+ * visible last (src/messages/hidden-messages.ts): on SQLite a part holds the event loop and the
+ * only connection for a few milliseconds, where 200,000 numbers in one transaction held them for
+ * 260 ms, and on MySQL the API's other inserts no longer wait in the group commit for the whole
+ * file (bench:api BENCH_ONLY=upload).
+ */
+export const NUMBERS_PER_TRANSACTION = 5000;
 
 @Injectable()
 export class ScheduledRepository {
   private readonly sql: DriverSql;
   private readonly runner: DriverRunner;
   private readonly scheduled: TableInsert;
+  private readonly hiddenScheduled: TableInsert;
   private readonly numbers: TableInsert;
   private readonly contacts: TableInsert;
   private readonly groups: TableInsert;
@@ -118,8 +130,7 @@ export class ScheduledRepository {
     this.runner = DriverRunner.for(dataSource);
     const table = (entity: EntityTarget<ObjectLiteral>, ...columns: string[]) =>
       new TableInsert(dataSource, entity, [...columns, 'created_at', 'updated_at']);
-    this.scheduled = table(
-      Scheduled,
+    const scheduledColumns = [
       'id_user',
       'at',
       'text',
@@ -133,7 +144,9 @@ export class ScheduledRepository {
       'send_window',
       'effective_window',
       'send_after',
-    );
+    ];
+    this.scheduled = table(Scheduled, ...scheduledColumns);
+    this.hiddenScheduled = table(Scheduled, ...scheduledColumns, 'hidden');
     this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
     this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
     this.groups = table(ScheduledGroup, 'id_scheduled', 'id_group');
@@ -214,9 +227,81 @@ export class ScheduledRepository {
    * the messages of concurrent requests): a failure leaves none of them behind. Returns the
    * new message's id once that transaction is committed. get_send_sms and post_scheduled sit
    * on this path: the statements are written here and run on the driver (see DriverSql).
+   *
+   * A message of more than NUMBERS_PER_TRANSACTION numbers is written hidden, its numbers in
+   * parts with the event loop let go between them, then made visible, with its idempotency key
+   * and medias, in a transaction shared as above; a failure on the way removes what was written.
+   * Nothing of it is listed, counted or dispatched before that last commit.
    */
   async create(message: NewScheduled): Promise<number> {
-    return this.sql.insert(this.rowsOf(message));
+    if (message.numbers.length <= NUMBERS_PER_TRANSACTION) {
+      return this.sql.insert(this.rowsOf(message));
+    }
+    const stamp = [nowUtc(), null];
+    const id = await this.sql.insert(
+      this.hiddenScheduled.row(
+        [
+          message.userId,
+          ...messageValues({ ...message, sendAfter: HIDDEN_SEND_AFTER }),
+          1,
+          ...stamp,
+        ],
+        (scheduledId) => this.linksOf(message, scheduledId, stamp),
+      ),
+    );
+    try {
+      for (const part of chunks(message.numbers, NUMBERS_PER_TRANSACTION)) {
+        await setImmediate();
+        await this.runner.transaction(this.numbersOf(id, part, stamp));
+      }
+      // The UPDATE's id is not the message's: its children are given the message's.
+      await this.sql.insert({
+        sql:
+          'UPDATE scheduled SET hidden = 0, send_after = ?, updated_at = NULL ' +
+          'WHERE id = ? AND hidden = 1',
+        parameters: [message.sendAfter, id],
+        children: () => [
+          ...(message.keep ? [message.keep(id)] : []),
+          ...this.mediasOf(message, id, stamp),
+        ],
+      });
+    } catch (error) {
+      await this.removeHidden(id);
+      throw error;
+    }
+    return id;
+  }
+
+  /** Removes the hidden message `id` in bounded parts, letting the event loop go between them. */
+  private async removeHidden(id: number): Promise<void> {
+    while (!(await this.runner.transaction(removeHiddenPart(id)))) {
+      await setImmediate();
+    }
+  }
+
+  /**
+   * Part of a hidden message's numbers, and its `updated_at` moved on: the worker removes a
+   * hidden message that has not moved for ABANDONED_AFTER_MS, however long the whole upload takes.
+   */
+  private *numbersOf(
+    scheduledId: number,
+    numbers: readonly RecipientNumber[],
+    stamp: unknown[],
+  ): Sql<void> {
+    const { affected } = yield* write(
+      'UPDATE scheduled SET updated_at = ? WHERE id = ? AND hidden = 1',
+      [nowUtc(), scheduledId],
+    );
+    if (affected === 0) {
+      throw new Error(
+        `Hidden scheduled message ${scheduledId} was removed while its numbers were written.`,
+      );
+    }
+    for (const statement of this.numbers.rows(
+      numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
+    )) {
+      yield* insertTree(statement);
+    }
   }
 
   /**
@@ -248,7 +333,7 @@ export class ScheduledRepository {
       const [found] = await manager.query<ScheduledRow[]>(
         'SELECT at, text, flash, mms, tag, priority, id_phone, id_phone_group, validity, ' +
           'send_window, expansion_phase ' +
-          'FROM scheduled WHERE id = ? AND id_user = ?' +
+          'FROM scheduled WHERE id = ? AND id_user = ? AND hidden = 0' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
       );
@@ -355,17 +440,29 @@ export class ScheduledRepository {
         ...this.numbers.rows(
           message.numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
         ),
-        ...this.contacts.rows(message.contactIds.map((id) => [scheduledId, id, ...stamp])),
-        ...this.groups.rows(message.groupIds.map((id) => [scheduledId, id, ...stamp])),
-        ...this.conditionalGroups.rows(
-          message.conditionalGroupIds.map((id) => [scheduledId, id, ...stamp]),
-        ),
-        ...message.mediaPaths.map((path) =>
-          this.mediaRows.row([message.userId, path, ...stamp], (mediaId) => [
-            this.mediaLinks.row([mediaId, scheduledId, ...stamp]),
-          ]),
-        ),
+        ...this.linksOf(message, scheduledId, stamp),
+        ...this.mediasOf(message, scheduledId, stamp),
       ],
+    );
+  }
+
+  /** The message's links to contacts, groups and conditional groups. */
+  private linksOf(message: NewScheduled, scheduledId: number, stamp: unknown[]): InsertTree[] {
+    return [
+      ...this.contacts.rows(message.contactIds.map((id) => [scheduledId, id, ...stamp])),
+      ...this.groups.rows(message.groupIds.map((id) => [scheduledId, id, ...stamp])),
+      ...this.conditionalGroups.rows(
+        message.conditionalGroupIds.map((id) => [scheduledId, id, ...stamp]),
+      ),
+    ];
+  }
+
+  /** The message's medias, and their links to it. */
+  private mediasOf(message: NewScheduled, scheduledId: number, stamp: unknown[]): InsertTree[] {
+    return message.mediaPaths.map((path) =>
+      this.mediaRows.row([message.userId, path, ...stamp], (mediaId) => [
+        this.mediaLinks.row([mediaId, scheduledId, ...stamp]),
+      ]),
     );
   }
 
@@ -384,7 +481,7 @@ export class ScheduledRepository {
     const work = async (manager: EntityManager) => {
       const medias = await this.medias.linkedToScheduled(manager, id);
       const [found] = await manager.query<Array<{ expansion_phase: string | null }>>(
-        'SELECT expansion_phase FROM scheduled WHERE id = ? AND id_user = ?' +
+        'SELECT expansion_phase FROM scheduled WHERE id = ? AND id_user = ? AND hidden = 0' +
           (mysql ? ' FOR UPDATE' : ''),
         [id, userId],
       );
@@ -392,7 +489,7 @@ export class ScheduledRepository {
         .createQueryBuilder()
         .delete()
         .from(Scheduled)
-        .where('id = :id AND id_user = :userId', { id, userId })
+        .where('id = :id AND id_user = :userId AND hidden = 0', { id, userId })
         .execute();
       if (!found || (result.affected ?? 0) === 0) {
         return null;

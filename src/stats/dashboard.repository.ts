@@ -61,7 +61,7 @@ export class DashboardRepository {
 
   /**
    * The user's scheduled messages by where the dispatch has them at `now`
-   * (docs/api.md#get_queue_stats): not taken yet (`expansion_phase` null) and due or not, by
+   * (docs/api.md#get_queue_stats): not taken yet (`expansion_phase` null), whole (not `hidden`), and due or not, by
    * `send_after` (a message waiting for its send window is to come), within the user's rows of
    * the `(id_user, expansion_phase, at)` index; taken, as a message being expanded or with recipients
    * still in the outbox, on that index and `(id_user, originating_scheduled)`.
@@ -70,7 +70,7 @@ export class DashboardRepository {
     const [waiting] = await this.dataSource.query<Array<Record<string, unknown>>>(
       'SELECT COALESCE(SUM(CASE WHEN send_after <= ? THEN 1 ELSE 0 END), 0) AS due, ' +
         'COALESCE(SUM(CASE WHEN send_after > ? THEN 1 ELSE 0 END), 0) AS to_come ' +
-        'FROM scheduled WHERE id_user = ? AND expansion_phase IS NULL',
+        'FROM scheduled WHERE id_user = ? AND expansion_phase IS NULL AND hidden = 0',
       [now, now, userId],
     );
     const [taken] = await this.dataSource.query<Array<Record<string, unknown>>>(

@@ -734,6 +734,7 @@ describeEachDatabase('smsgw CLI', (database) => {
           'MessagePriority1765440000000',
           'SendWindows1765450000000',
           'Failover1765460000000',
+          'HiddenScheduled1765470000000',
         ],
       });
       expect(json<{ applied: string[] }>(second)).toEqual({ applied: [] });

@@ -56,7 +56,7 @@ describeEachDatabase('health', (database) => {
         const body = response.body as HealthBody;
         expect(body.status).toBe('error');
         expect(body.error).toEqual({
-          migrations: { status: 'down', pending: ['Failover1765460000000'] },
+          migrations: { status: 'down', pending: ['HiddenScheduled1765470000000'] },
         });
       } finally {
         await t.dataSource.runMigrations();

@@ -4,6 +4,8 @@ import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Media } from '../../src/media/entities/media.entity';
+import { HIDDEN_SEND_AFTER } from '../../src/messages/hidden-messages';
+import { NUMBERS_PER_TRANSACTION } from '../../src/scheduled/scheduled.repository';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
@@ -190,6 +192,7 @@ describeEachDatabase('post_scheduled', (database) => {
         send_window: null,
         effective_window: null,
         send_after: '2030-07-01 10:00:00',
+        hidden: 0,
       });
       expect(stored.numbers).toEqual([{ number: '+33612345678', data: '[]' }]);
     });
@@ -1310,3 +1313,113 @@ describeEachDatabase('post_scheduled: a CSV of the default maximum of 200,000 ro
     expect((await countScheduledRows(ds, user.id)).scheduled_number).toBe(200_000);
   }, 120_000);
 });
+
+describeEachDatabase(
+  'post_scheduled: a message of more numbers than one transaction writes',
+  (database) => {
+    let t: TestApp;
+    let ds: DataSource;
+
+    beforeAll(async () => {
+      t = await startApp(database());
+      ds = t.dataSource;
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    /** A CSV of `count` numbers, +33600000000 upwards, with a name each. */
+    const csvOf = (count: number) =>
+      'number,name\n' +
+      Array.from({ length: count }, (_, i) => `+336${String(i).padStart(8, '0')},Name ${i}`).join(
+        '\n',
+      ) +
+      '\n';
+    const postCsv = (apiKey: string, csv: string) => {
+      const { body, contentType } = curlMultipart([
+        { name: 'text', value: 'Hello {{ contact.name }}' },
+        { name: 'at', value: '2030-01-01 10:00:00' },
+        { name: 'numbers_csv', value: csv, filename: 'numbers.csv' },
+      ]);
+      return api(t, apiKey).post('/api/scheduled/').set('Content-Type', contentType).send(body);
+    };
+
+    it('stores every number, the message visible and due at its at once answered', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const count = 2 * NUMBERS_PER_TRANSACTION + 1;
+
+      const id = expectCreated(await postCsv(apiKey, csvOf(count)));
+
+      const [row] = await ds.query<
+        Array<{ hidden: number | string; send_after: string; updated_at: string | null }>
+      >('SELECT hidden, send_after, updated_at FROM scheduled WHERE id = ?', [id]);
+      expect({
+        hidden: Number(row.hidden),
+        send_after: String(row.send_after).slice(0, 19),
+        updated_at: row.updated_at,
+      }).toEqual({ hidden: 0, send_after: '2030-01-01 10:00:00', updated_at: null });
+      expect((await countScheduledRows(ds, user.id)).scheduled_number).toBe(count);
+      expect((await api(t, apiKey).get(`/api/scheduled/${id}/`)).status).toBe(200);
+    }, 60_000);
+
+    it('answers a large message sent again with its idempotency key as the first time, and keeps one', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const csv = csvOf(NUMBERS_PER_TRANSACTION + 1);
+
+      const first = await postCsv(apiKey, csv).set('Idempotency-Key', 'large-1');
+      const again = await postCsv(apiKey, csv).set('Idempotency-Key', 'large-1');
+
+      const id = expectCreated(first);
+      expect(expectCreated(again)).toBe(id);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(await countScheduledRows(ds, user.id)).toMatchObject({
+        scheduled: 1,
+        scheduled_number: NUMBERS_PER_TRANSACTION + 1,
+      });
+    }, 60_000);
+
+    it('refuses a file the database refuses part-way with CANNOT_CREATE, and keeps nothing of it', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      // The second part's first thousand rows go in, then the database refuses one number.
+      const refused = `+336${String(NUMBERS_PER_TRANSACTION + 2000).padStart(8, '0')}`;
+      await ds.query(
+        database().kind === 'mariadb'
+          ? 'CREATE TRIGGER refuse_number BEFORE INSERT ON scheduled_number FOR EACH ROW ' +
+              `BEGIN IF NEW.number = '${refused}' THEN ` +
+              "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'; END IF; END"
+          : 'CREATE TRIGGER refuse_number BEFORE INSERT ON scheduled_number ' +
+              `WHEN NEW.number = '${refused}' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+      );
+      try {
+        const response = await postCsv(apiKey, csvOf(2 * NUMBERS_PER_TRANSACTION + 1));
+
+        expect(response.status).toBe(422);
+        expect((response.body as { error: number }).error).toBe(CANNOT_CREATE);
+      } finally {
+        await ds.query('DROP TRIGGER refuse_number');
+      }
+      expect(await countScheduledRows(ds, user.id)).toMatchObject({
+        scheduled: 0,
+        scheduled_number: 0,
+      });
+    }, 60_000);
+
+    it('leaves a message still hidden out of get_entries, get_scheduled, delete_scheduled and get_queue_stats', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const hidden = await makeScheduled(ds, user.id, {
+        at: '2020-01-01 00:00:00',
+        send_after: HIDDEN_SEND_AFTER,
+        hidden: 1,
+        numbers: [{ number: '+33612345678' }],
+      });
+
+      expect(await api(t, apiKey).list('scheduled')).toEqual([]);
+      expect((await api(t, apiKey).get(`/api/scheduled/${hidden.id}/`)).status).toBe(404);
+      expect((await api(t, apiKey).delete(`/api/scheduled/${hidden.id}/`)).status).toBe(404);
+      expect((await api(t, apiKey).get('/api/stats/queue/')).body).toMatchObject({
+        response: { due: 0, to_come: 0, sending: 0 },
+      });
+      expect((await countScheduledRows(ds, user.id)).scheduled).toBe(1);
+    });
+  },
+);

@@ -84,6 +84,7 @@ describeEachDatabase('get_send_sms', (database) => {
         send_window: null,
         effective_window: null,
         send_after: '2031-07-08 09:10:11',
+        hidden: 0,
       },
       numbers: [{ number: '+33612345678', data: '[]' }],
       contactIds: [],

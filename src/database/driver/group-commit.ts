@@ -142,7 +142,7 @@ export function insertWith(manager: EntityManager, tree: InsertTree): Promise<nu
 }
 
 /** Writes a row, then the rows given its id; the id of its first row. */
-function* insertTree(tree: InsertTree): Sql<number> {
+export function* insertTree(tree: InsertTree): Sql<number> {
   const { firstId } = yield* write(tree.sql, tree.parameters);
   for (const child of tree.children?.(firstId) ?? []) {
     yield* insertTree(child);

@@ -48,6 +48,10 @@ export class Scheduled extends Timestamped {
   /** UTC: when it may go out, its `at` or its window's next opening from it. */
   @DatetimeColumn()
   send_after!: string;
+
+  /** 1 while its numbers are being written, in several transactions (src/messages/hidden-messages.ts). */
+  @Column({ type: 'tinyint', default: 0 })
+  hidden!: number;
 }
 
 @Entity('scheduled_number')
