@@ -19,10 +19,11 @@ import { generateApiKey, hashApiKey } from '../src/common/auth/api-key';
  * that phone, which the inline worker sends, the phone list, the console's page), and after the
  * same idle time both figures again. BENCH_RUNS (3) runs; medians.
  *
- * Runs the built process: `npm run bench:footprint` builds first.
+ * Runs the built process: `npm run bench:footprint` builds first. BENCH_DIST measures another
+ * build instead (a copy of an earlier commit's dist/, to compare both in one session).
  */
 
-const DIST = join(__dirname, '..', 'dist');
+const DIST = process.env.BENCH_DIST ?? join(__dirname, '..', 'dist');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 5) * 1000;
 const BOOT_TIMEOUT_MS = 60_000;
@@ -181,7 +182,7 @@ function row(cells: Array<string | number>): string {
 
 async function main(): Promise<void> {
   process.stdout.write(
-    `bench:footprint on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${RUNS} runs, ${IDLE_MS / 1000} s idle\n\n`,
+    `bench:footprint of ${DIST} on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${RUNS} runs, ${IDLE_MS / 1000} s idle\n\n`,
   );
   const runs: Run[] = [];
   const header = [

@@ -1,3 +1,4 @@
+import { letYoungGenerationGrow } from './boot-heap';
 import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/configuration';
@@ -10,6 +11,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
+  letYoungGenerationGrow();
   announceStartup(app, config);
 }
 
