@@ -154,7 +154,11 @@ export const FOLDERS_WITHOUT_RULES = {
  * Modules most processes never use, each loaded by a require() in the function that first needs
  * it rather than by an import at start (issue 26): only these may be required.
  */
-const LOADED_ON_FIRST_USE = ['^expression-language/lib/(?:Lexer|Parser)$', '^\\./twig-sandbox$'];
+const LOADED_ON_FIRST_USE = [
+  '^expression-language/lib/(?:Lexer|Parser)$',
+  '^\\./twig-sandbox$',
+  '^locutus/php/datetime/strtotime$',
+];
 
 /**
  * One block per folder and depth, so that the pattern matches what the relative path resolves
