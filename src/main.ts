@@ -1,4 +1,4 @@
-import { letYoungGenerationGrow } from './boot-heap';
+import { endLeanBoot } from './config/lean-boot';
 import 'reflect-metadata';
 import { createApp } from './app.factory';
 import { AppConfig } from './config/configuration';
@@ -11,7 +11,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp();
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
-  letYoungGenerationGrow();
+  endLeanBoot();
   announceStartup(app, config);
 }
 

@@ -1,4 +1,4 @@
-import { letYoungGenerationGrow } from './boot-heap';
+import { endLeanBoot } from './config/lean-boot';
 import 'reflect-metadata';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -46,7 +46,7 @@ async function bootstrap(): Promise<void> {
   // Exits rather than re-raising the signal, so that the log lines still pending are written.
   app.enableShutdownHooks([], { useProcessExit: true });
   await app.init();
-  letYoungGenerationGrow();
+  endLeanBoot();
   if (!app.get(WorkerService).isRunning) {
     // SQLite already has its worker (it said so in the log): nothing for this process to do.
     await app.close();
