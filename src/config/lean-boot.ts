@@ -3,15 +3,15 @@ import { setFlagsFromString } from 'node:v8';
 /*
  * Imported first by the entry points, so that this runs before the application's modules load.
  * The boot runs most of its code once (modules, decorators, migrations) and keeps most of what
- * it allocates; two of V8's defaults, made for a program's steady state, had it end with a third
- * of its resident memory spent on neither (issue 26):
+ * it allocates; two of V8's defaults, made for a program's steady state, left a quarter of the
+ * memory resident after it to what only the boot needed (issue 26):
  *
  * - The young generation doubles whenever a scavenge finds that more survived than it holds. At
  *   boot nearly everything survives, so it grew to its maximum, 2 × 16 MiB, resident until V8's
  *   memory reducer shrank it some 15 s after the process went idle. The boot runs with the
  *   generation at its initial size.
  * - TurboFan optimised functions that the boot called often and never calls again; its compiler's
- *   pages and the code it made stayed resident (some 8 MiB).
+ *   pages and the code it made stayed resident (some 6 MiB).
  *
  * `endLeanBoot` gives V8 its defaults back once the process serves, for its load to size the
  * generation and to optimise what it runs. Both flags are read when used, unlike the heap's
