@@ -15,11 +15,11 @@ import { setFlagsFromString } from 'node:v8';
  *
  * `endLeanBoot` gives V8 its defaults back once the process serves, for its load to size the
  * generation and to optimise what it runs. Both flags are read when used, unlike the heap's
- * sizes, which are fixed when the process starts. A flag the operator gave Node (NODE_OPTIONS or
- * the command line) is left as given.
+ * sizes, which are fixed when the process starts. A flag the operator gave on Node's command line
+ * is left as given (NODE_OPTIONS refuses both).
  */
 interface BootFlag {
-  /** The flag as Node's options would give it. */
+  /** The flag as Node's command line gives it. */
   given: RegExp;
   boot: string;
   after: string;
@@ -34,8 +34,9 @@ const BOOT_FLAGS: readonly BootFlag[] = [
   { given: /^--(?:no-)?(?:turbofan|opt)$/, boot: '--no-turbofan', after: '--turbofan' },
 ];
 
-const GIVEN = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-const LEAN = BOOT_FLAGS.filter(({ given }) => !GIVEN.some((option) => given.test(option)));
+const LEAN = BOOT_FLAGS.filter(
+  ({ given }) => !process.execArgv.some((option) => given.test(option)),
+);
 
 for (const { boot } of LEAN) {
   setFlagsFromString(boot);
