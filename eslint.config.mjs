@@ -151,6 +151,16 @@ export const FOLDERS_WITHOUT_RULES = {
 };
 
 /**
+ * Modules most processes never use, each loaded by a require() in the function that first needs
+ * it rather than by an import at start: only these may be required.
+ */
+const LOADED_ON_FIRST_USE = [
+  '^expression-language/lib/(?:Lexer|Parser)$',
+  '^\\./twig-sandbox$',
+  '^locutus/php/datetime/strtotime$',
+];
+
+/**
  * One block per folder and depth, so that the pattern matches what the relative path resolves
  * to (`../../phones` from `src/adapters/ovh/`, not a sibling folder of the same name); imports
  * through the `src/` base URL are caught as well. A folder named by several rows gets all their
@@ -221,6 +231,7 @@ export default tseslint.config(
       eqeqeq: 'error',
       curly: 'error',
       'no-console': 'error',
+      '@typescript-eslint/no-require-imports': ['error', { allow: LOADED_ON_FIRST_USE }],
     },
   },
   {

@@ -1,9 +1,9 @@
-import './common/runtime/hold-young-generation';
+import { endLeanBoot } from './config/lean-boot';
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { boundHeap, collectStartGarbage } from './common/runtime/v8-heap';
 import { AppConfig } from './config/configuration';
 import { pinProcessClockToUtc } from './config/process-clock';
+import { boundHeap } from './config/v8-heap';
 import { announceStartup } from './startup-announcement';
 import { startupFailure } from './startup-failure';
 
@@ -11,12 +11,10 @@ async function bootstrap(): Promise<void> {
   pinProcessClockToUtc();
   const app = await createApp();
   const config = app.get(AppConfig);
-  boundHeap(config.heapGrowingPercent);
   await app.listen(config.port, config.host);
+  endLeanBoot();
+  boundHeap(config.heapGrowingPercent);
   announceStartup(app, config);
-  if (config.heapGrowingPercent > 0) {
-    collectStartGarbage();
-  }
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import './common/runtime/hold-young-generation';
+import { endLeanBoot } from './config/lean-boot';
 import 'reflect-metadata';
 import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -7,10 +7,10 @@ import { AdaptersModule } from './adapters/adapters.module';
 import { quietFrameworkStartup } from './common/logging/framework-startup';
 import { loggingModule } from './common/logging/logging.module';
 import { SecretsModule } from './common/secrets/secrets.module';
-import { boundHeap, collectStartGarbage } from './common/runtime/v8-heap';
 import { AppConfig } from './config/configuration';
 import { AppConfigModule } from './config/app-config.module';
 import { pinProcessClockToUtc } from './config/process-clock';
+import { boundHeap } from './config/v8-heap';
 import { DatabaseModule } from './database/database.module';
 import { DispatchModule } from './dispatch/dispatch.module';
 import { WorkerService } from './dispatch/worker.service';
@@ -47,15 +47,14 @@ async function bootstrap(): Promise<void> {
   app.flushLogs();
   // Exits rather than re-raising the signal, so that the log lines still pending are written.
   app.enableShutdownHooks([], { useProcessExit: true });
-  const { heapGrowingPercent } = app.get(AppConfig);
-  boundHeap(heapGrowingPercent);
   await app.init();
+  endLeanBoot();
   if (!app.get(WorkerService).isRunning) {
     // SQLite already has its worker (it said so in the log): nothing for this process to do.
     await app.close();
     process.exitCode = 1;
-  } else if (heapGrowingPercent > 0) {
-    collectStartGarbage();
+  } else {
+    boundHeap(app.get(AppConfig).heapGrowingPercent);
   }
 }
 

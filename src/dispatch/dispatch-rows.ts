@@ -83,7 +83,7 @@ export const OUTBOX_ROW_COLUMNS = [
  * out field by field, as the dispatch's other per-recipient objects: on Node 20, spreading an
  * object of a dozen fields and setting more costs about 5 µs and 1 to 2 KB of garbage per object
  * against a fraction of a microsecond, which a 50,000-recipient campaign pays several times per
- * recipient (bench/RESULTS.md, issue 26).
+ * recipient (bench/RESULTS.md, "Campaigns and footprint").
  */
 export function outboxRow(stored: StoredOutboxRow): OutboxRow {
   return {

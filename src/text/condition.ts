@@ -1,5 +1,4 @@
-import { tokenize } from 'expression-language/lib/Lexer';
-import Parser, { ExpressionNode } from 'expression-language/lib/Parser';
+import type { ExpressionNode } from 'expression-language/lib/Parser';
 import { DateTime } from 'luxon';
 import { compilePhpPattern } from './php-pattern';
 import { CONDITION_FUNCTIONS, FunctionScope } from './condition-functions';
@@ -77,7 +76,7 @@ export function compileCondition(
   }
   let tree: ExpressionNode;
   try {
-    tree = new Parser(KNOWN_FUNCTIONS).parse(tokenize(expression), [...NAMES]);
+    tree = parse(expression);
   } catch (error) {
     return refused(`The condition does not parse: ${describeSyntaxError(error)}.`);
   }
@@ -122,6 +121,19 @@ export function compileCondition(
     },
   };
 }
+
+/**
+ * The package is loaded at the first condition, not with this file: most processes never read
+ * one.
+ */
+function parse(expression: string): ExpressionNode {
+  const { tokenize } = require('expression-language/lib/Lexer') as LexerModule;
+  const { default: Parser } = require('expression-language/lib/Parser') as ParserModule;
+  return new Parser(KNOWN_FUNCTIONS).parse(tokenize(expression), [...NAMES]);
+}
+
+type LexerModule = typeof import('expression-language/lib/Lexer');
+type ParserModule = typeof import('expression-language/lib/Parser');
 
 function refused(error: string): CompiledCondition {
   return { error, matches: () => false };

@@ -1,6 +1,6 @@
 import { renderTooSlow } from './recipient-text';
 import { TemplateProblem } from './twig-bounds';
-import { compileSandboxed, SandboxedTemplate } from './twig-sandbox';
+import type { SandboxedTemplate } from './twig-sandbox';
 import { TimeLimitExceeded } from './time-limit';
 
 export interface TemplateVariables {
@@ -52,7 +52,7 @@ export function compileTemplate(source: string, options: TemplateOptions = {}): 
   }
   let template: SandboxedTemplate;
   try {
-    template = compileSandboxed(source);
+    template = sandbox().compileSandboxed(source);
   } catch (error) {
     return failing(`The template does not compile: ${compileFailure(error, source)}.`);
   }
@@ -78,6 +78,15 @@ export function compileTemplate(source: string, options: TemplateOptions = {}): 
       }
     },
   };
+}
+
+/**
+ * twig.js and the sandbox around it, loaded at the first template rather than with this file:
+ * most processes never compile one, and twig.js with the PHP functions it brings is the largest
+ * thing they would otherwise hold.
+ */
+function sandbox(): typeof import('./twig-sandbox') {
+  return require('./twig-sandbox') as typeof import('./twig-sandbox');
 }
 
 function failing(reason: string): CompiledTemplate {

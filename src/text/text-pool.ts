@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { extname, join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { AppConfig } from '../config/configuration';
 import { RecipientInput, renderTooSlow, TextOutcome } from './recipient-text';
 import type { MatchResult, MatchTask, RenderItem, RenderTask, TextTask } from './text.worker';
@@ -108,7 +108,9 @@ export class TextPool implements OnApplicationShutdown {
     await piscina?.destroy();
   }
 
-  private get pool(): Piscina {
+  /** Piscina is loaded with the first task: most processes never run one. */
+  private async pool(): Promise<Piscina> {
+    const { Piscina } = await import('piscina');
     if (this.piscina === null) {
       this.piscina = new Piscina({
         filename: this.threadFile,
@@ -183,7 +185,8 @@ export class TextPool implements OnApplicationShutdown {
     });
     const signals = [deadline.signal, unstarted.signal, ...(signal ? [signal] : [])];
     try {
-      return (await this.pool.run(
+      const pool = await this.pool();
+      return (await pool.run(
         { ...task, started: startedPort },
         { transferList: [startedPort], signal: AbortSignal.any(signals) },
       )) as R;

@@ -1,6 +1,6 @@
 import { LookupAddress, promises as dns } from 'node:dns';
 import { BlockList, LookupFunction, isIP } from 'node:net';
-import { Agent, RequestInfo, RequestInit, Response, buildConnector, fetch } from 'undici';
+import type { Agent, RequestInfo, RequestInit, Response } from 'undici';
 import { ipAddressOf } from './ip-address';
 import { Family, OutboundSettings, hostName } from './outbound-allow';
 
@@ -201,10 +201,12 @@ export class OutboundPolicy {
   /**
    * fetch for a URL a user gave: every connection is checked (a refusal rejects with a
    * TypeError whose cause is the `OutboundRefusal`; see `outboundRefusalOf`), and redirects
-   * are never followed: a 3xx is the answer.
+   * are never followed: a 3xx is the answer. undici is loaded at the first call: a process
+   * whose phones and webhooks never make a request does not hold it.
    */
-  fetch(url: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
-    return fetch(url, { ...init, redirect: 'manual', dispatcher: this.dispatcher() });
+  async fetch(url: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+    const undici = await import('undici');
+    return undici.fetch(url, { ...init, redirect: 'manual', dispatcher: this.dispatcher(undici) });
   }
 
   /** Closes the connections `fetch` keeps open. */
@@ -214,10 +216,10 @@ export class OutboundPolicy {
     await agent?.close();
   }
 
-  private dispatcher(): Agent {
+  private dispatcher(undici: typeof import('undici')): Agent {
     if (!this.agent) {
-      const connect = buildConnector({ lookup: this.lookup });
-      this.agent = new Agent({
+      const connect = undici.buildConnector({ lookup: this.lookup });
+      this.agent = new undici.Agent({
         connect: (options, callback) => {
           // The connector skips `lookup` for an address, so it is checked here.
           const target = this.target(options.hostname);

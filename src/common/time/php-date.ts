@@ -1,4 +1,3 @@
-import strtotime from 'locutus/php/datetime/strtotime';
 import { DateTime } from 'luxon';
 
 /**
@@ -9,6 +8,8 @@ import { DateTime } from 'luxon';
  */
 export function phpStrtotime(text: string, now: DateTime): DateTime | null {
   const localNow = new Date(now.year, now.month - 1, now.day, now.hour, now.minute, now.second);
+  // Loaded at the first date text, not with this file: most processes read none.
+  const strtotime = require('locutus/php/datetime/strtotime') as Strtotime;
   const seconds = strtotime(text, Math.floor(localNow.getTime() / 1000));
   if (seconds === false || !Number.isFinite(seconds)) {
     return null;
@@ -27,3 +28,5 @@ export function phpStrtotime(text: string, now: DateTime): DateTime | null {
   );
   return time.isValid ? time : null;
 }
+
+type Strtotime = typeof import('locutus/php/datetime/strtotime');
