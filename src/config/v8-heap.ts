@@ -67,11 +67,13 @@ function holdYoungGeneration(): void {
 }
 
 /**
- * A full collection. V8 gives a script its `gc` function only in a context created after
- * `--expose-gc` is set; the flag changes nothing else.
+ * A full collection. V8 gives a script its `gc` function only in a context created while
+ * `--expose-gc` is set: the flag is unset at once, so that no later context (a text thread's)
+ * gets one.
  */
 function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
+  setFlagsFromString('--no-expose-gc');
   gc();
 }
