@@ -52,7 +52,7 @@ describe('validateEnvironment (the README’s configuration table)', () => {
       TEXT_THREADS: 1,
       TEMPLATE_TIMEOUT_MS: 100,
       CONDITION_TIMEOUT_MS: 50,
-      HEAP_GROWING_PERCENT: 50,
+      HEAP_GROWING_PERCENT: 20,
       given: {},
       METRICS: 'on',
       SESSION_IDLE_MINUTES: 720,

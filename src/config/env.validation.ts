@@ -156,7 +156,7 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   @Max(300)
-  HEAP_GROWING_PERCENT = 50;
+  HEAP_GROWING_PERCENT = 20;
 
   @IsInt()
   @Min(1)
