@@ -1,5 +1,4 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +25,7 @@ import {
   startDispatchers,
   stopDispatchers,
 } from './dispatch-support';
+import { freePort } from './ports';
 
 /*
  * bench:dispatch-priority (issue 25, priority): while one normal-priority message to
@@ -110,17 +110,6 @@ class Sink {
       this.smsc.received.length = 0;
     };
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The API process on `port`, with `worker` (inline or off), once it answers. */

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKey, hashApiKey } from '../src/common/auth/api-key';
+import { freePort } from './ports';
 
 /*
  * bench:footprint: the API process's memory with the defaults, started as the peer
@@ -42,17 +42,6 @@ interface Run {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** VmRSS and VmHWM of `pid`, in MiB. */
 function read(pid: number): Reading {

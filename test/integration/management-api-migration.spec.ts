@@ -3,6 +3,7 @@ import { migrate } from '../../src/database/data-source';
 import { openTestDataSource } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
+import { undoThrough } from '../support/migrations';
 
 /*
  * The ManagementApi migration on both engines: `name_key` backfilled from the names already
@@ -21,27 +22,13 @@ describeEachDatabase('the ManagementApi migration', (database) => {
   beforeAll(async () => {
     ds = await openTestDataSource(database());
     await migrate(ds);
-    await undoThrough();
+    await undoThrough(ds, MIGRATION);
     alice = (await makeUser(ds)).user.id;
     bob = (await makeUser(ds)).user.id;
   });
   afterAll(async () => {
     await ds?.destroy();
   });
-
-  /** Undoes the migrations from the last one back to this spec's, included. */
-  async function undoThrough(): Promise<void> {
-    for (;;) {
-      const [last] = await ds.query<Array<{ name: string }>>(
-        'SELECT name FROM migrations ORDER BY id DESC LIMIT 1',
-      );
-      expect(last).toBeDefined();
-      await ds.undoLastMigration({ transaction: 'each' });
-      if (last.name === MIGRATION) {
-        return;
-      }
-    }
-  }
 
   const insertContact = (userId: number, name: string, nameKey?: string) =>
     ds.query(
@@ -97,7 +84,7 @@ describeEachDatabase('the ManagementApi migration', (database) => {
     await insertContact(alice, 'Robert', 'robert');
     expect((await keys('contact')).length).toBe(4);
 
-    await undoThrough();
+    await undoThrough(ds, MIGRATION);
 
     for (const table of ['contact', 'contact_group', 'conditional_group']) {
       expect(await uniqueIndexes(table)).toContainEqual(['id_user', 'name']);
@@ -116,7 +103,7 @@ describeEachDatabase('the ManagementApi migration', (database) => {
   });
 
   it('keeps the first of two names differing only by case, as the later one gets no key', async () => {
-    await undoThrough();
+    await undoThrough(ds, MIGRATION);
     // The initial schema's index is case-sensitive on SQLite, and case-insensitive on MariaDB.
     await insertGroup(bob, 'Team');
     const caseOnly = await insertGroup(bob, 'TEAM').then(

@@ -7,6 +7,7 @@ import { MIGRATIONS, migrate, openDataSource } from '../../src/database/data-sou
 import { resetSecretsKey, secretCipherOf } from '../../src/database/secrets-key.check';
 import { adapterDataScope } from '../../src/common/secrets/adapter-data-scope';
 import { makeUser } from '../support/factories';
+import { undoAfter, undoThrough } from '../support/migrations';
 import {
   createTestDatabase,
   DATABASE_KINDS,
@@ -291,7 +292,7 @@ describeEachDatabase('the migration encrypting stored credentials', (database) =
   beforeAll(async () => {
     dataSource = await open(database());
     await migrate(dataSource);
-    await undoUntilUndone(dataSource, ENCRYPTING);
+    await undoThrough(dataSource, ENCRYPTING);
     userId = (await makeUser(dataSource)).user.id;
   });
   afterAll(async () => {
@@ -339,7 +340,7 @@ describeEachDatabase('the migration encrypting stored credentials', (database) =
     );
     expect(fingerprints).toEqual([{ fingerprint: cipher.fingerprint }]);
 
-    await undoUntilUndone(dataSource, ENCRYPTING);
+    await undoThrough(dataSource, ENCRYPTING);
 
     const undone = await phones();
     expect(undone.map((row) => parseTextRecord(row.adapter_data))).toEqual(
@@ -358,7 +359,7 @@ describeEachDatabase('the migration encrypting stored credentials', (database) =
     const encrypted = await phones();
     const other = await open(database(), { SECRETS_KEY: 'cd'.repeat(32) });
     try {
-      await undoUntilLast(other, ENCRYPTING);
+      await undoAfter(other, ENCRYPTING);
       await expect(other.undoLastMigration({ transaction: 'each' })).rejects.toThrow(
         /^The password of phone \d+ cannot be decrypted with SECRETS_KEY: nothing was changed\.$/,
       );
@@ -436,27 +437,3 @@ describeRaceOnMariaDb('replicas with different keys starting together [mariadb]'
     expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(SecretsKeyError);
   });
 });
-
-/** Undoes the latest migrations until `name` is no longer applied. */
-/** Undoes the migrations applied after `name`, which is then the last one applied. */
-async function undoUntilLast(dataSource: DataSource, name: string): Promise<void> {
-  const last = async () =>
-    (
-      await dataSource.query<Array<{ name: string }>>(
-        'SELECT name FROM migrations ORDER BY timestamp DESC LIMIT 1',
-      )
-    )[0]?.name;
-  while ((await last()) !== name) {
-    await dataSource.undoLastMigration({ transaction: 'each' });
-  }
-}
-
-async function undoUntilUndone(dataSource: DataSource, name: string): Promise<void> {
-  const applied = async () =>
-    (await dataSource.query<Array<{ name: string }>>('SELECT name FROM migrations')).map(
-      (row) => row.name,
-    );
-  while ((await applied()).includes(name)) {
-    await dataSource.undoLastMigration({ transaction: 'each' });
-  }
-}

@@ -3,6 +3,7 @@ import { migrate } from '../../src/database/data-source';
 import { openTestDataSource } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
 import { makeUser } from '../support/factories';
+import { undoThrough } from '../support/migrations';
 
 /*
  * The SendWindows migration on both engines, over messages already scheduled: each gets its `at`
@@ -19,15 +20,7 @@ describeEachDatabase('the SendWindows migration', (database) => {
   beforeAll(async () => {
     ds = await openTestDataSource(database());
     await migrate(ds);
-    for (;;) {
-      const [last] = await ds.query<Array<{ name: string }>>(
-        'SELECT name FROM migrations ORDER BY id DESC LIMIT 1',
-      );
-      await ds.undoLastMigration({ transaction: 'each' });
-      if (last.name === MIGRATION) {
-        break;
-      }
-    }
+    await undoThrough(ds, MIGRATION);
   });
   afterAll(async () => {
     await ds?.destroy();
