@@ -32,10 +32,9 @@ const QUOTE = 0x22;
  * escaped as `\"`, as PHP's fgetcsv reads it), a UTF-8 BOM is ignored. Each record is handed to
  * `onRecord` with its line number (one per CSV record, the first being line 1) and awaited
  * before the next is read, so that memory holds a few records whatever the file's size; the event
- * loop is let go every RECORDS_PER_TURN records. Blank
- * records (and records of separators only) are skipped. A quote never closed, a line longer than
- * `maxLineBytes` or a file that cannot be read is INVALID_PARAMETER naming the label; what
- * `onRecord` throws is thrown as is.
+ * loop is let go every RECORDS_PER_TURN records. Blank records (and records of separators only)
+ * are skipped. A quote never closed, a line longer than `maxLineBytes` or a file that cannot be
+ * read is INVALID_PARAMETER naming the label; what `onRecord` throws is thrown as is.
  */
 export async function readCsvRecords(
   input: Readable,
