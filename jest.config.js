@@ -11,6 +11,10 @@ const TIMING = [
   // Counts the sends a fake provider receives in each second: another spec's load on the cores
   // delays some arrivals and bunches the next ones into the same second.
   'test/integration/dispatch-pacing.spec.ts',
+  // A paced send gives its slot up when it starts more than PACE_LATE_MS (12 ms) late, and its
+  // next slot falls after its message's validity: another spec's load made the one case that
+  // expects it sent fail once on CI.
+  'test/e2e/dispatch-validity.e2e.spec.ts',
 ];
 const timing = process.env.SPECS === 'timing';
 
