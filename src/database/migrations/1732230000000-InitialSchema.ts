@@ -6,6 +6,7 @@ import {
   TableForeignKeyOptions,
   TableIndexOptions,
 } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * The whole schema of the API and the dispatch, written with the QueryRunner schema API so that
@@ -14,15 +15,6 @@ import {
  * Every listed table has an `(id_user, id)` index: listings are `WHERE id_user = ? ORDER BY id`.
  */
 
-type OnDelete = 'CASCADE' | 'SET NULL';
-
-const id = (): TableColumnOptions => ({
-  name: 'id',
-  type: 'integer',
-  isPrimary: true,
-  isGenerated: true,
-  generationStrategy: 'increment',
-});
 const int = (name: string, extra: Partial<TableColumnOptions> = {}): TableColumnOptions => ({
   name,
   type: 'integer',
@@ -53,20 +45,6 @@ const datetime = (name: string, extra: Partial<TableColumnOptions> = {}): TableC
   type: 'datetime',
   ...extra,
 });
-const timestamps = (): TableColumnOptions[] => [
-  datetime('created_at', { default: 'CURRENT_TIMESTAMP' }),
-  datetime('updated_at', { isNullable: true }),
-];
-const fk = (
-  column: string,
-  table: string,
-  onDelete: OnDelete = 'CASCADE',
-): TableForeignKeyOptions => ({
-  columnNames: [column],
-  referencedTableName: table,
-  referencedColumnNames: ['id'],
-  onDelete,
-});
 const index = (table: string, columns: string[], isUnique = false): TableIndexOptions => ({
   name: `${isUnique ? 'uq' : 'ix'}_${table}_${columns.join('_')}`,
   columnNames: columns,
@@ -84,8 +62,8 @@ interface TableSpec {
 /** A link table between two entities, with an index on each side. */
 const link = (name: string, left: [string, string], right: [string, string]): TableSpec => ({
   name,
-  columns: [id(), int(left[0]), int(right[0]), ...timestamps()],
-  foreignKeys: [fk(left[0], left[1]), fk(right[0], right[1])],
+  columns: [idColumn(), int(left[0]), int(right[0]), ...timestampColumns()],
+  foreignKeys: [foreignKey(left[0], left[1]), foreignKey(right[0], right[1])],
   uniques: [[left[0], right[0]]],
   indices: [[right[0]]],
 });
@@ -94,62 +72,74 @@ const TABLES: TableSpec[] = [
   {
     name: 'user',
     columns: [
-      id(),
+      idColumn(),
       str('email', 150),
       // SHA-256 of the API key, hex: the key itself is never stored (docs/api-choices.md#api-keys).
       str('api_key_hash', 64),
       bool('admin'),
       str('status', 16, { default: "'active'" }),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
     uniques: [['email'], ['api_key_hash']],
   },
   {
     name: 'setting',
-    columns: [id(), int('id_user'), str('name', 50), str('value', 1000), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [
+      idColumn(),
+      int('id_user'),
+      str('name', 50),
+      str('value', 1000),
+      ...timestampColumns(),
+    ],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'name']],
   },
   {
     name: 'phone',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       str('name', 150),
       str('adapter', 100),
       text('adapter_data'),
       int('priority', { default: 0 }),
       str('status', 20, { default: "'available'" }),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
-    foreignKeys: [fk('id_user', 'user')],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'name']],
     indices: [['id_user', 'id']],
   },
   {
     name: 'phone_limit',
-    columns: [id(), int('id_phone'), int('volume'), str('startpoint', 254), ...timestamps()],
-    foreignKeys: [fk('id_phone', 'phone')],
+    columns: [
+      idColumn(),
+      int('id_phone'),
+      int('volume'),
+      str('startpoint', 254),
+      ...timestampColumns(),
+    ],
+    foreignKeys: [foreignKey('id_phone', 'phone')],
     indices: [['id_phone']],
   },
   {
     name: 'phone_group',
-    columns: [id(), int('id_user'), str('name', 100), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [idColumn(), int('id_user'), str('name', 100), ...timestampColumns()],
+    foreignKeys: [foreignKey('id_user', 'user')],
     indices: [['id_user', 'id']],
   },
   link('phone_group_phone', ['id_phone_group', 'phone_group'], ['id_phone', 'phone']),
   {
     name: 'contact',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       str('name', 100),
       str('number', 20),
       text('data'),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
-    foreignKeys: [fk('id_user', 'user')],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'name']],
     // (id_user, number): recipients are matched against contacts and the STOP list by number.
     indices: [
@@ -160,29 +150,35 @@ const TABLES: TableSpec[] = [
   {
     // The API's `group` entry type; `group` is a reserved word in SQL.
     name: 'contact_group',
-    columns: [id(), int('id_user'), str('name', 100), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [idColumn(), int('id_user'), str('name', 100), ...timestampColumns()],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'name']],
     indices: [['id_user', 'id']],
   },
   link('group_contact', ['id_group', 'contact_group'], ['id_contact', 'contact']),
   {
     name: 'conditional_group',
-    columns: [id(), int('id_user'), str('name', 100), text('condition'), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [
+      idColumn(),
+      int('id_user'),
+      str('name', 100),
+      text('condition'),
+      ...timestampColumns(),
+    ],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'name']],
     indices: [['id_user', 'id']],
   },
   {
     name: 'media',
-    columns: [id(), int('id_user'), str('path', 1000), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [idColumn(), int('id_user'), str('path', 1000), ...timestampColumns()],
+    foreignKeys: [foreignKey('id_user', 'user')],
     indices: [['id_user', 'id']],
   },
   {
     name: 'scheduled',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       datetime('at'),
       str('text', 1000),
@@ -191,20 +187,26 @@ const TABLES: TableSpec[] = [
       nullableInt('id_phone_group'),
       bool('mms'),
       str('tag', 1000, { isNullable: true }),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
     foreignKeys: [
-      fk('id_user', 'user'),
-      fk('id_phone', 'phone', 'SET NULL'),
-      fk('id_phone_group', 'phone_group', 'SET NULL'),
+      foreignKey('id_user', 'user'),
+      foreignKey('id_phone', 'phone', 'SET NULL'),
+      foreignKey('id_phone_group', 'phone_group', 'SET NULL'),
     ],
     // (at): the dispatch worker's scan for due messages.
     indices: [['id_user', 'id'], ['at'], ['id_phone'], ['id_phone_group']],
   },
   {
     name: 'scheduled_number',
-    columns: [id(), int('id_scheduled'), str('number', 20), text('data'), ...timestamps()],
-    foreignKeys: [fk('id_scheduled', 'scheduled')],
+    columns: [
+      idColumn(),
+      int('id_scheduled'),
+      str('number', 20),
+      text('data'),
+      ...timestampColumns(),
+    ],
+    foreignKeys: [foreignKey('id_scheduled', 'scheduled')],
     indices: [['id_scheduled']],
   },
   link('scheduled_contact', ['id_scheduled', 'scheduled'], ['id_contact', 'contact']),
@@ -217,7 +219,7 @@ const TABLES: TableSpec[] = [
   {
     name: 'sended',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       nullableInt('id_phone'),
       datetime('at'),
@@ -235,9 +237,9 @@ const TABLES: TableSpec[] = [
       nullableInt('originating_scheduled'),
       int('segments', { default: 1 }),
       str('encoding', 8, { default: "'GSM-7'" }),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
-    foreignKeys: [fk('id_user', 'user'), fk('id_phone', 'phone', 'SET NULL')],
+    foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_phone', 'phone', 'SET NULL')],
     indices: [
       ['id_user', 'id'],
       // Usage and phone-limit counts: per phone, since a date.
@@ -254,7 +256,7 @@ const TABLES: TableSpec[] = [
   {
     name: 'received',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       nullableInt('id_phone'),
       datetime('at'),
@@ -263,9 +265,9 @@ const TABLES: TableSpec[] = [
       bool('command'),
       str('status', 16, { default: "'unread'" }),
       bool('mms'),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
-    foreignKeys: [fk('id_user', 'user'), fk('id_phone', 'phone', 'SET NULL')],
+    foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_phone', 'phone', 'SET NULL')],
     indices: [
       ['id_user', 'id'],
       ['id_user', 'origin'],
@@ -276,8 +278,8 @@ const TABLES: TableSpec[] = [
   link('media_received', ['id_media', 'media'], ['id_received', 'received']),
   {
     name: 'smsstop',
-    columns: [id(), int('id_user'), str('number', 20), ...timestamps()],
-    foreignKeys: [fk('id_user', 'user')],
+    columns: [idColumn(), int('id_user'), str('number', 20), ...timestampColumns()],
+    foreignKeys: [foreignKey('id_user', 'user')],
     uniques: [['id_user', 'number']],
   },
   {
@@ -285,7 +287,7 @@ const TABLES: TableSpec[] = [
     // exists. Claimed rows carry their worker and claim time, so a dead worker's sends are found.
     name: 'outbox',
     columns: [
-      id(),
+      idColumn(),
       int('id_user'),
       int('originating_scheduled'),
       nullableInt('id_phone'),
@@ -302,9 +304,9 @@ const TABLES: TableSpec[] = [
       str('claimed_by', 64, { isNullable: true }),
       datetime('claimed_at', { isNullable: true }),
       text('error'),
-      ...timestamps(),
+      ...timestampColumns(),
     ],
-    foreignKeys: [fk('id_user', 'user')],
+    foreignKeys: [foreignKey('id_user', 'user')],
     indices: [['state', 'next_attempt_at'], ['claimed_by'], ['id_phone', 'state']],
   },
 ];

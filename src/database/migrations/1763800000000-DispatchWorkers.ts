@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
+import { timestampColumns } from './table-parts';
 
 /*
  * What the dispatch needs beyond the initial outbox (and two of its indexes it does not need): the phone a claim chose (`via_phone`,
@@ -38,8 +39,7 @@ export class DispatchWorkers1763800000000 implements MigrationInterface {
         columns: [
           { name: 'id', type: 'varchar', length: '64', isPrimary: true },
           { name: 'heartbeat_at', type: 'datetime' },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
         engine: 'InnoDB',
       }),

@@ -3,6 +3,7 @@ import { SecretCipher } from '../../common/secrets/secret-cipher';
 import { openFields, parseTextRecord, sealFields } from '../../common/secrets/sealed-fields';
 import { adapterDataScope } from '../../common/secrets/adapter-data-scope';
 import { SECRETS_KEY_TABLE, recordSecretsKey, secretCipherOf } from '../secrets-key.check';
+import { timestampColumns } from './table-parts';
 
 /**
  * The secret fields of each adapter when this migration was written. A migration keeps the
@@ -44,8 +45,7 @@ export class EncryptAdapterSecrets1764000000000 implements MigrationInterface {
         columns: [
           { name: 'id', type: 'integer', isPrimary: true },
           { name: 'fingerprint', type: 'varchar', length: '64' },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
         engine: 'InnoDB',
       }),

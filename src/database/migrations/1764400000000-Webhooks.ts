@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * The users' webhooks (docs/api.md#post_webhook). `secret` is kept as given, since signing needs
@@ -12,30 +13,16 @@ export class Webhooks1764400000000 implements MigrationInterface {
       new Table({
         name: 'webhook',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'url', type: 'varchar', length: '2048', charset: 'utf8mb4' },
           { name: 'type', type: 'varchar', length: '32' },
           { name: 'format', type: 'varchar', length: '16', default: "'raspisms'" },
           { name: 'secret', type: 'varchar', length: '128' },
           { name: 'enabled', type: 'tinyint', default: 1 },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user')],
         indices: [{ name: 'ix_webhook_id_user_id', columnNames: ['id_user', 'id'] }],
         engine: 'InnoDB',
       }),

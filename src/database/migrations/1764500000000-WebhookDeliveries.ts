@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * The events to deliver to webhooks, one row per event and webhook, kept as the delivery log
@@ -13,13 +14,7 @@ export class WebhookDeliveries1764500000000 implements MigrationInterface {
       new Table({
         name: 'webhook_delivery',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'id_webhook', type: 'integer' },
           { name: 'event_id', type: 'varchar', length: '64' },
@@ -32,23 +27,9 @@ export class WebhookDeliveries1764500000000 implements MigrationInterface {
           { name: 'last_error', type: 'text', charset: 'utf8mb4', isNullable: true },
           { name: 'next_attempt_at', type: 'datetime', isNullable: true },
           { name: 'delivered_at', type: 'datetime', isNullable: true },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-          {
-            columnNames: ['id_webhook'],
-            referencedTableName: 'webhook',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_webhook', 'webhook')],
         indices: [
           {
             name: 'ix_webhook_delivery_status_next_attempt_at',

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * The phones' reliability alerts (docs/dispatch.md#phone-reliability): one row per alert, whose
@@ -13,33 +14,13 @@ export class PhoneReliability1764600000000 implements MigrationInterface {
       new Table({
         name: 'phone_reliability_history',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'id_phone', type: 'integer' },
           { name: 'type', type: 'varchar', length: '16' },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-          {
-            columnNames: ['id_phone'],
-            referencedTableName: 'phone',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_phone', 'phone')],
         indices: [
           {
             name: 'ix_phone_reliability_history_id_phone_type_created_at',

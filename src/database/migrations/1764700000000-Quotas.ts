@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * Sending quotas (docs/dispatch.md#quotas): at most one per user, hence the unique `id_user`,
@@ -16,13 +17,7 @@ export class Quotas1764700000000 implements MigrationInterface {
       new Table({
         name: 'quota',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer', isUnique: true },
           { name: 'credit', type: 'integer' },
           { name: 'additional', type: 'integer', default: 0 },
@@ -36,17 +31,9 @@ export class Quotas1764700000000 implements MigrationInterface {
           { name: 'report_unused_additional', type: 'tinyint', default: 0 },
           { name: 'alerted_close', type: 'tinyint', default: 0 },
           { name: 'alerted_reached', type: 'tinyint', default: 0 },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user')],
         engine: 'InnoDB',
       }),
     );

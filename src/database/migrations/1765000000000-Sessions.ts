@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn } from 'typeorm';
+import { foreignKey, idColumn, timestampColumns } from './table-parts';
 
 /*
  * Passwords and console sessions (docs/api.md#sessions-the-console). `user.password_hash` holds the
@@ -20,28 +21,14 @@ export class Sessions1765000000000 implements MigrationInterface {
       new Table({
         name: 'session',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'token_hash', type: 'varchar', length: '64' },
           { name: 'csrf_token', type: 'varchar', length: '64' },
           { name: 'last_used_at', type: 'datetime' },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user')],
         indices: [
           { name: 'ux_session_token_hash', columnNames: ['token_hash'], isUnique: true },
           { name: 'ix_session_id_user', columnNames: ['id_user'] },
@@ -55,17 +42,10 @@ export class Sessions1765000000000 implements MigrationInterface {
       new Table({
         name: 'login_attempt',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'email', type: 'varchar', length: '150', charset: 'utf8mb4' },
           { name: 'address', type: 'varchar', length: '64' },
-          { name: 'created_at', type: 'datetime', default: 'CURRENT_TIMESTAMP' },
-          { name: 'updated_at', type: 'datetime', isNullable: true },
+          ...timestampColumns(),
         ],
         indices: [
           { name: 'ix_login_attempt_email_created_at', columnNames: ['email', 'created_at'] },

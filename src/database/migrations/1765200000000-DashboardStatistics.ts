@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
+import { foreignKey, idColumn } from './table-parts';
 
 /*
  * What the dashboard's statistics read (docs/api.md#dashboard-statistics), each served without
@@ -53,13 +54,7 @@ export class DashboardStatistics1765200000000 implements MigrationInterface {
       new Table({
         name: 'message_count',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'id_phone', type: 'integer' },
           // UTC `YYYY-MM-DD`, or `YYYY-MM-DD HH:MM` with the minutes 00, 15, 30 or 45.
@@ -67,20 +62,7 @@ export class DashboardStatistics1765200000000 implements MigrationInterface {
           { name: 'kind', type: 'varchar', length: '16' },
           { name: 'nb', type: 'integer', default: 0 },
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-          {
-            columnNames: ['id_phone'],
-            referencedTableName: 'phone',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_phone', 'phone')],
         indices: [
           // The upserts' key, and the lookups of a period's buckets.
           {

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { foreignKey, idColumn } from './table-parts';
 
 /*
  * Every attempt of a webhook delivery (docs/api.md#get_webhook_deliveries): when it started, how
@@ -15,13 +16,7 @@ export class WebhookAttempts1765360000000 implements MigrationInterface {
       new Table({
         name: 'webhook_attempt',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_delivery', type: 'integer' },
           { name: 'started_at', type: 'datetime' },
           { name: 'duration_ms', type: 'integer' },
@@ -29,14 +24,7 @@ export class WebhookAttempts1765360000000 implements MigrationInterface {
           { name: 'answer', type: 'text', charset: 'utf8mb4', isNullable: true },
           { name: 'error', type: 'text', charset: 'utf8mb4', isNullable: true },
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_delivery'],
-            referencedTableName: 'webhook_delivery',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_delivery', 'webhook_delivery')],
         indices: [
           { name: 'ix_webhook_attempt_id_delivery_id', columnNames: ['id_delivery', 'id'] },
         ],

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { foreignKey, idColumn } from './table-parts';
 
 /*
  * Idempotency keys of get_send_sms and post_scheduled (docs/idempotency.md): per user and key,
@@ -19,13 +20,7 @@ export class IdempotencyKeys1765400000000 implements MigrationInterface {
       new Table({
         name: 'idempotency_key',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           {
             name: 'idem_key',
@@ -39,14 +34,7 @@ export class IdempotencyKeys1765400000000 implements MigrationInterface {
           { name: 'created_at', type: 'datetime' },
           { name: 'expires_at', type: 'datetime' },
         ],
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user')],
         indices: [
           {
             name: 'ux_idempotency_key_id_user_idem_key',

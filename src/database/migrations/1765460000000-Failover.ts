@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
+import { foreignKey, idColumn } from './table-parts';
 
 /*
  * Failover (docs/dispatch.md#failover).
@@ -20,32 +21,13 @@ export class Failover1765460000000 implements MigrationInterface {
       new Table({
         name: 'send_refusal',
         columns: [
-          {
-            name: 'id',
-            type: 'integer',
-            isPrimary: true,
-            isGenerated: true,
-            generationStrategy: 'increment',
-          },
+          idColumn(),
           { name: 'id_user', type: 'integer' },
           { name: 'id_phone', type: 'integer' },
           { name: 'at', type: 'datetime' },
         ],
         // A refusal counts for its phone while it exists.
-        foreignKeys: [
-          {
-            columnNames: ['id_user'],
-            referencedTableName: 'user',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-          {
-            columnNames: ['id_phone'],
-            referencedTableName: 'phone',
-            referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
-          },
-        ],
+        foreignKeys: [foreignKey('id_user', 'user'), foreignKey('id_phone', 'phone')],
         indices: [
           new TableIndex({
             name: 'ix_send_refusal_id_user_at_id_phone',
