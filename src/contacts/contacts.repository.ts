@@ -2,11 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { nowUtc } from '../common/time/datetime';
-import { marks, rowMarks } from '../database/driver/placeholders';
-import { ChunkWriter, ImportCounts } from './contacts-import';
+import { chunks, marks, rowMarks } from '../database/driver/placeholders';
+import { ImportCounts } from './contacts-import';
 import { ContactFields } from './contacts.params';
 import { Contact } from './entities/contact.entity';
 import { isNameKeyTaken } from '../database/name-key';
+
+/**
+ * Lines of an import written by one statement: one lookup of the existing names and one INSERT,
+ * few enough that the parameters stay far below the engines' limits.
+ */
+const LINES_PER_STATEMENT = 500;
 
 /** Contacts. Every query is scoped by the owner's id. */
 @Injectable()
@@ -59,26 +65,30 @@ export class ContactsRepository {
   }
 
   /**
-   * Runs an import in one transaction: `work` gets the writer of its chunks and what it returns
-   * is committed, or nothing when it throws.
+   * Writes a chunk of an import in a transaction of its own: an import is written as a run of
+   * short ones, so that on SQLite, whose one connection a transaction holds, other requests get
+   * their turn between two chunks.
    */
-  importing(
-    userId: number,
-    work: (writeChunk: ChunkWriter) => Promise<ImportCounts>,
-  ): Promise<ImportCounts> {
-    return this.dataSource.transaction((manager) =>
-      work((lines) => this.writeChunk(manager, userId, lines)),
-    );
+  writeImportChunk(userId: number, lines: readonly ContactFields[]): Promise<ImportCounts> {
+    return this.dataSource.transaction(async (manager) => {
+      const counts: ImportCounts = { created: 0, updated: 0 };
+      for (const statement of chunks(lines, LINES_PER_STATEMENT)) {
+        const { created, updated } = await this.writeLines(manager, userId, statement);
+        counts.created += created;
+        counts.updated += updated;
+      }
+      return counts;
+    });
   }
 
   /**
    * Updates the user's contacts whose name key is a line's, creates the others, in one statement
    * that the unique `(id_user, name_key)` index turns into an update where the name is taken:
-   * one round trip per chunk rather than one per updated contact. A lookup through the same
-   * index first tells which lines update, for the counts. A contact another request creates
-   * meanwhile under one of the names is updated, never refused.
+   * one round trip per statement's lines rather than one per updated contact. A lookup through
+   * the same index first tells which lines update, for the counts. A contact another request
+   * creates meanwhile under one of the names is updated, never refused.
    */
-  private async writeChunk(
+  private async writeLines(
     manager: EntityManager,
     userId: number,
     lines: readonly ContactFields[],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { createReadStream } from 'node:fs';
 import { ApiError, ErrorCode } from '../common/errors/api-error';
 import { AuthenticatedUser } from '../common/http/request';
@@ -13,7 +13,9 @@ import {
   importContactsList,
   ImportCounts,
 } from './contacts-import';
+import { ImportSpool } from './import-spool';
 import {
+  ContactFields,
   ContactIdInput,
   CreateContactInput,
   ImportContactsInput,
@@ -27,6 +29,8 @@ import { ContactsRepository } from './contacts.repository';
  */
 @Injectable()
 export class ContactsService {
+  private readonly logger = new Logger(ContactsService.name);
+
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly entries: EntriesService,
@@ -101,24 +105,82 @@ export class ContactsService {
   }
 
   /**
-   * post_import_contacts: every line in one transaction, read and written chunk by chunk (rule 1
-   * was checked at the edge).
+   * post_import_contacts: the whole import is checked (rules 2 to 4) before its first line is
+   * written, then written chunk by chunk, each chunk its own transaction (rule 5), so that
+   * neither engine holds one transaction for the whole file. A file's checked lines wait on disk
+   * (ImportSpool), a list's in memory, which the request's body limit bounds. Rule 1 was checked
+   * at the edge.
    */
   async import(user: AuthenticatedUser, input: ImportContactsInput): Promise<ImportCounts> {
     const country = countryOf(user);
-    const source = input.kind === 'csv' ? 'contacts_csv' : 'contacts';
-    return this.contacts.importing(user.id, async (writeChunk) => {
-      const batch = new ContactImport(writeChunk, this.config.limits.csvRows, source);
-      if (input.kind === 'csv') {
-        // Rules 2 to 4.
-        await importContactsCsv(createReadStream(input.file.path), batch, country);
-      } else {
-        // Rules 3 and 4.
-        await importContactsList(input.items, batch, country);
+    const maxRows = this.config.limits.csvRows;
+    const written: ImportCounts = { created: 0, updated: 0 };
+    const write = async (lines: readonly ContactFields[]): Promise<void> => {
+      const { created, updated } = await this.contacts.writeImportChunk(user.id, lines);
+      written.created += created;
+      written.updated += updated;
+    };
+    if (input.kind === 'list') {
+      const checked: ContactFields[][] = [];
+      const batch = new ContactImport(
+        (lines) => {
+          checked.push(lines);
+          return Promise.resolve();
+        },
+        maxRows,
+        'contacts',
+      );
+      await importContactsList(input.items, batch, country);
+      await batch.flush();
+      await this.writing('contacts', written, async () => {
+        for (const lines of checked) {
+          await write(lines);
+        }
+      });
+      return written;
+    }
+    const spool = new ImportSpool(`${input.file.path}.checked`);
+    try {
+      const batch = new ContactImport((lines) => spool.append(lines), maxRows, 'contacts_csv');
+      await importContactsCsv(createReadStream(input.file.path), batch, country);
+      await batch.flush();
+      await this.writing('contacts_csv', written, async () => {
+        for await (const lines of spool.chunks()) {
+          await write(lines);
+        }
+      });
+      return written;
+    } finally {
+      await spool.remove();
+    }
+  }
+
+  /**
+   * Runs the writing of an import. A failure once some chunks were committed is answered with
+   * what was written, and that sending the import again finishes it, since its lines update the
+   * contacts of their names.
+   */
+  private async writing(
+    source: string,
+    written: ImportCounts,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const lines = written.created + written.updated;
+      if (lines === 0) {
+        throw error;
       }
-      // Rule 5.
-      return batch.finish();
-    });
+      this.logger.error({ err: error }, `A contact import stopped after ${lines} lines`);
+      throw new ApiError(
+        ErrorCode.INTERNAL_ERROR,
+        `${source} : the import stopped after writing its first ${lines} lines ` +
+          `(${written.created} created, ${written.updated} updated); the server log holds the ` +
+          'cause. Sending the same import again finishes it: each line updates the contact of ' +
+          'its name.',
+      );
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { IMPORT_CHUNK } from '../../src/contacts/contacts-import';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { GroupContact } from '../../src/groups/entities/group.entity';
 import { ScheduledContact } from '../../src/scheduled/entities/scheduled.entity';
@@ -973,6 +974,84 @@ describeEachDatabase('contacts', (database) => {
         .attach('contacts_csv', Buffer.from('name,number\nAnn,+33612345671\n'), 'c.csv');
 
       expectError(response, 401, INVALID_CREDENTIALS, /^Invalid API Key/);
+    });
+  });
+
+  describe('post_import_contacts written in parts', () => {
+    // Limits large enough for an import of several transactions.
+    let large: TestApp;
+    beforeAll(async () => {
+      large = await startApp(database(), { MAX_CSV_ROWS: '20000', MAX_CSV_BYTES: '1000000' });
+    });
+    afterAll(async () => {
+      await large.close();
+    });
+
+    it('refuses a file of several transactions for a bad line at its end, having written nothing', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const lines = IMPORT_CHUNK * 2 + 10;
+      const csv =
+        'name,number\n' +
+        Array.from(
+          { length: lines - 1 },
+          (_, i) => `C${i},+3361${String(8000000 + i).padStart(7, '0')}`,
+        )
+          .concat('Last,12')
+          .join('\n');
+
+      expectError(
+        await api(large, apiKey)
+          .post('/api/contact/import/')
+          .attach('contacts_csv', Buffer.from(csv), 'contacts.csv'),
+        400,
+        INVALID_PARAMETER,
+        `${INVALID}contacts_csv : line ${lines + 1}: number : "12" is not a valid phone number; ` +
+          'use the international format (+…).',
+      );
+      expect(await contactsOf(user.id)).toEqual([]);
+    });
+
+    it('answers a database failure part-way with what was written, and the same import sent again finishes it', async () => {
+      const { user, apiKey } = await makeUser(ds);
+      const lines = IMPORT_CHUNK * 2 + 2000;
+      const csv =
+        'name,number\n' +
+        Array.from(
+          { length: lines },
+          (_, i) => `C${i},+3361${String(7000000 + i).padStart(7, '0')}`,
+        ).join('\n');
+      const send = () =>
+        api(large, apiKey)
+          .post('/api/contact/import/')
+          .attach('contacts_csv', Buffer.from(csv), 'contacts.csv');
+      // A real refusal of the database in the import's third transaction.
+      const failing = `C${IMPORT_CHUNK * 2 + 600}`;
+      await ds.query(
+        database().kind === 'sqlite'
+          ? `CREATE TRIGGER contact_import_fails BEFORE INSERT ON contact WHEN NEW.name = '${failing}' ` +
+              "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"
+          : 'CREATE TRIGGER contact_import_fails BEFORE INSERT ON contact FOR EACH ROW ' +
+              `IF NEW.name = '${failing}' THEN SIGNAL SQLSTATE '45000' ` +
+              "SET MESSAGE_TEXT = 'the disk is full'; END IF",
+      );
+      try {
+        expectError(
+          await send(),
+          500,
+          256,
+          `Internal error. contacts_csv : the import stopped after writing its first ${IMPORT_CHUNK * 2} ` +
+            `lines (${IMPORT_CHUNK * 2} created, 0 updated); the server log holds the cause. ` +
+            'Sending the same import again finishes it: each line updates the contact of its name.',
+        );
+      } finally {
+        await ds.query('DROP TRIGGER contact_import_fails');
+      }
+      expect((await contactsOf(user.id)).map((contact) => contact.name)).toEqual(
+        Array.from({ length: IMPORT_CHUNK * 2 }, (_, i) => `C${i}`),
+      );
+
+      expectSuccess(await send(), 200, { created: 2000, updated: IMPORT_CHUNK * 2 });
+      expect((await contactsOf(user.id)).length).toBe(lines);
     });
   });
 });
