@@ -6,10 +6,12 @@ import {
   RecordingSink,
   adapterConfig,
   closedPort,
+  expectStopToAwaitHeldRound,
   outgoingSms,
   startFakeOvh,
   startFakeServer,
   startSilentServer,
+  trackListening,
 } from '../../../test/support/adapters.factories';
 import { CallbackRequest } from '../adapter';
 import { MAX_EXCERPT_CHARS } from '../../common/net/http-answers';
@@ -44,16 +46,12 @@ describe('OvhShortcodeAdapter', () => {
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
-  /** Starts listening; afterEach stops it, even when the test failed before it could. */
-  const listening: Array<() => Promise<void>> = [];
-  const listen = (...args: Parameters<OvhShortcodeAdapter['listen']>) => {
-    const stop = adapter.listen(...args);
-    listening.push(stop);
-    return stop;
-  };
+  const { listen, stopAll } = trackListening((...args: Parameters<OvhShortcodeAdapter['listen']>) =>
+    adapter.listen(...args),
+  );
 
   afterEach(async () => {
-    await Promise.all(listening.splice(0).map((stop) => stop()));
+    await stopAll();
     warnings.mockRestore();
     errors.mockRestore();
     await server.close();
@@ -514,13 +512,7 @@ describe('OvhShortcodeAdapter', () => {
       const stop = listen(PHONE, sink);
       await sink.calls(1);
 
-      let stopped = false;
-      const stopping = stop().then(() => (stopped = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(stopped).toBe(false);
-
-      sink.release();
-      await stopping;
+      await expectStopToAwaitHeldRound(stop, sink);
       expect(fake.incoming.get(INBOX)).toEqual([]);
     });
 

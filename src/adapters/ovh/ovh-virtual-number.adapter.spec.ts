@@ -9,6 +9,7 @@ import {
   outgoingSms,
   startFakeOvh,
   startSilentServer,
+  trackListening,
 } from '../../../test/support/adapters.factories';
 import { OvhVirtualNumberAdapter } from './ovh-virtual-number.adapter';
 
@@ -28,16 +29,12 @@ describe('OvhVirtualNumberAdapter', () => {
     );
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
-  /** Starts listening; afterEach stops it, even when the test failed before it could. */
-  const listening: Array<() => Promise<void>> = [];
-  const listen = (...args: Parameters<OvhVirtualNumberAdapter['listen']>) => {
-    const stop = adapter.listen(...args);
-    listening.push(stop);
-    return stop;
-  };
+  const { listen, stopAll } = trackListening(
+    (...args: Parameters<OvhVirtualNumberAdapter['listen']>) => adapter.listen(...args),
+  );
 
   afterEach(async () => {
-    await Promise.all(listening.splice(0).map((stop) => stop()));
+    await stopAll();
     warnings.mockRestore();
     await server.close();
   });
