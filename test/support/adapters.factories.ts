@@ -8,6 +8,7 @@ import {
   ListenedPhone,
   OutgoingSms,
   RefusalCause,
+  ReportedStatus,
   StatusReport,
 } from '../../src/adapters/adapter';
 import { parseJson } from '../../src/adapters/provider-http';
@@ -400,6 +401,19 @@ export const REFUSAL_STATUS_CAUSES: ReadonlyArray<[number, RefusalCause]> = [
   [404, 'recipient'],
   [422, 'recipient'],
   [500, 'recipient'],
+];
+
+/**
+ * Delivery report types in Kannel's numbering, which OVH's `dlr` shares, and the status each
+ * says: the three final ones, two intermediate ones and an empty type.
+ */
+export const DLR_TYPE_STATUSES: ReadonlyArray<[string, ReportedStatus]> = [
+  ['1', 'delivered'],
+  ['2', 'failed'],
+  ['16', 'failed'],
+  ['4', 'unknown'],
+  ['8', 'unknown'],
+  ['', 'unknown'],
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import {
+  DLR_TYPE_STATUSES,
   FakeOvh,
   RecordingSink,
   adapterConfig,
@@ -287,13 +288,7 @@ describe('OvhShortcodeAdapter', () => {
   });
 
   describe('parseStatusCallback', () => {
-    it.each([
-      ['1', 'delivered'],
-      ['2', 'failed'],
-      ['16', 'failed'],
-      ['4', 'unknown'],
-      ['8', 'unknown'],
-    ])('reads dlr=%p as %p', (dlr, status) => {
+    it.each(DLR_TYPE_STATUSES)('reads dlr=%p as %p', (dlr, status) => {
       expect(ovh.adapter.parseStatusCallback(receipt({ id: '7000001', dlr }))).toEqual({
         uid: '7000001',
         status,
