@@ -28,6 +28,7 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  httpUrl,
   isAmbiguousStatus,
   isTransientStatus,
   statusRefusalCause,
@@ -238,16 +239,6 @@ export class KannelAdapter implements Adapter {
     const location = sendsmsLocation(sendsms);
     const { timeoutMs } = this.config.providers;
     return new ProviderHttp(PROVIDER, location, timeoutMs, this.outbound).request(sendsms);
-  }
-}
-
-/** `value` as an http(s) URL, or null. */
-function httpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
   }
 }
 

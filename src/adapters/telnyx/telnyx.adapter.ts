@@ -29,6 +29,7 @@ import {
   parseJson,
   BalanceCheckedAdapter,
   readBalance,
+  sendAnswer,
   statusRefusalCause,
   unexpectedSendReply,
 } from '../provider-http';
@@ -137,16 +138,14 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
     if (sms.medias.length) {
       body.media_urls = sms.medias.map((media) => media.url);
     }
-    const reply = await this.http().request(`${this.baseUrl()}/v2/messages`, {
+    const replied = await this.http().request(`${this.baseUrl()}/v2/messages`, {
       method: 'POST',
       headers: { ...headers(data), 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     const answer = parseJson(reply.body);
     if (reply.status >= 200 && reply.status < 300) {

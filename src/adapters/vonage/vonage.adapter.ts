@@ -30,6 +30,7 @@ import {
   BalanceCheckedAdapter,
   parseJson,
   readBalance,
+  sendAnswer,
   unexpectedSendReply,
 } from '../provider-http';
 
@@ -187,16 +188,14 @@ export class VonageAdapter
         String(within(sms.validitySeconds * 1000, VONAGE_MIN_TTL_MS, VONAGE_MAX_TTL_MS)),
       );
     }
-    const reply = await this.http().request(`${this.baseUrl()}/sms/json`, {
+    const replied = await this.http().request(`${this.baseUrl()}/sms/json`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: form.toString(),
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     const parts = reply.status === 200 ? messageParts(parseJson(reply.body)) : undefined;
     if (!parts) {
