@@ -24,6 +24,7 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
+import { senderRefusal } from '../sender';
 import { within } from '../validity';
 import {
   ProviderHttp,
@@ -97,12 +98,6 @@ const PHONE_STATUSES: ReadonlySet<string> = new Set([
   '29',
   '32',
 ]);
-
-/** An alphanumeric sender ID as Vonage takes it: up to 11 letters, digits and spaces. */
-const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
-
-/** A short code, which is no international number: 3 to 8 digits. */
-const SHORT_CODE = /^\d{3,8}$/;
 
 /**
  * A Vonage account, through Vonage's SMS API (`/sms/json`) authenticated with the API key and
@@ -283,15 +278,7 @@ export class VonageAdapter
         reason: `must be one of ${SIGNATURE_METHODS.join(', ')}.`,
       };
     }
-    const from = data.from.trim();
-    if (!normalizePhoneNumber(from) && !ALPHANUMERIC_SENDER.test(from) && !SHORT_CODE.test(from)) {
-      return {
-        field: 'from',
-        reason:
-          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
-      };
-    }
-    return null;
+    return senderRefusal(data.from.trim());
   }
 
   /** The account's balance (GET /account/get-balance): the credentials check. */
