@@ -212,6 +212,16 @@ export function fieldsStatusReport(
   return { uid, status: statuses[reported] ?? 'unknown' };
 }
 
+/**
+ * The status a delivery report type in Kannel's numbering says (the `%d` of Kannel's dlr-url;
+ * OVH numbers its `dlr` the same): 1 delivered to the phone, 2 not delivered to it, 16 refused
+ * by the SMSC or the network. Any other type (4 queued on the SMSC, 8 delivered to it) is an
+ * intermediate state.
+ */
+export function dlrTypeStatus(type: string | undefined): ReportedStatus {
+  return type === '1' ? 'delivered' : type === '2' || type === '16' ? 'failed' : 'unknown';
+}
+
 export interface ListenedPhone {
   id: number;
   id_user: number;

@@ -1,4 +1,9 @@
-import { FakeServer, closedPort, startFakeServer } from '../../test/support/adapters.factories';
+import {
+  FakeServer,
+  REFUSAL_STATUS_CAUSES,
+  closedPort,
+  startFakeServer,
+} from '../../test/support/adapters.factories';
 import { OutboundPolicy } from '../common/net/outbound-policy';
 import {
   ProviderHttp,
@@ -159,17 +164,7 @@ describe('unexpectedSendReply', () => {
     });
   });
 
-  // docs/adapters.md#refusals: an answer the adapter does not know is the recipient's, but for
-  // the three statuses that refuse the account.
-  it.each<[number, 'recipient' | 'phone']>([
-    [400, 'recipient'],
-    [401, 'phone'],
-    [402, 'phone'],
-    [403, 'phone'],
-    [404, 'recipient'],
-    [422, 'recipient'],
-    [500, 'recipient'],
-  ])('makes an unexpected HTTP %i the %s refusing', (status, cause) => {
+  it.each(REFUSAL_STATUS_CAUSES)('makes an unexpected HTTP %i the %s refusing', (status, cause) => {
     expect(unexpectedSendReply('Kannel', { ok: true, status, body: '' })).toMatchObject({
       outcome: 'permanent',
       cause,

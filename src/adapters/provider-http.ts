@@ -38,6 +38,16 @@ export function parseJson(body: string): unknown {
   }
 }
 
+/** `value` as an http(s) URL, or null: a provider's address given in a phone's data. */
+export function httpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The HTTP requests of one provider check. They share one deadline, so a check never outlasts
  * the configured timeout however many requests it makes, and a network failure becomes a
@@ -252,4 +262,26 @@ export function unexpectedSendReply(provider: string, reply: ProviderReply): Sen
   return isAmbiguousStatus(reply.status)
     ? { outcome: 'ambiguous', reason: `${reason} ${MAY_HAVE_BEEN_SENT}` }
     : { outcome: 'permanent', reason, cause: statusRefusalCause(reply.status) };
+}
+
+/** A provider's reply that holds an answer. */
+export type ProviderAnswer = Extract<ProviderReply, { ok: true }>;
+
+/**
+ * A send's reply, for the provider's own rules to read when it holds an answer, else the
+ * outcome already known: no answer, by the shared rule (unexpectedSendReply), or a refusal of
+ * the credentials (HTTP 401 or 403), the phone's, in `refusedCredentials`'s words.
+ */
+export function sendAnswer(
+  provider: string,
+  reply: ProviderReply,
+  refusedCredentials: (status: number) => string,
+): ProviderAnswer | SendResult {
+  if (!reply.ok) {
+    return unexpectedSendReply(provider, reply);
+  }
+  if (reply.status === 401 || reply.status === 403) {
+    return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+  }
+  return reply;
 }

@@ -7,6 +7,8 @@ import {
   IncomingSms,
   ListenedPhone,
   OutgoingSms,
+  RefusalCause,
+  ReportedStatus,
   StatusReport,
 } from '../../src/adapters/adapter';
 import { parseJson } from '../../src/adapters/provider-http';
@@ -384,6 +386,72 @@ export class RecordingSink implements InboundSink {
     const held = this.held;
     return held ? new Promise((resolve) => held.push(resolve)) : Promise.resolve();
   }
+}
+
+/**
+ * HTTP statuses a provider may refuse a message with, and whose refusal each is by the shared
+ * rule (docs/adapters.md#refusals): the account's for the three that refuse it, the
+ * recipient's for any other.
+ */
+export const REFUSAL_STATUS_CAUSES: ReadonlyArray<[number, RefusalCause]> = [
+  [400, 'recipient'],
+  [401, 'phone'],
+  [402, 'phone'],
+  [403, 'phone'],
+  [404, 'recipient'],
+  [422, 'recipient'],
+  [500, 'recipient'],
+];
+
+/**
+ * Delivery report types in Kannel's numbering, which OVH's `dlr` shares, and the status each
+ * says: the three final ones, two intermediate ones and an empty type.
+ */
+export const DLR_TYPE_STATUSES: ReadonlyArray<[string, ReportedStatus]> = [
+  ['1', 'delivered'],
+  ['2', 'failed'],
+  ['16', 'failed'],
+  ['4', 'unknown'],
+  ['8', 'unknown'],
+  ['', 'unknown'],
+];
+
+/**
+ * Listening that a spec's afterEach can always end: `listen` starts through `start` and keeps
+ * the stop, `stopAll` stops whatever is still listening, even when the test failed before it
+ * could.
+ */
+export function trackListening<Args extends unknown[]>(
+  start: (...args: Args) => () => Promise<void>,
+): { listen: (...args: Args) => () => Promise<void>; stopAll: () => Promise<void> } {
+  const stops: Array<() => Promise<void>> = [];
+  return {
+    listen: (...args) => {
+      const stop = start(...args);
+      stops.push(stop);
+      return stop;
+    },
+    stopAll: async () => {
+      await Promise.all(stops.splice(0).map((stop) => stop()));
+    },
+  };
+}
+
+/**
+ * Checks that `stop` waits for the round in progress while `sink` holds its store, and ends
+ * once the sink lets it go.
+ */
+export async function expectStopToAwaitHeldRound(
+  stop: () => Promise<void>,
+  sink: RecordingSink,
+): Promise<void> {
+  let stopped = false;
+  const stopping = stop().then(() => (stopped = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(stopped).toBe(false);
+
+  sink.release();
+  await stopping;
 }
 
 /** A Kannel phone's `adapter_data` (JSON) sending through the fake SMSC's sendsms at `url`. */

@@ -14,7 +14,9 @@ import { basename, join } from 'node:path';
 import {
   RecordingSink,
   adapterConfig,
+  expectStopToAwaitHeldRound,
   outgoingSms,
+  trackListening,
 } from '../../../test/support/adapters.factories';
 import { ListenedPhone } from '../adapter';
 import { GammuAdapter } from './gammu.adapter';
@@ -180,16 +182,12 @@ describe('GammuAdapter', () => {
     warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
-  /** Starts listening; afterEach stops it, even when the test failed before it could. */
-  const listening: Array<() => Promise<void>> = [];
-  const listen = (...args: Parameters<GammuAdapter['listen']>) => {
-    const stop = adapter.listen(...args);
-    listening.push(stop);
-    return stop;
-  };
+  const { listen, stopAll } = trackListening((...args: Parameters<GammuAdapter['listen']>) =>
+    adapter.listen(...args),
+  );
 
   afterEach(async () => {
-    await Promise.all(listening.splice(0).map((stop) => stop()));
+    await stopAll();
     process.env.PATH = originalPath;
     warnings.mockRestore();
     errors.mockRestore();
@@ -743,14 +741,19 @@ describe('GammuAdapter', () => {
       expect(memory(config).map(({ location }) => location)).toEqual([1, 2]);
     });
 
-    it('deletes a message from the modem only once the sink has stored it', async () => {
+    /** A modem holding one message, listened to until the sink, holding its store, has it. */
+    const listenHoldingOneMessage = async () => {
       const config = configFile('\n');
       setMemory(config, [message(1, 'hello')]);
       const sink = new RecordingSink();
       sink.hold();
-
       const stop = listen(phone(config), sink);
       await sink.calls(1);
+      return { config, sink, stop };
+    };
+
+    it('deletes a message from the modem only once the sink has stored it', async () => {
+      const { config, sink, stop } = await listenHoldingOneMessage();
       expect(deletions(config)).toEqual([]);
 
       sink.release();
@@ -795,20 +798,9 @@ describe('GammuAdapter', () => {
     });
 
     it('lets the round in progress store and delete its message before stopping', async () => {
-      const config = configFile('\n');
-      setMemory(config, [message(1, 'hello')]);
-      const sink = new RecordingSink();
-      sink.hold();
-      const stop = listen(phone(config), sink);
-      await sink.calls(1);
+      const { config, sink, stop } = await listenHoldingOneMessage();
 
-      let stopped = false;
-      const stopping = stop().then(() => (stopped = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(stopped).toBe(false);
-
-      sink.release();
-      await stopping;
+      await expectStopToAwaitHeldRound(stop, sink);
       expect(memory(config)).toEqual([]);
     });
 

@@ -2,6 +2,7 @@ import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  DLR_TYPE_STATUSES,
   FakeServer,
   adapterDeps,
   closedPort,
@@ -612,14 +613,7 @@ describe('KannelAdapter', () => {
   });
 
   describe('parseStatusCallback', () => {
-    it.each([
-      ['1', 'delivered'],
-      ['2', 'failed'],
-      ['16', 'failed'],
-      ['4', 'unknown'],
-      ['8', 'unknown'],
-      ['', 'unknown'],
-    ])('reads type %p as %s', (type, status) => {
+    it.each(DLR_TYPE_STATUSES)('reads type %p as %s', (type, status) => {
       const query = { api_key: 'k', sms_uid: 'abc', type };
 
       expect(adapter.parseStatusCallback(callback({ query }))).toEqual({ uid: 'abc', status });

@@ -16,9 +16,9 @@ import {
   OutgoingSms,
   PhoneStatus,
   RefusalCause,
-  ReportedStatus,
   SendResult,
   StatusReport,
+  dlrTypeStatus,
   field,
   secretField,
   missingRequiredField,
@@ -28,6 +28,7 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  httpUrl,
   isAmbiguousStatus,
   isTransientStatus,
   statusRefusalCause,
@@ -39,15 +40,9 @@ import { excerpt } from '../../common/net/http-answers';
 const PROVIDER = 'Kannel';
 
 /**
- * Kannel's delivery report types (the `%d` of a dlr-url): 1 delivered to the phone, 2 not
- * delivered to the phone, 16 refused by the SMSC. Their sum is the dlr-mask asking for these
- * final reports only; 4 (queued on the SMSC) and 8 (delivered to the SMSC) would say nothing new.
+ * The sum of the final delivery report types (dlrTypeStatus), the dlr-mask asking for these
+ * only: 4 (queued on the SMSC) and 8 (delivered to the SMSC) would say nothing new.
  */
-const DLR_TYPES: Readonly<Record<string, ReportedStatus>> = {
-  '1': 'delivered',
-  '2': 'failed',
-  '16': 'failed',
-};
 const DLR_MASK = String(1 + 2 + 16);
 
 /**
@@ -188,13 +183,13 @@ export class KannelAdapter implements Adapter {
     return unexpectedSendReply(PROVIDER, reply);
   }
 
-  /** A delivery report: the dlr-url's `sms_uid` and Kannel's `type` (DLR_TYPES). */
+  /** A delivery report: the dlr-url's `sms_uid` and Kannel's `type` (dlrTypeStatus). */
   parseStatusCallback(request: CallbackRequest): StatusReport | null {
     const uid = request.query.sms_uid;
     if (!uid) {
       return null;
     }
-    return { uid, status: DLR_TYPES[request.query.type ?? ''] ?? 'unknown' };
+    return { uid, status: dlrTypeStatus(request.query.type) };
   }
 
   /**
@@ -244,16 +239,6 @@ export class KannelAdapter implements Adapter {
     const location = sendsmsLocation(sendsms);
     const { timeoutMs } = this.config.providers;
     return new ProviderHttp(PROVIDER, location, timeoutMs, this.outbound).request(sendsms);
-  }
-}
-
-/** `value` as an http(s) URL, or null. */
-function httpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
   }
 }
 

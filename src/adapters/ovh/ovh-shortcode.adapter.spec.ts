@@ -1,16 +1,20 @@
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { Logger } from '@nestjs/common';
 import {
+  DLR_TYPE_STATUSES,
   FakeOvh,
-  FakeServer,
   RecordingSink,
   adapterConfig,
   closedPort,
+  expectStopToAwaitHeldRound,
   outgoingSms,
-  startFakeOvh,
   startFakeServer,
-  startSilentServer,
 } from '../../../test/support/adapters.factories';
+import {
+  describeTheOvhService,
+  itRefusesDataBeforeCallingOvh,
+  useFakeOvh,
+} from '../../../test/support/ovh-service';
 import { CallbackRequest } from '../adapter';
 import { MAX_EXCERPT_CHARS } from '../../common/net/http-answers';
 import { OvhShortcodeAdapter } from './ovh-shortcode.adapter';
@@ -30,45 +34,29 @@ const receipt = (query: Record<string, string>): CallbackRequest => ({
 });
 
 describe('OvhShortcodeAdapter', () => {
-  let fake: FakeOvh;
-  let server: FakeServer;
-  let adapter: OvhShortcodeAdapter;
-  let warnings: jest.SpyInstance;
+  const ovh = useFakeOvh((config) => new OvhShortcodeAdapter(config), DATA);
   let errors: jest.SpyInstance;
 
-  beforeEach(async () => {
-    ({ fake, server } = await startFakeOvh());
-    adapter = new OvhShortcodeAdapter(
-      adapterConfig({ OVH_API_URL: `${server.url}/1.0`, PROVIDER_POLL_INTERVAL_MS: '20' }),
-    );
-    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  beforeEach(() => {
     errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
-  /** Starts listening; afterEach stops it, even when the test failed before it could. */
-  const listening: Array<() => Promise<void>> = [];
-  const listen = (...args: Parameters<OvhShortcodeAdapter['listen']>) => {
-    const stop = adapter.listen(...args);
-    listening.push(stop);
-    return stop;
-  };
 
-  afterEach(async () => {
-    await Promise.all(listening.splice(0).map((stop) => stop()));
-    warnings.mockRestore();
+  afterEach(() => {
     errors.mockRestore();
-    await server.close();
   });
 
-  const paths = () => fake.calls.map(({ method, path }) => `${method} ${path}`);
+  const paths = () => ovh.fake.calls.map(({ method, path }) => `${method} ${path}`);
+
+  describeTheOvhService(ovh);
 
   describe('test', () => {
     it('accepts credentials that reach the service when no sender is given', async () => {
-      expect(await adapter.test(DATA)).toBeNull();
+      expect(await ovh.adapter.test(DATA)).toBeNull();
       expect(paths()).toEqual(['GET /auth/time', `GET /sms/${FakeOvh.SERVICE}`]);
     });
 
     it('accepts a sender registered on the service', async () => {
-      expect(await adapter.test({ ...DATA, sender: 'SMSGW' })).toBeNull();
+      expect(await ovh.adapter.test({ ...DATA, sender: 'SMSGW' })).toBeNull();
       expect(paths()).toEqual([
         'GET /auth/time',
         `GET /sms/${FakeOvh.SERVICE}`,
@@ -77,7 +65,7 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('reports a sender the service does not have', async () => {
-      expect(await adapter.test({ ...DATA, sender: 'OTHER' })).toBe(
+      expect(await ovh.adapter.test({ ...DATA, sender: 'OTHER' })).toBe(
         `OTHER is not a sender of OVH SMS service ${FakeOvh.SERVICE}: check sender.`,
       );
     });
@@ -85,107 +73,26 @@ describe('OvhShortcodeAdapter', () => {
     it.each(['AB', 'TWELVE_CHARS'])(
       'refuses sender %p, outside 3 to 11 characters, without calling OVH',
       async (sender) => {
-        expect(await adapter.test({ ...DATA, sender })).toBe(
+        expect(await ovh.adapter.test({ ...DATA, sender })).toBe(
           'sender must be 3 to 11 characters long.',
         );
-        expect(fake.calls).toHaveLength(0);
+        expect(ovh.fake.calls).toHaveLength(0);
       },
     );
 
-    it('reports a service the credentials do not reach', async () => {
-      expect(await adapter.test({ ...DATA, service_name: 'sms-zz99999-1' })).toBe(
-        'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
-      );
-    });
-
-    it('reports a wrong application secret as a refused signature', async () => {
-      expect(await adapter.test({ ...DATA, app_secret: 'wrongSecret' })).toBe(
-        'OVH refused the request signature (HTTP 400): check app_secret.',
-      );
-    });
-
-    it('reports a wrong consumer key as refused credentials', async () => {
-      expect(await adapter.test({ ...DATA, consumer_key: 'wrongKey' })).toBe(
-        'OVH refused the credentials (HTTP 403): check app_key and consumer_key, and that the consumer key is granted /sms/*.',
-      );
-    });
-
-    it('reports a failing OVH', async () => {
-      fake.failWith = 500;
-
-      expect(await adapter.test(DATA)).toBe(
-        'OVH answered HTTP 500: it is failing on its side, try again later.',
-      );
-    });
-
-    it('reports an OVH it cannot connect to, without throwing', async () => {
-      const port = await closedPort();
-      const offline = new OvhShortcodeAdapter(
-        adapterConfig({ OVH_API_URL: `http://127.0.0.1:${port}/1.0` }),
-      );
-
-      expect(await offline.test(DATA)).toBe(
-        `Could not reach OVH at http://127.0.0.1:${port}/1.0 (connection refused).`,
-      );
-    });
-
-    it('gives up on an OVH that never answers within the provider timeout', async () => {
-      const silent = await startSilentServer();
-      const hanging = new OvhShortcodeAdapter(
-        adapterConfig({ OVH_API_URL: `${silent.url}/1.0`, PROVIDER_TIMEOUT_MS: '200' }),
-      );
-
-      try {
-        expect(await hanging.test(DATA)).toBe(
-          `Could not reach OVH at ${silent.url}/1.0 within 200 ms.`,
-        );
-      } finally {
-        await silent.close();
-      }
-    });
-
     it('names a missing required field', async () => {
-      expect(await adapter.test({ ...DATA, service_name: '' })).toBe('service_name is required.');
-    });
-  });
-
-  describe('checkStatus', () => {
-    it('reports a service with credits as available', async () => {
-      expect(await adapter.checkStatus(DATA)).toBe('available');
-    });
-
-    it('reports a service without credits as no_credit', async () => {
-      fake.services.get(FakeOvh.SERVICE)!.creditsLeft = 0;
-
-      expect(await adapter.checkStatus(DATA)).toBe('no_credit');
-    });
-
-    it('reports an unknown service as unavailable', async () => {
-      expect(await adapter.checkStatus({ ...DATA, service_name: 'sms-zz99999-1' })).toBe(
-        'unavailable',
+      expect(await ovh.adapter.test({ ...DATA, service_name: '' })).toBe(
+        'service_name is required.',
       );
-    });
-
-    it('reports an OVH that never answers as unavailable', async () => {
-      const silent = await startSilentServer();
-      const hanging = new OvhShortcodeAdapter(
-        adapterConfig({ OVH_API_URL: `${silent.url}/1.0`, PROVIDER_TIMEOUT_MS: '200' }),
-      );
-
-      try {
-        expect(await hanging.checkStatus(DATA)).toBe('unavailable');
-      } finally {
-        await silent.close();
-      }
     });
   });
 
   describe('send', () => {
     it('posts a job from a short code that can be answered when no sender is given', async () => {
-      const result = await adapter.send(DATA, outgoingSms({ text: 'Hello there' }));
+      const result = await ovh.adapter.send(DATA, outgoingSms({ text: 'Hello there' }));
 
       expect(result).toEqual({ outcome: 'sent', uid: '7000001' });
-      expect(fake.jobs).toEqual([
+      expect(ovh.fake.jobs).toEqual([
         {
           path: `${INBOX}/jobs`,
           body: {
@@ -199,9 +106,9 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('posts a job from the sender name when one is given', async () => {
-      await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms());
+      await ovh.adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms());
 
-      expect(fake.jobs[0].body).toEqual({
+      expect(ovh.fake.jobs[0].body).toEqual({
         message: 'Hello',
         receivers: ['+33687654321'],
         coding: '7bit',
@@ -211,18 +118,18 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it("asks OVH to leave out its STOP clause when no_stop_clause is set, as RaspiSMS's field did", async () => {
-      await adapter.send({ ...DATA, no_stop_clause: '1' }, outgoingSms());
-      await adapter.send({ ...DATA, no_stop_clause: '0' }, outgoingSms());
+      await ovh.adapter.send({ ...DATA, no_stop_clause: '1' }, outgoingSms());
+      await ovh.adapter.send({ ...DATA, no_stop_clause: '0' }, outgoingSms());
 
-      expect(fake.jobs.map((job) => (job.body as { noStopClause?: boolean }).noStopClause)).toEqual(
-        [true, undefined],
-      );
+      expect(
+        ovh.fake.jobs.map((job) => (job.body as { noStopClause?: boolean }).noStopClause),
+      ).toEqual([true, undefined]);
     });
 
     it('asks for a flash SMS with the flash class, and lets OVH pick Unicode for other texts', async () => {
-      await adapter.send(DATA, outgoingSms({ text: 'Ça marche 🎉', flash: true }));
+      await ovh.adapter.send(DATA, outgoingSms({ text: 'Ça marche 🎉', flash: true }));
 
-      expect(fake.jobs[0].body).toEqual({
+      expect(ovh.fake.jobs[0].body).toEqual({
         message: 'Ça marche 🎉',
         receivers: ['+33687654321'],
         class: 'flash',
@@ -231,11 +138,11 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('says that it can send flash SMS', () => {
-      expect(adapter.capabilities).toEqual({ flash: true, mms: false });
+      expect(ovh.adapter.capabilities).toEqual({ flash: true, mms: false });
     });
 
     it('fails for good on a receiver OVH reports invalid', async () => {
-      expect(await adapter.send(DATA, outgoingSms({ destination: '+1234' }))).toEqual({
+      expect(await ovh.adapter.send(DATA, outgoingSms({ destination: '+1234' }))).toEqual({
         outcome: 'permanent',
         reason: 'OVH refused the receiver +1234 as invalid: check the number.',
         cause: 'recipient',
@@ -245,7 +152,7 @@ describe('OvhShortcodeAdapter', () => {
     it.each(['app_key', 'consumer_key'])(
       'fails for good, naming the credentials, when OVH refuses the %s',
       async (name) => {
-        expect(await adapter.send({ ...DATA, [name]: 'wrongKey' }, outgoingSms())).toEqual({
+        expect(await ovh.adapter.send({ ...DATA, [name]: 'wrongKey' }, outgoingSms())).toEqual({
           outcome: 'permanent',
           reason:
             'OVH refused the credentials (HTTP 403): check app_key, app_secret and consumer_key, and that the consumer key is granted POST on /sms/*.',
@@ -255,28 +162,30 @@ describe('OvhShortcodeAdapter', () => {
     );
 
     it('fails for good on a refused signature, naming app_secret', async () => {
-      expect(await adapter.send({ ...DATA, app_secret: 'wrongSecret' }, outgoingSms())).toEqual({
-        outcome: 'permanent',
-        reason: 'OVH refused the request signature (HTTP 400): check app_secret.',
-        cause: 'phone',
-      });
-    });
-
-    it('fails for good on a service OVH does not have, naming service_name', async () => {
-      expect(await adapter.send({ ...DATA, service_name: 'sms-zz99999-1' }, outgoingSms())).toEqual(
+      expect(await ovh.adapter.send({ ...DATA, app_secret: 'wrongSecret' }, outgoingSms())).toEqual(
         {
           outcome: 'permanent',
-          reason:
-            'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
+          reason: 'OVH refused the request signature (HTTP 400): check app_secret.',
           cause: 'phone',
         },
       );
     });
 
-    it("fails for good on a job OVH refuses, with OVH's reason", async () => {
-      fake.jobReply = { status: 400, body: { message: 'Sender SMSGW is not validated.' } };
+    it('fails for good on a service OVH does not have, naming service_name', async () => {
+      expect(
+        await ovh.adapter.send({ ...DATA, service_name: 'sms-zz99999-1' }, outgoingSms()),
+      ).toEqual({
+        outcome: 'permanent',
+        reason:
+          'OVH has no SMS service sms-zz99999-1 for these credentials (HTTP 404): check service_name.',
+        cause: 'phone',
+      });
+    });
 
-      expect(await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
+    it("fails for good on a job OVH refuses, with OVH's reason", async () => {
+      ovh.fake.jobReply = { status: 400, body: { message: 'Sender SMSGW is not validated.' } };
+
+      expect(await ovh.adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason:
           'OVH refused the message (HTTP 400: Sender SMSGW is not validated): check the message and the adapter data.',
@@ -285,13 +194,13 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it("quotes at most an excerpt of OVH's reason, on one line", async () => {
-      fake.jobReply = {
+      ovh.fake.jobReply = {
         status: 400,
         body: { message: `Sender\tSMSGW\u001b[2J is\nnot validated ${'z'.repeat(5000)}` },
       };
       const said = 'Sender SMSGW [2J is not validated ';
 
-      expect(await adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
+      expect(await ovh.adapter.send({ ...DATA, sender: 'SMSGW' }, outgoingSms())).toEqual({
         outcome: 'permanent',
         reason: `OVH refused the message (HTTP 400: ${said}${'z'.repeat(MAX_EXCERPT_CHARS - 1 - said.length)}…): check the message and the adapter data.`,
         cause: 'phone',
@@ -310,24 +219,24 @@ describe('OvhShortcodeAdapter', () => {
       [403, 'This call has not been granted', 'phone'],
       [409, 'Conflict', 'recipient'],
     ])('classifies HTTP %i "%s" as the %s refusing', async (status, message, cause) => {
-      fake.jobReply = { status, body: { message } };
+      ovh.fake.jobReply = { status, body: { message } };
 
-      expect(await adapter.send(DATA, outgoingSms())).toMatchObject({
+      expect(await ovh.adapter.send(DATA, outgoingSms())).toMatchObject({
         outcome: 'permanent',
         cause,
       });
     });
 
     it.each([429, 503])('tries again later when OVH answers HTTP %p', async (status) => {
-      fake.jobReply = { status, body: { message: 'Try later' } };
+      ovh.fake.jobReply = { status, body: { message: 'Try later' } };
 
-      expect((await adapter.send(DATA, outgoingSms())).outcome).toBe('transient');
+      expect((await ovh.adapter.send(DATA, outgoingSms())).outcome).toBe('transient');
     });
 
     it('does not send again a job OVH accepted without an id, which cannot be followed', async () => {
-      fake.jobReply = { status: 200, body: { ids: [], invalidReceivers: [] } };
+      ovh.fake.jobReply = { status: 200, body: { ids: [], invalidReceivers: [] } };
 
-      expect(await adapter.send(DATA, outgoingSms())).toEqual({
+      expect(await ovh.adapter.send(DATA, outgoingSms())).toEqual({
         outcome: 'ambiguous',
         reason:
           'OVH accepted the message without giving its id, so smsgw cannot follow it: check the outgoing messages in the OVH control panel.',
@@ -373,44 +282,28 @@ describe('OvhShortcodeAdapter', () => {
       }
     });
 
-    it('fails for good on missing or invalid data without calling OVH', async () => {
-      expect(await adapter.send({ ...DATA, app_secret: '' }, outgoingSms())).toEqual({
-        outcome: 'permanent',
-        reason: 'app_secret is required.',
-        cause: 'phone',
-      });
-      expect(await adapter.send({ ...DATA, sender: 'AB' }, outgoingSms())).toEqual({
-        outcome: 'permanent',
-        reason: 'sender must be 3 to 11 characters long.',
-        cause: 'phone',
-      });
-      expect(fake.calls).toHaveLength(0);
-    });
+    itRefusesDataBeforeCallingOvh(ovh, [
+      ['a sender too short', { sender: 'AB' }, 'sender must be 3 to 11 characters long.'],
+    ]);
   });
 
   describe('parseStatusCallback', () => {
-    it.each([
-      ['1', 'delivered'],
-      ['2', 'failed'],
-      ['16', 'failed'],
-      ['4', 'unknown'],
-      ['8', 'unknown'],
-    ])('reads dlr=%p as %p', (dlr, status) => {
-      expect(adapter.parseStatusCallback(receipt({ id: '7000001', dlr }))).toEqual({
+    it.each(DLR_TYPE_STATUSES)('reads dlr=%p as %p', (dlr, status) => {
+      expect(ovh.adapter.parseStatusCallback(receipt({ id: '7000001', dlr }))).toEqual({
         uid: '7000001',
         status,
       });
     });
 
     it('reads a receipt without dlr as unknown', () => {
-      expect(adapter.parseStatusCallback(receipt({ id: '7000001' }))).toEqual({
+      expect(ovh.adapter.parseStatusCallback(receipt({ id: '7000001' }))).toEqual({
         uid: '7000001',
         status: 'unknown',
       });
     });
 
     it('ignores a request without the job id', () => {
-      expect(adapter.parseStatusCallback(receipt({ dlr: '1' }))).toBeNull();
+      expect(ovh.adapter.parseStatusCallback(receipt({ dlr: '1' }))).toBeNull();
     });
   });
 
@@ -421,13 +314,13 @@ describe('OvhShortcodeAdapter', () => {
       message: text,
       sender,
     });
-    const paths = () => fake.calls.map(({ method, path }) => `${method} ${path}`);
+    const paths = () => ovh.fake.calls.map(({ method, path }) => `${method} ${path}`);
 
     it('reports received messages in id order, in E.164 and UTC, then deletes them at OVH', async () => {
-      fake.incoming.set(INBOX, [message(12, 'second'), message(11, 'first', '0033622222222')]);
+      ovh.fake.incoming.set(INBOX, [message(12, 'second'), message(11, 'first', '0033622222222')]);
       const sink = new RecordingSink();
 
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await sink.calls(2);
       await stop();
 
@@ -435,7 +328,7 @@ describe('OvhShortcodeAdapter', () => {
         { origin: '+33622222222', text: 'first', at: '2026-03-01 09:15:00' },
         { origin: '+33611111111', text: 'second', at: '2026-03-01 09:15:00' },
       ]);
-      expect(fake.incoming.get(INBOX)).toEqual([]);
+      expect(ovh.fake.incoming.get(INBOX)).toEqual([]);
       expect(
         paths()
           .filter((path) => !path.endsWith('/auth/time'))
@@ -450,11 +343,11 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('deletes a message at OVH only once the sink has stored it', async () => {
-      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      ovh.fake.incoming.set(INBOX, [message(11, 'hello')]);
       const sink = new RecordingSink();
       sink.hold();
 
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await sink.calls(1);
       expect(paths()).not.toContain(`DELETE ${INBOX}/incoming/11`);
 
@@ -464,11 +357,11 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('keeps a message the sink failed to store at OVH, and reports it again next round', async () => {
-      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      ovh.fake.incoming.set(INBOX, [message(11, 'hello')]);
       const sink = new RecordingSink();
       sink.failures = 1;
 
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await sink.calls(2);
       await stop();
 
@@ -482,11 +375,11 @@ describe('OvhShortcodeAdapter', () => {
     });
 
     it('deletes again a stored message whose deletion failed, without reporting it twice', async () => {
-      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      ovh.fake.incoming.set(INBOX, [message(11, 'hello')]);
       let deletions = 0;
       let secondDeletion!: () => void;
       const deletedTwice = new Promise<void>((resolve) => (secondDeletion = resolve));
-      fake.failWhen = ({ method }) => {
+      ovh.fake.failWhen = ({ method }) => {
         if (method !== 'DELETE') {
           return null;
         }
@@ -498,57 +391,54 @@ describe('OvhShortcodeAdapter', () => {
       };
       const sink = new RecordingSink();
 
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await deletedTwice;
       await stop();
 
       expect(sink.messages).toHaveLength(1);
-      expect(fake.incoming.get(INBOX)).toEqual([]);
+      expect(ovh.fake.incoming.get(INBOX)).toEqual([]);
       expect(paths().filter((path) => path === `GET ${INBOX}/incoming/11`)).toHaveLength(1);
     });
 
     it('lets the round in progress store and delete its message before stopping', async () => {
-      fake.incoming.set(INBOX, [message(11, 'hello')]);
+      ovh.fake.incoming.set(INBOX, [message(11, 'hello')]);
       const sink = new RecordingSink();
       sink.hold();
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await sink.calls(1);
 
-      let stopped = false;
-      const stopping = stop().then(() => (stopped = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(stopped).toBe(false);
-
-      sink.release();
-      await stopping;
-      expect(fake.incoming.get(INBOX)).toEqual([]);
+      await expectStopToAwaitHeldRound(stop, sink);
+      expect(ovh.fake.incoming.get(INBOX)).toEqual([]);
     });
 
     it('logs an OVH it cannot list, and reports nothing', async () => {
-      fake.failWith = 500;
+      ovh.fake.failWith = 500;
       let warned!: () => void;
       const warning = new Promise<void>((resolve) => (warned = resolve));
-      warnings.mockImplementation(() => warned());
+      ovh.warnings.mockImplementation(() => warned());
       const sink = new RecordingSink();
 
-      const stop = listen(PHONE, sink);
+      const stop = ovh.listen(PHONE, sink);
       await warning;
       await stop();
 
-      expect(warnings).toHaveBeenCalledWith(
+      expect(ovh.warnings).toHaveBeenCalledWith(
         'OVH reception for phone 7: listing failed: OVH answered HTTP 500: it is failing on its side, try again later.',
       );
       expect(sink.messages).toEqual([]);
     });
 
     it('does not start without the data it needs, saying why', async () => {
-      const stop = listen({ ...PHONE, data: { ...DATA, consumer_key: '' } }, new RecordingSink());
+      const stop = ovh.listen(
+        { ...PHONE, data: { ...DATA, consumer_key: '' } },
+        new RecordingSink(),
+      );
       await stop();
 
-      expect(warnings).toHaveBeenCalledWith(
+      expect(ovh.warnings).toHaveBeenCalledWith(
         'OVH reception for phone 7 not started: consumer_key is required.',
       );
-      expect(fake.calls).toHaveLength(0);
+      expect(ovh.fake.calls).toHaveLength(0);
     });
   });
 });

@@ -17,6 +17,7 @@ import {
   PhoneStatus,
   SendResult,
   StatusReport,
+  dlrTypeStatus,
   field,
   missingRequiredField,
   secretField,
@@ -343,9 +344,8 @@ function ovhMessage(body: string): string {
 
 /**
  * A delivery receipt as OVH calls the service's `callBack` URL: query parameters `id` (the
- * id `POST …/jobs` returned) and `dlr`, the delivery state: 1 delivered to the handset, 2
- * not delivered, 16 refused by the network before the handset (RaspiSMS reads them so);
- * anything else is an intermediate state.
+ * id `POST …/jobs` returned) and `dlr`, the delivery state, numbered as Kannel's delivery
+ * report types (RaspiSMS reads them so; see dlrTypeStatus).
  */
 function parseOvhStatusCallback(request: CallbackRequest): StatusReport | null {
   const read = (name: string) => request.query[name] ?? request.form[name];
@@ -353,9 +353,7 @@ function parseOvhStatusCallback(request: CallbackRequest): StatusReport | null {
   if (!uid) {
     return null;
   }
-  const dlr = read('dlr')?.trim();
-  const status = dlr === '1' ? 'delivered' : dlr === '2' || dlr === '16' ? 'failed' : 'unknown';
-  return { uid, status };
+  return { uid, status: dlrTypeStatus(read('dlr')?.trim()) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import {
   FakeServer,
+  REFUSAL_STATUS_CAUSES,
   adapterDeps,
   closedPort,
   outgoingSms,
@@ -303,22 +304,18 @@ describe('SmsGatewayAndroidAdapter', () => {
       });
     });
 
-    // Each refusal of the app's API, and whose it is (docs/adapters.md#refusals).
-    it.each<[number, 'recipient' | 'phone']>([
-      [400, 'recipient'],
-      [401, 'phone'],
-      [402, 'phone'],
-      [403, 'phone'],
-      [404, 'recipient'],
-      [500, 'recipient'],
-    ])('classifies HTTP %i as the %s refusing', async (status, cause) => {
-      phone.fake.failure = { status, body: { message: 'Refused by the fake' } };
+    // Each refusal of the app's API, and whose it is.
+    it.each(REFUSAL_STATUS_CAUSES)(
+      'classifies HTTP %i as the %s refusing',
+      async (status, cause) => {
+        phone.fake.failure = { status, body: { message: 'Refused by the fake' } };
 
-      expect(await adapter.send(local, outgoingSms())).toMatchObject({
-        outcome: 'permanent',
-        cause,
-      });
-    });
+        expect(await adapter.send(local, outgoingSms())).toMatchObject({
+          outcome: 'permanent',
+          cause,
+        });
+      },
+    );
 
     it('takes a 409 on its own id as the message already taken', async () => {
       phone.fake.failure = { status: 409, body: { message: 'already exists' } };

@@ -29,7 +29,9 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   ProviderHttp,
   ProviderReply,
+  httpUrl,
   parseJson,
+  sendAnswer,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
@@ -155,16 +157,14 @@ export class SmsGatewayAndroidAdapter implements Adapter {
       // Seconds within which the phone must take the message, or the app fails it.
       ...(sms.validitySeconds === null ? {} : { ttl: Math.max(1, sms.validitySeconds) }),
     });
-    const reply = await target.http.request(`${target.base}/message`, {
+    const replied = await target.http.request(`${target.base}/message`, {
       method: 'POST',
       headers: { ...this.headers(data), 'Content-Type': 'application/json' },
       body,
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     if (reply.status === 409) {
       // Only this recipient's attempts have this id: an earlier one was taken.
@@ -372,16 +372,6 @@ function notTheApi(base: string, status: number): string {
 function errorMessage(body: string): string {
   const message = (parseJson(body) as { message?: unknown } | undefined)?.message;
   return typeof message === 'string' ? excerpt(message) : '';
-}
-
-/** `value` as an http(s) URL, or null. */
-function httpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
 }
 
 /** `text` ending with a full stop, to sit inside a sentence of ours. */

@@ -1,15 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
+import { adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeTelnyx, startFakeTelnyx } from '../../../test/support/fake-telnyx';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { TelnyxAdapter } from './telnyx.adapter';
 import {
-  ProviderTrouble,
-  itGivesSendTroubleOutcomes,
-  itReportsStatusTrouble,
-  itReportsTestTrouble,
+  describeProviderTrouble,
+  itAsksForStatusesAtThePhoneUrl,
+  useFakeProvider,
 } from '../../../test/support/provider-trouble';
 
 const keys = generateKeyPairSync('ed25519');
@@ -87,105 +85,93 @@ function callback(
 }
 
 describe('TelnyxAdapter', () => {
-  let fake: FakeTelnyx;
-  let server: FakeServer;
-  let adapter: TelnyxAdapter;
-  let warnings: jest.SpyInstance;
+  const telnyx = useFakeProvider(
+    'Telnyx',
+    DATA,
+    startFakeTelnyx,
+    (url, env) => new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: url, ...env })),
+  );
 
-  beforeEach(async () => {
-    ({ fake, server } = await startFakeTelnyx());
-    adapter = new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: server.url }));
-    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  describeProviderTrouble(telnyx, {
+    statusKinds: ['html', 'invalid-json', 'hang', 'reset'],
+    sms,
+    unreadable:
+      'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
   });
-  afterEach(async () => {
-    warnings.mockRestore();
-    await server.close();
-  });
-
-  const hangingAdapter = () =>
-    new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: server.url, PROVIDER_TIMEOUT_MS: '200' }));
-
-  const trouble: ProviderTrouble = {
-    provider: 'Telnyx',
-    data: DATA,
-    fake: () => fake,
-    url: () => server.url,
-    adapter: () => adapter,
-    hangingAdapter,
-    adapterAt: (url) => new TelnyxAdapter(adapterConfig({ TELNYX_API_URL: url })),
-  };
 
   describe('test', () => {
     it('accepts an API key Telnyx takes', async () => {
-      expect(await adapter.test(DATA)).toBeNull();
+      expect(await telnyx.adapter.test(DATA)).toBeNull();
     });
 
     it('reports a refused API key', async () => {
-      expect(await adapter.test({ ...DATA, api_key: 'KEYwrong' })).toBe(
+      expect(await telnyx.adapter.test({ ...DATA, api_key: 'KEYwrong' })).toBe(
         'Telnyx refused the API key (HTTP 401): check api_key.',
       );
     });
 
     it('asks for a messaging profile with an alphanumeric sender', async () => {
-      expect(await adapter.test({ ...DATA, from: 'Acme' })).toEqual({
+      expect(await telnyx.adapter.test({ ...DATA, from: 'Acme' })).toEqual({
         field: 'messaging_profile_id',
         reason: 'is required by Telnyx to send from an alphanumeric sender.',
       });
       expect(
-        await adapter.test({ ...DATA, from: 'Acme', messaging_profile_id: FakeTelnyx.PROFILE }),
+        await telnyx.adapter.test({
+          ...DATA,
+          from: 'Acme',
+          messaging_profile_id: FakeTelnyx.PROFILE,
+        }),
       ).toBeNull();
     });
 
     it('takes a short code without a messaging profile', async () => {
-      expect(await adapter.test({ ...DATA, from: '36700' })).toBeNull();
+      expect(await telnyx.adapter.test({ ...DATA, from: '36700' })).toBeNull();
     });
 
     it('refuses a sender that is neither a number nor an alphanumeric ID', async () => {
-      expect(await adapter.test({ ...DATA, from: 'Far too long a sender' })).toMatchObject({
+      expect(await telnyx.adapter.test({ ...DATA, from: 'Far too long a sender' })).toMatchObject({
         field: 'from',
       });
     });
 
     it('refuses a public key that is not 32 bytes of base64', async () => {
-      expect(await adapter.test({ ...DATA, public_key: 'bm90IGEga2V5' })).toEqual({
+      expect(await telnyx.adapter.test({ ...DATA, public_key: 'bm90IGEga2V5' })).toEqual({
         field: 'public_key',
         reason: "must be the account's Ed25519 public key, 32 bytes in base64.",
       });
     });
 
     it('names a missing required field before calling Telnyx', async () => {
-      expect(await adapter.test({ from: FakeTelnyx.NUMBER })).toBe('api_key is required.');
+      expect(await telnyx.adapter.test({ from: FakeTelnyx.NUMBER })).toBe('api_key is required.');
     });
-
-    itReportsTestTrouble(trouble);
   });
 
   describe('checkStatus', () => {
     it('reports an account with credit as available, and without as no credit', async () => {
-      const funded = await adapter.checkStatus(DATA);
-      fake.availableCredit = '0.00';
+      const funded = await telnyx.adapter.checkStatus(DATA);
+      telnyx.fake.availableCredit = '0.00';
 
-      expect([funded, await adapter.checkStatus(DATA)]).toEqual(['available', 'no_credit']);
+      expect([funded, await telnyx.adapter.checkStatus(DATA)]).toEqual(['available', 'no_credit']);
     });
 
     it('reports a refused key as unavailable, logging no secret', async () => {
-      expect(await adapter.checkStatus({ ...DATA, api_key: 'KEYwrong-secret' })).toBe(
+      expect(await telnyx.adapter.checkStatus({ ...DATA, api_key: 'KEYwrong-secret' })).toBe(
         'unavailable',
       );
-      expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/KEYwrong-secret|fakeTelnyxKey/);
+      expect(JSON.stringify(telnyx.warnings.mock.calls)).not.toMatch(
+        /KEYwrong-secret|fakeTelnyxKey/,
+      );
     });
-
-    itReportsStatusTrouble(trouble, ['html', 'invalid-json', 'hang', 'reset']);
   });
 
   describe('send', () => {
     it('posts from, to, text and webhook_url as JSON with the Bearer key, and gives the message id', async () => {
       const data = { ...DATA, status_change_callback: 'https://sms.example.org/cb' };
 
-      const result = await adapter.send(data, sms());
+      const result = await telnyx.adapter.send(data, sms());
 
       expect(result).toEqual({ outcome: 'sent', uid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-      expect(fake.created).toEqual([
+      expect(telnyx.fake.created).toEqual([
         {
           from: FakeTelnyx.NUMBER,
           to: '+33655555555',
@@ -195,31 +181,15 @@ describe('TelnyxAdapter', () => {
       ]);
     });
 
-    it("asks for events at the phone's own URL unless status_change_callback names another", async () => {
-      const callbackUrls = {
-        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
-        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
-      };
-
-      await adapter.send(DATA, sms({ callbackUrls }));
-      await adapter.send(
-        { ...DATA, status_change_callback: 'https://sms.example.org/cb' },
-        sms({ callbackUrls }),
-      );
-      await adapter.send(DATA, sms());
-
-      expect(fake.created.map((body) => body.webhook_url)).toEqual([
-        callbackUrls.status,
-        'https://sms.example.org/cb',
-        undefined,
-      ]);
-    });
+    itAsksForStatusesAtThePhoneUrl(telnyx, sms, () =>
+      telnyx.fake.created.map((body) => body.webhook_url),
+    );
 
     it('sends from an alphanumeric sender with its messaging profile', async () => {
       const data = { ...DATA, from: 'Acme', messaging_profile_id: FakeTelnyx.PROFILE };
 
-      expect((await adapter.send(data, sms())).outcome).toBe('sent');
-      expect(fake.created[0]).toMatchObject({
+      expect((await telnyx.adapter.send(data, sms())).outcome).toBe('sent');
+      expect(telnyx.fake.created[0]).toMatchObject({
         from: 'Acme',
         messaging_profile_id: FakeTelnyx.PROFILE,
       });
@@ -230,8 +200,8 @@ describe('TelnyxAdapter', () => {
         { path: '1/a.jpg', mimetype: 'image/jpeg', url: 'https://sms.example.org/a.jpg' },
       ];
 
-      expect((await adapter.send(DATA, sms({ text: '', medias }))).outcome).toBe('sent');
-      expect(fake.created[0]).toEqual({
+      expect((await telnyx.adapter.send(DATA, sms({ text: '', medias }))).outcome).toBe('sent');
+      expect(telnyx.fake.created[0]).toEqual({
         from: FakeTelnyx.NUMBER,
         to: '+33655555555',
         media_urls: ['https://sms.example.org/a.jpg'],
@@ -239,7 +209,7 @@ describe('TelnyxAdapter', () => {
     });
 
     it('refuses for good a refused key', async () => {
-      expect(await adapter.send({ ...DATA, api_key: 'KEYwrong' }, sms())).toEqual({
+      expect(await telnyx.adapter.send({ ...DATA, api_key: 'KEYwrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Telnyx refused the API key (HTTP 401): check api_key.',
         cause: 'phone',
@@ -247,7 +217,7 @@ describe('TelnyxAdapter', () => {
     });
 
     it("refuses for good an invalid destination, quoting Telnyx's error", async () => {
-      expect(await adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
+      expect(await telnyx.adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40310: Invalid 'to' address: The 'to' address should be in +E.164 format).",
@@ -256,7 +226,7 @@ describe('TelnyxAdapter', () => {
     });
 
     it('refuses for good a sender of another account', async () => {
-      expect(await adapter.send({ ...DATA, from: '+33699999999' }, sms())).toEqual({
+      expect(await telnyx.adapter.send({ ...DATA, from: '+33699999999' }, sms())).toEqual({
         outcome: 'permanent',
         reason:
           "Telnyx refused the message (error 40305: Invalid 'from' address: The 'from' address is not a number or alphanumeric sender of this account).",
@@ -274,16 +244,19 @@ describe('TelnyxAdapter', () => {
     ])(
       'classifies HTTP %i error %s (%s) as the %s refusing',
       async (status, code, title, cause) => {
-        fake.refuseWith = { status, code, title };
+        telnyx.fake.refuseWith = { status, code, title };
 
-        expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
+        expect(await telnyx.adapter.send(DATA, sms())).toMatchObject({
+          outcome: 'permanent',
+          cause,
+        });
       },
     );
 
     it('retries later when Telnyx throttles (HTTP 429, error 10011)', async () => {
-      fake.failWith = 429;
+      telnyx.fake.failWith = 429;
 
-      expect(await adapter.send(DATA, sms())).toEqual({
+      expect(await telnyx.adapter.send(DATA, sms())).toEqual({
         outcome: 'transient',
         reason:
           'Telnyx could not take the message now (HTTP 429, error 10011: Too many requests: Rate limit exceeded, slow down): try again later.',
@@ -291,13 +264,17 @@ describe('TelnyxAdapter', () => {
     });
 
     it('retries later a 503, fails a 500 for good, and does not send again after a 502 page', async () => {
-      fake.failWith = 503;
-      const unavailable = await adapter.send(DATA, sms());
-      fake.failWith = 500;
-      const failing = await adapter.send(DATA, sms());
-      fake.misbehaviour = { kind: 'html', status: 502 };
+      telnyx.fake.failWith = 503;
+      const unavailable = await telnyx.adapter.send(DATA, sms());
+      telnyx.fake.failWith = 500;
+      const failing = await telnyx.adapter.send(DATA, sms());
+      telnyx.fake.misbehaviour = { kind: 'html', status: 502 };
 
-      expect([unavailable.outcome, failing.outcome, await adapter.send(DATA, sms())]).toEqual([
+      expect([
+        unavailable.outcome,
+        failing.outcome,
+        await telnyx.adapter.send(DATA, sms()),
+      ]).toEqual([
         'transient',
         'permanent',
         {
@@ -308,28 +285,22 @@ describe('TelnyxAdapter', () => {
     });
 
     it('refuses for good a 4xx HTML page', async () => {
-      fake.misbehaviour = { kind: 'html', status: 400 };
+      telnyx.fake.misbehaviour = { kind: 'html', status: 400 };
 
-      expect(await adapter.send(DATA, sms())).toEqual({
+      expect(await telnyx.adapter.send(DATA, sms())).toEqual({
         outcome: 'permanent',
         reason: 'Telnyx answered HTTP 400, which smsgw does not expect: check the adapter data.',
         cause: 'recipient',
       });
     });
 
-    itGivesSendTroubleOutcomes(
-      trouble,
-      sms,
-      'Telnyx answered HTTP 200 without a message id: check the message in the Telnyx portal before sending it again.',
-    );
-
     it('refuses for good, without calling Telnyx, when a required field is missing', async () => {
-      expect(await adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({
+      expect(await telnyx.adapter.send({ ...DATA, api_key: ' ' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'api_key is required.',
         cause: 'phone',
       });
-      expect(fake.created).toHaveLength(0);
+      expect(telnyx.fake.created).toHaveLength(0);
     });
   });
 
@@ -341,14 +312,16 @@ describe('TelnyxAdapter', () => {
       ['delivery_unconfirmed', 'unknown'],
       ['sent', 'unknown'],
     ])('reads a message.finalized with status %s as %s', (reported, status) => {
-      expect(adapter.parseStatusCallback(callback(finalized(reported)))).toEqual({
+      expect(telnyx.adapter.parseStatusCallback(callback(finalized(reported)))).toEqual({
         uid: MESSAGE_ID,
         status,
       });
     });
 
     it('reads a message.sent as on the way', () => {
-      expect(adapter.parseStatusCallback(callback(finalized('sent', 'message.sent')))).toEqual({
+      expect(
+        telnyx.adapter.parseStatusCallback(callback(finalized('sent', 'message.sent'))),
+      ).toEqual({
         uid: MESSAGE_ID,
         status: 'unknown',
       });
@@ -359,13 +332,13 @@ describe('TelnyxAdapter', () => {
       ['a body that is not JSON', '<html>'],
       ['an event without payload', JSON.stringify({ data: { event_type: 'message.finalized' } })],
     ])('ignores %s', (_name, body) => {
-      expect(adapter.parseStatusCallback(callback(body))).toBeNull();
+      expect(telnyx.adapter.parseStatusCallback(callback(body))).toBeNull();
     });
   });
 
   describe('parseReceptionCallback', () => {
     it('reads the sender, text and UTC time of a message.received', () => {
-      expect(adapter.parseReceptionCallback(callback(RECEIVED))).toEqual({
+      expect(telnyx.adapter.parseReceptionCallback(callback(RECEIVED))).toEqual({
         origin: '+33687654321',
         text: 'Hi from a phone',
         at: '2026-11-24 11:59:58',
@@ -373,20 +346,20 @@ describe('TelnyxAdapter', () => {
     });
 
     it('ignores a delivery event', () => {
-      expect(adapter.parseReceptionCallback(callback(finalized('delivered')))).toBeNull();
+      expect(telnyx.adapter.parseReceptionCallback(callback(finalized('delivered')))).toBeNull();
     });
   });
 
   describe('verifyCallback', () => {
     it('accepts an event signed with the account key', () => {
-      expect(adapter.verifyCallback(callback(RECEIVED), DATA)).toBe(true);
+      expect(telnyx.adapter.verifyCallback(callback(RECEIVED), DATA)).toBe(true);
     });
 
     it('rejects a tampered body', () => {
       const request = callback(RECEIVED);
 
       expect(
-        adapter.verifyCallback({ ...request, rawBody: RECEIVED.replace('Hi', 'Yo') }, DATA),
+        telnyx.adapter.verifyCallback({ ...request, rawBody: RECEIVED.replace('Hi', 'Yo') }, DATA),
       ).toBe(false);
     });
 
@@ -397,19 +370,21 @@ describe('TelnyxAdapter', () => {
         'telnyx-timestamp': String(Number(request.headers['telnyx-timestamp']) + 1),
       };
 
-      expect(adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
+      expect(telnyx.adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
     });
 
     it('rejects an event signed more than five minutes ago, even with a good signature', () => {
       const old = callback(RECEIVED, { timestamp: Math.floor(Date.now() / 1000) - 301 });
 
-      expect(adapter.verifyCallback(old, DATA)).toBe(false);
+      expect(telnyx.adapter.verifyCallback(old, DATA)).toBe(false);
     });
 
     it('rejects an event signed with another key', () => {
       const other = generateKeyPairSync('ed25519').privateKey;
 
-      expect(adapter.verifyCallback(callback(RECEIVED, { signWith: other }), DATA)).toBe(false);
+      expect(telnyx.adapter.verifyCallback(callback(RECEIVED, { signWith: other }), DATA)).toBe(
+        false,
+      );
     });
 
     it.each(['telnyx-signature-ed25519', 'telnyx-timestamp'])(
@@ -418,13 +393,13 @@ describe('TelnyxAdapter', () => {
         const request = callback(RECEIVED);
         const headers = { ...request.headers, [name]: undefined };
 
-        expect(adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
+        expect(telnyx.adapter.verifyCallback({ ...request, headers }, DATA)).toBe(false);
       },
     );
 
     it('rejects a signature that is not base64 of a signature', () => {
       expect(
-        adapter.verifyCallback(
+        telnyx.adapter.verifyCallback(
           callback(RECEIVED, { headers: { 'telnyx-signature-ed25519': '!!' } }),
           DATA,
         ),
@@ -432,7 +407,7 @@ describe('TelnyxAdapter', () => {
     });
 
     it('takes no event for a phone without a public key', () => {
-      expect(adapter.verifyCallback(callback(RECEIVED), FakeTelnyx.data())).toBe(false);
+      expect(telnyx.adapter.verifyCallback(callback(RECEIVED), FakeTelnyx.data())).toBe(false);
     });
   });
 });

@@ -29,9 +29,11 @@ import {
   parseJson,
   BalanceCheckedAdapter,
   readBalance,
+  sendAnswer,
   statusRefusalCause,
   unexpectedSendReply,
 } from '../provider-http';
+import { ALPHANUMERIC_SENDER, senderRefusal } from '../sender';
 
 const PROVIDER = 'Telnyx';
 
@@ -58,12 +60,6 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** The DER header of an Ed25519 SubjectPublicKeyInfo, before the 32 bytes of the key. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-/** An alphanumeric sender ID: Telnyx takes up to 11 letters, digits and spaces. */
-const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
-
-/** A short code, which is no international number: 3 to 8 digits. */
-const SHORT_CODE = /^\d{3,8}$/;
 
 /**
  * A Telnyx number or alphanumeric sender, through Telnyx's Messaging API v2 with an API key.
@@ -137,16 +133,14 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
     if (sms.medias.length) {
       body.media_urls = sms.medias.map((media) => media.url);
     }
-    const reply = await this.http().request(`${this.baseUrl()}/v2/messages`, {
+    const replied = await this.http().request(`${this.baseUrl()}/v2/messages`, {
       method: 'POST',
       headers: { ...headers(data), 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     const answer = parseJson(reply.body);
     if (reply.status >= 200 && reply.status < 300) {
@@ -248,13 +242,9 @@ export class TelnyxAdapter extends BalanceCheckedAdapter<number> implements Adap
       return missing;
     }
     const from = data.from.trim();
-    const number = normalizePhoneNumber(from);
-    if (!number && !ALPHANUMERIC_SENDER.test(from) && !SHORT_CODE.test(from)) {
-      return {
-        field: 'from',
-        reason:
-          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
-      };
+    const refusal = senderRefusal(from);
+    if (refusal) {
+      return refusal;
     }
     if (ALPHANUMERIC_SENDER.test(from) && !data.messaging_profile_id?.trim()) {
       return {

@@ -26,6 +26,7 @@ import {
   ProviderHttp,
   isTransientStatus,
   parseJson,
+  sendAnswer,
   unexpectedSendReply,
   unexpectedStatus,
 } from '../provider-http';
@@ -110,7 +111,7 @@ export class TwilioAdapter implements Adapter {
       return reply.reason;
     }
     if (reply.status === 401 || reply.status === 403) {
-      return `Twilio refused the credentials (HTTP ${reply.status}): check account_sid and auth_token.`;
+      return refusedCredentials(reply.status);
     }
     if (reply.status !== 200) {
       return unexpectedStatus(PROVIDER, reply.status);
@@ -168,20 +169,14 @@ export class TwilioAdapter implements Adapter {
     if (sms.validitySeconds !== null) {
       form.set('ValidityPeriod', String(within(sms.validitySeconds, 1, TWILIO_MAX_VALIDITY_S)));
     }
-    const reply = await this.http().request(`${this.accountUrl(data)}/Messages.json`, {
+    const replied = await this.http().request(`${this.accountUrl(data)}/Messages.json`, {
       method: 'POST',
       headers: { ...this.headers(data), 'Content-Type': 'application/x-www-form-urlencoded' },
       body: form.toString(),
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return {
-        outcome: 'permanent',
-        reason: `Twilio refused the credentials (HTTP ${reply.status}): check account_sid and auth_token.`,
-        cause: 'phone',
-      };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     const answer = parseJson(reply.body);
     if (reply.status >= 200 && reply.status < 300) {
@@ -295,6 +290,10 @@ function twilioError(answer: unknown): { code: number; message: string } | undef
   return typeof code === 'number' && typeof message === 'string' && message.trim()
     ? { code, message: message.trim() }
     : undefined;
+}
+
+function refusedCredentials(status: number): string {
+  return `Twilio refused the credentials (HTTP ${status}): check account_sid and auth_token.`;
 }
 
 /** `text` ending with a full stop, to sit inside a sentence of ours. */

@@ -1,15 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { MAY_HAVE_BEEN_SENT } from '../provider-http';
 import { createHash, createHmac } from 'node:crypto';
-import { FakeServer, adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
+import { adapterConfig, outgoingSms } from '../../../test/support/adapters.factories';
 import { FakeVonage, startFakeVonage } from '../../../test/support/fake-vonage';
 import { CallbackRequest, OutgoingSms } from '../adapter';
 import { VonageAdapter } from './vonage.adapter';
 import {
-  ProviderTrouble,
-  itGivesSendTroubleOutcomes,
-  itReportsStatusTrouble,
-  itReportsTestTrouble,
+  describeProviderTrouble,
+  itAsksForStatusesAtThePhoneUrl,
+  useFakeProvider,
 } from '../../../test/support/provider-trouble';
 
 const DATA = FakeVonage.data();
@@ -66,53 +64,40 @@ const INBOUND = {
 };
 
 describe('VonageAdapter', () => {
-  let fake: FakeVonage;
-  let server: FakeServer;
-  let adapter: VonageAdapter;
-  let warnings: jest.SpyInstance;
+  const vonage = useFakeProvider(
+    'Vonage',
+    DATA,
+    startFakeVonage,
+    (url, env) => new VonageAdapter(adapterConfig({ VONAGE_API_URL: url, ...env })),
+  );
 
-  beforeEach(async () => {
-    ({ fake, server } = await startFakeVonage());
-    adapter = new VonageAdapter(adapterConfig({ VONAGE_API_URL: server.url }));
-    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  describeProviderTrouble(vonage, {
+    offline: ', without the credentials',
+    statusKinds: ['html', 'invalid-json', 'hang'],
+    sms,
+    unreadable:
+      'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
   });
-  afterEach(async () => {
-    warnings.mockRestore();
-    await server.close();
-  });
-
-  const hangingAdapter = () =>
-    new VonageAdapter(adapterConfig({ VONAGE_API_URL: server.url, PROVIDER_TIMEOUT_MS: '200' }));
-
-  const trouble: ProviderTrouble = {
-    provider: 'Vonage',
-    data: DATA,
-    fake: () => fake,
-    url: () => server.url,
-    adapter: () => adapter,
-    hangingAdapter,
-    adapterAt: (url) => new VonageAdapter(adapterConfig({ VONAGE_API_URL: url })),
-  };
 
   describe('test', () => {
     it('accepts credentials Vonage takes', async () => {
-      expect(await adapter.test(DATA)).toBeNull();
+      expect(await vonage.adapter.test(DATA)).toBeNull();
     });
 
     it.each(['Acme Shop', '36700'])('accepts the sender %s', async (from) => {
-      expect(await adapter.test({ ...DATA, from })).toBeNull();
+      expect(await vonage.adapter.test({ ...DATA, from })).toBeNull();
     });
 
     it('reports refused credentials, naming the fields to check', async () => {
-      expect(await adapter.test({ ...DATA, api_secret: 'wrong' })).toBe(
+      expect(await vonage.adapter.test({ ...DATA, api_secret: 'wrong' })).toBe(
         'Vonage refused the credentials (HTTP 401): check api_key and api_secret.',
       );
     });
 
     it('refuses a sender Vonage cannot send from, before calling it', async () => {
-      fake.failWith = 500;
+      vonage.fake.failWith = 500;
 
-      expect(await adapter.test({ ...DATA, from: 'Far too long a sender' })).toEqual({
+      expect(await vonage.adapter.test({ ...DATA, from: 'Far too long a sender' })).toEqual({
         field: 'from',
         reason:
           'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
@@ -120,55 +105,51 @@ describe('VonageAdapter', () => {
     });
 
     it('refuses a signature method Vonage does not have', async () => {
-      expect(await adapter.test({ ...DATA, signature_method: 'sha3' })).toEqual({
+      expect(await vonage.adapter.test({ ...DATA, signature_method: 'sha3' })).toEqual({
         field: 'signature_method',
         reason: 'must be one of md5hash, md5, sha1, sha256, sha512.',
       });
     });
 
     it('names a missing required field before calling Vonage', async () => {
-      fake.failWith = 500;
+      vonage.fake.failWith = 500;
 
-      expect(await adapter.test({ api_key: FakeVonage.API_KEY, from: 'Acme' })).toBe(
+      expect(await vonage.adapter.test({ api_key: FakeVonage.API_KEY, from: 'Acme' })).toBe(
         'api_secret is required.',
       );
     });
-
-    itReportsTestTrouble(trouble, ', without the credentials');
   });
 
   describe('checkStatus', () => {
     it('reports an account with credit as available', async () => {
-      expect(await adapter.checkStatus(DATA)).toBe('available');
+      expect(await vonage.adapter.checkStatus(DATA)).toBe('available');
     });
 
     it('reports an empty balance as no credit, unless it reloads itself', async () => {
-      fake.balance = 0;
-      const empty = await adapter.checkStatus(DATA);
-      fake.autoReload = true;
+      vonage.fake.balance = 0;
+      const empty = await vonage.adapter.checkStatus(DATA);
+      vonage.fake.autoReload = true;
 
-      expect([empty, await adapter.checkStatus(DATA)]).toEqual(['no_credit', 'available']);
+      expect([empty, await vonage.adapter.checkStatus(DATA)]).toEqual(['no_credit', 'available']);
     });
 
     it('reports refused credentials as unavailable, logging no secret', async () => {
-      expect(await adapter.checkStatus({ ...DATA, api_secret: 'wrong-secret' })).toBe(
+      expect(await vonage.adapter.checkStatus({ ...DATA, api_secret: 'wrong-secret' })).toBe(
         'unavailable',
       );
-      expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/wrong-secret|Secret0123/);
+      expect(JSON.stringify(vonage.warnings.mock.calls)).not.toMatch(/wrong-secret|Secret0123/);
     });
-
-    itReportsStatusTrouble(trouble, ['html', 'invalid-json', 'hang']);
   });
 
   describe('send', () => {
     it('posts the credentials, sender and destination without +, and gives the message-id', async () => {
       const data = { ...DATA, status_change_callback: 'https://sms.example.org/cb' };
 
-      expect(await adapter.send(data, sms())).toEqual({
+      expect(await vonage.adapter.send(data, sms())).toEqual({
         outcome: 'sent',
         uid: '000000000A000001',
       });
-      expect(fake.sent).toEqual([
+      expect(vonage.fake.sent).toEqual([
         {
           api_key: FakeVonage.API_KEY,
           api_secret: FakeVonage.API_SECRET,
@@ -187,42 +168,26 @@ describe('VonageAdapter', () => {
     ])(
       'passes %p seconds of validity left as a ttl of %p ms, within 20 s to 7 days',
       async (seconds, ttl) => {
-        await adapter.send(DATA, sms({ validitySeconds: seconds }));
+        await vonage.adapter.send(DATA, sms({ validitySeconds: seconds }));
 
-        expect(fake.sent[0].ttl).toBe(ttl);
+        expect(vonage.fake.sent[0].ttl).toBe(ttl);
       },
     );
 
     it('sends no ttl for a message without validity', async () => {
-      await adapter.send(DATA, sms({ validitySeconds: null }));
+      await vonage.adapter.send(DATA, sms({ validitySeconds: null }));
 
-      expect(fake.sent[0]).not.toHaveProperty('ttl');
+      expect(vonage.fake.sent[0]).not.toHaveProperty('ttl');
     });
 
-    it("asks for receipts at the phone's own URL unless status_change_callback names another", async () => {
-      const callbackUrls = {
-        status: 'https://sms.example.org/callback/phone/status/?callback_token=tok',
-        reception: 'https://sms.example.org/callback/phone/reception/?callback_token=tok',
-      };
-
-      await adapter.send(DATA, sms({ callbackUrls }));
-      await adapter.send(
-        { ...DATA, status_change_callback: 'https://sms.example.org/cb' },
-        sms({ callbackUrls }),
-      );
-      await adapter.send(DATA, sms());
-
-      expect(fake.sent.map((form) => form.callback)).toEqual([
-        callbackUrls.status,
-        'https://sms.example.org/cb',
-        undefined,
-      ]);
-    });
+    itAsksForStatusesAtThePhoneUrl(vonage, sms, () =>
+      vonage.fake.sent.map((form) => form.callback),
+    );
 
     it('sends text outside GSM-7 as unicode and a flash message as class 0', async () => {
-      await adapter.send(DATA, sms({ text: 'Ça va ? 日本', flash: true }));
+      await vonage.adapter.send(DATA, sms({ text: 'Ça va ? 日本', flash: true }));
 
-      expect(fake.sent[0]).toMatchObject({
+      expect(vonage.fake.sent[0]).toMatchObject({
         text: 'Ça va ? 日本',
         type: 'unicode',
         'message-class': '0',
@@ -230,16 +195,16 @@ describe('VonageAdapter', () => {
     });
 
     it('gives the first part id of a long message', async () => {
-      expect(await adapter.send(DATA, sms({ text: 'x'.repeat(400) }))).toEqual({
+      expect(await vonage.adapter.send(DATA, sms({ text: 'x'.repeat(400) }))).toEqual({
         outcome: 'sent',
         uid: '000000000A000001',
       });
     });
 
     it('retries later a throttled message (status 1)', async () => {
-      fake.sendStatuses.push('1');
+      vonage.fake.sendStatuses.push('1');
 
-      expect(await adapter.send(DATA, sms())).toEqual({
+      expect(await vonage.adapter.send(DATA, sms())).toEqual({
         outcome: 'transient',
         reason:
           'Vonage could not take the message now (status 1: Throughput Rate Exceeded - please wait [ 1000 ] and retry): try again later.',
@@ -247,13 +212,13 @@ describe('VonageAdapter', () => {
     });
 
     it('retries later an internal error of Vonage (status 5)', async () => {
-      fake.sendStatuses.push('5');
+      vonage.fake.sendStatuses.push('5');
 
-      expect((await adapter.send(DATA, sms())).outcome).toBe('transient');
+      expect((await vonage.adapter.send(DATA, sms())).outcome).toBe('transient');
     });
 
     it('refuses for good wrong credentials (status 4)', async () => {
-      expect(await adapter.send({ ...DATA, api_secret: 'wrong' }, sms())).toEqual({
+      expect(await vonage.adapter.send({ ...DATA, api_secret: 'wrong' }, sms())).toEqual({
         outcome: 'permanent',
         reason:
           'Vonage refused the message (status 4: Bad Credentials): check api_key and api_secret.',
@@ -262,7 +227,7 @@ describe('VonageAdapter', () => {
     });
 
     it('refuses for good an invalid destination, quoting Vonage', async () => {
-      expect(await adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
+      expect(await vonage.adapter.send(DATA, sms({ destination: '+12' }))).toEqual({
         outcome: 'permanent',
         reason: 'Vonage refused the message (status 3: Invalid to param).',
         cause: 'recipient',
@@ -270,7 +235,7 @@ describe('VonageAdapter', () => {
     });
 
     it('refuses for good a sender of another account', async () => {
-      expect(await adapter.send({ ...DATA, from: '+33699999999' }, sms())).toEqual({
+      expect(await vonage.adapter.send({ ...DATA, from: '+33699999999' }, sms())).toEqual({
         outcome: 'permanent',
         reason:
           'Vonage refused the message (status 15: Illegal Sender Address - rejected): check from: Vonage does not accept it as a sender.',
@@ -279,9 +244,9 @@ describe('VonageAdapter', () => {
     });
 
     it('refuses for good when the balance is too low', async () => {
-      fake.balance = 0;
+      vonage.fake.balance = 0;
 
-      expect(await adapter.send(DATA, sms())).toEqual({
+      expect(await vonage.adapter.send(DATA, sms())).toEqual({
         outcome: 'permanent',
         reason:
           "Vonage refused the message (status 9: Partner quota exceeded): the Vonage account's balance is too low.",
@@ -290,12 +255,12 @@ describe('VonageAdapter', () => {
     });
 
     it('refuses for good, without calling Vonage, when a required field is missing', async () => {
-      expect(await adapter.send({ ...DATA, api_key: '' }, sms())).toEqual({
+      expect(await vonage.adapter.send({ ...DATA, api_key: '' }, sms())).toEqual({
         outcome: 'permanent',
         reason: 'api_key is required.',
         cause: 'phone',
       });
-      expect(fake.sent).toHaveLength(0);
+      expect(vonage.fake.sent).toHaveLength(0);
     });
 
     // Each refusal status Vonage documents, and whose it is (docs/adapters.md#refusals).
@@ -317,27 +282,27 @@ describe('VonageAdapter', () => {
       ['32', 'phone'],
       ['33', 'recipient'],
     ])('classifies status %s as the %s refusing', async (status, cause) => {
-      fake.sendStatuses.push(status);
+      vonage.fake.sendStatuses.push(status);
 
-      expect(await adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
+      expect(await vonage.adapter.send(DATA, sms())).toMatchObject({ outcome: 'permanent', cause });
     });
 
     it.each([
       [429, 'Vonage answered HTTP 429 (too many requests): try again later.'],
       [503, 'Vonage answered HTTP 503: it is failing on its side, try again later.'],
     ])('retries later on HTTP %i', async (status, reason) => {
-      fake.failWith = status;
+      vonage.fake.failWith = status;
 
-      expect(await adapter.send(DATA, sms())).toEqual({ outcome: 'transient', reason });
+      expect(await vonage.adapter.send(DATA, sms())).toEqual({ outcome: 'transient', reason });
     });
 
     it('fails for good on HTTP 500, and does not send again an HTML page with HTTP 502', async () => {
-      fake.failWith = 500;
-      const failing = await adapter.send(DATA, sms());
-      fake.failWith = null;
-      fake.misbehaviour = { kind: 'html', status: 502 };
+      vonage.fake.failWith = 500;
+      const failing = await vonage.adapter.send(DATA, sms());
+      vonage.fake.failWith = null;
+      vonage.fake.misbehaviour = { kind: 'html', status: 502 };
 
-      expect([failing.outcome, await adapter.send(DATA, sms())]).toEqual([
+      expect([failing.outcome, await vonage.adapter.send(DATA, sms())]).toEqual([
         'permanent',
         {
           outcome: 'ambiguous',
@@ -345,12 +310,6 @@ describe('VonageAdapter', () => {
         },
       ]);
     });
-
-    itGivesSendTroubleOutcomes(
-      trouble,
-      sms,
-      'Vonage answered HTTP 200 without a list of messages: check the message in the Vonage dashboard before sending it again.',
-    );
   });
 
   describe('parseStatusCallback', () => {
@@ -364,7 +323,7 @@ describe('VonageAdapter', () => {
       ['unknown', 'unknown'],
     ])('reads status %s as %s', (reported, status) => {
       expect(
-        adapter.parseStatusCallback(callback({ form: { ...RECEIPT, status: reported } })),
+        vonage.adapter.parseStatusCallback(callback({ form: { ...RECEIPT, status: reported } })),
       ).toEqual({
         uid: RECEIPT.messageId,
         status,
@@ -374,20 +333,20 @@ describe('VonageAdapter', () => {
     it('reads a receipt given in the query of a GET', () => {
       const query = { api_key: 'k', ...RECEIPT };
 
-      expect(adapter.parseStatusCallback(callback({ method: 'GET', query }))).toEqual({
+      expect(vonage.adapter.parseStatusCallback(callback({ method: 'GET', query }))).toEqual({
         uid: RECEIPT.messageId,
         status: 'delivered',
       });
     });
 
     it('ignores what is not a receipt', () => {
-      expect(adapter.parseStatusCallback(callback({ form: INBOUND }))).toBeNull();
+      expect(vonage.adapter.parseStatusCallback(callback({ form: INBOUND }))).toBeNull();
     });
   });
 
   describe('parseReceptionCallback', () => {
     it('reads the sender, text and time of an inbound message', () => {
-      expect(adapter.parseReceptionCallback(callback({ form: INBOUND }))).toEqual({
+      expect(vonage.adapter.parseReceptionCallback(callback({ form: INBOUND }))).toEqual({
         origin: '+33687654321',
         text: 'Hi & welcome = yes',
         at: '2026-11-24 11:59:58',
@@ -397,7 +356,7 @@ describe('VonageAdapter', () => {
     it('keeps a sender that is not a number as Vonage gave it, received now without a time', () => {
       const form = { ...INBOUND, msisdn: 'ACME', 'message-timestamp': 'yesterday' };
 
-      expect(adapter.parseReceptionCallback(callback({ form }))).toEqual({
+      expect(vonage.adapter.parseReceptionCallback(callback({ form }))).toEqual({
         origin: 'ACME',
         text: INBOUND.text,
         at: null,
@@ -405,7 +364,7 @@ describe('VonageAdapter', () => {
     });
 
     it('ignores a delivery receipt', () => {
-      expect(adapter.parseReceptionCallback(callback({ form: RECEIPT }))).toBeNull();
+      expect(vonage.adapter.parseReceptionCallback(callback({ form: RECEIPT }))).toBeNull();
     });
   });
 
@@ -425,12 +384,12 @@ describe('VonageAdapter', () => {
       };
 
       expect(
-        adapter.verifyCallback(callback({ form }), { ...DATA, signature_secret: 'secret' }),
+        vonage.adapter.verifyCallback(callback({ form }), { ...DATA, signature_secret: 'secret' }),
       ).toBe(true);
     });
 
     it('accepts a form signed with md5hash, the default method', () => {
-      expect(adapter.verifyCallback(callback({ form: signedForm() }), signed)).toBe(true);
+      expect(vonage.adapter.verifyCallback(callback({ form: signedForm() }), signed)).toBe(true);
     });
 
     it.each(['md5', 'sha1', 'sha256', 'sha512'])(
@@ -438,41 +397,46 @@ describe('VonageAdapter', () => {
       (method) => {
         const data = { ...signed, signature_method: method };
 
-        expect(adapter.verifyCallback(callback({ form: signedForm(method) }), data)).toBe(true);
+        expect(vonage.adapter.verifyCallback(callback({ form: signedForm(method) }), data)).toBe(
+          true,
+        );
       },
     );
 
     it('accepts a GET whose signed parameters sit in the query beside smsgw api_key', () => {
       const query = { api_key: 'k', ...signedForm() };
 
-      expect(adapter.verifyCallback(callback({ method: 'GET', query }), signed)).toBe(true);
+      expect(vonage.adapter.verifyCallback(callback({ method: 'GET', query }), signed)).toBe(true);
     });
 
     it('rejects a tampered parameter', () => {
       const form = { ...signedForm(), text: 'Send me your password' };
 
-      expect(adapter.verifyCallback(callback({ form }), signed)).toBe(false);
+      expect(vonage.adapter.verifyCallback(callback({ form }), signed)).toBe(false);
     });
 
     it('rejects a callback without sig when the phone has a signature secret', () => {
       const { sig: _sig, ...form } = signedForm();
 
-      expect(adapter.verifyCallback(callback({ form }), signed)).toBe(false);
+      expect(vonage.adapter.verifyCallback(callback({ form }), signed)).toBe(false);
     });
 
     it('rejects a signature made with another method or secret', () => {
       const form = signedForm();
 
       expect(
-        adapter.verifyCallback(callback({ form }), { ...signed, signature_method: 'sha256' }),
+        vonage.adapter.verifyCallback(callback({ form }), {
+          ...signed,
+          signature_method: 'sha256',
+        }),
       ).toBe(false);
       expect(
-        adapter.verifyCallback(callback({ form }), { ...signed, signature_secret: 'other' }),
+        vonage.adapter.verifyCallback(callback({ form }), { ...signed, signature_secret: 'other' }),
       ).toBe(false);
     });
 
     it('takes unsigned callbacks for a phone without a signature secret', () => {
-      expect(adapter.verifyCallback(callback({ form: INBOUND }), DATA)).toBe(true);
+      expect(vonage.adapter.verifyCallback(callback({ form: INBOUND }), DATA)).toBe(true);
     });
   });
 });

@@ -24,12 +24,14 @@ import {
   secretField,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
+import { senderRefusal } from '../sender';
 import { within } from '../validity';
 import {
   ProviderHttp,
   BalanceCheckedAdapter,
   parseJson,
   readBalance,
+  sendAnswer,
   unexpectedSendReply,
 } from '../provider-http';
 
@@ -96,12 +98,6 @@ const PHONE_STATUSES: ReadonlySet<string> = new Set([
   '29',
   '32',
 ]);
-
-/** An alphanumeric sender ID as Vonage takes it: up to 11 letters, digits and spaces. */
-const ALPHANUMERIC_SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
-
-/** A short code, which is no international number: 3 to 8 digits. */
-const SHORT_CODE = /^\d{3,8}$/;
 
 /**
  * A Vonage account, through Vonage's SMS API (`/sms/json`) authenticated with the API key and
@@ -187,16 +183,14 @@ export class VonageAdapter
         String(within(sms.validitySeconds * 1000, VONAGE_MIN_TTL_MS, VONAGE_MAX_TTL_MS)),
       );
     }
-    const reply = await this.http().request(`${this.baseUrl()}/sms/json`, {
+    const replied = await this.http().request(`${this.baseUrl()}/sms/json`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
       body: form.toString(),
     });
-    if (!reply.ok) {
-      return unexpectedSendReply(PROVIDER, reply);
-    }
-    if (reply.status === 401 || reply.status === 403) {
-      return { outcome: 'permanent', reason: refusedCredentials(reply.status), cause: 'phone' };
+    const reply = sendAnswer(PROVIDER, replied, refusedCredentials);
+    if ('outcome' in reply) {
+      return reply;
     }
     const parts = reply.status === 200 ? messageParts(parseJson(reply.body)) : undefined;
     if (!parts) {
@@ -284,15 +278,7 @@ export class VonageAdapter
         reason: `must be one of ${SIGNATURE_METHODS.join(', ')}.`,
       };
     }
-    const from = data.from.trim();
-    if (!normalizePhoneNumber(from) && !ALPHANUMERIC_SENDER.test(from) && !SHORT_CODE.test(from)) {
-      return {
-        field: 'from',
-        reason:
-          'must be a phone number in international format, a short code, or up to 11 letters, digits and spaces.',
-      };
-    }
-    return null;
+    return senderRefusal(data.from.trim());
   }
 
   /** The account's balance (GET /account/get-balance): the credentials check. */
