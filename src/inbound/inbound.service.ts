@@ -12,7 +12,7 @@ import { countryOf, normalizePhoneNumber } from '../common/phone/phone-number';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { SendedStatus } from '../sended/entities/sended.entity';
-import { NewScheduled } from '../scheduled/scheduled.repository';
+import { NewScheduled } from '../scheduled/scheduled-message';
 import { DEFAULT_SETTINGS, isSettingOn } from '../users/settings';
 import { InboundPhone, InboundRepository, NewReceived, StoredReceived } from './inbound.repository';
 

@@ -7,7 +7,7 @@ import {
   parseSendNowParams,
   parseUpdateScheduledParams,
 } from './scheduled.params';
-import { StoredMessage } from './scheduled.repository';
+import { StoredMessage } from './scheduled-message';
 
 const file = (fieldname: string): UploadedFile => ({
   fieldname,

@@ -19,7 +19,7 @@ import { nowUtc, parseApiDatetime } from '../common/time/datetime';
 import { MessagePriority } from './entities/message-priority';
 import { WINDOW_SYNTAX, parseSendWindow } from '../common/time/send-window';
 import { MAX_DATA_BYTES } from './numbers-csv';
-import { RecipientNumber, StoredMessage } from './scheduled.repository';
+import { RecipientNumber, StoredMessage } from './scheduled-message';
 
 /** A message's tag, in Unicode code points: the `tag` columns are VARCHAR(1000). */
 const MAX_TAG_CHARACTERS = 1000;

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { setImmediate } from 'node:timers/promises';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { DriverRunner } from '../database/driver/runner';
-import { DriverSql, InsertTree, insertTree, insertWith } from '../database/driver/group-commit';
-import { chunks, rowMarks } from '../database/driver/placeholders';
+import { DriverSql, insertTree, insertWith } from '../database/driver/group-commit';
+import { chunks } from '../database/driver/placeholders';
 import { nowUtc } from '../common/time/datetime';
 import { Sql, write } from '../database/driver/sql';
 import { HIDDEN_SEND_AFTER, removeHiddenPart } from '../messages/hidden-messages';
@@ -11,64 +11,19 @@ import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
 import { Group } from '../groups/entities/group.entity';
-import { Media, MediaScheduled } from '../media/entities/media.entity';
 import { MediaRepository, StoredMedia } from '../media/media.repository';
 import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
-import { messagePriority, MessagePriority, STORED_PRIORITY } from './entities/message-priority';
+import { messagePriority } from './entities/message-priority';
+import { Scheduled } from './entities/scheduled.entity';
 import {
-  Scheduled,
-  ScheduledConditionalGroup,
-  ScheduledContact,
-  ScheduledGroup,
-  ScheduledNumber,
-} from './entities/scheduled.entity';
-
-/** A recipient number as stored: E.164 and a JSON string of template data. */
-export interface RecipientNumber {
-  number: string;
-  data: string;
-}
-
-/** A scheduled message as stored, what an update starts from. */
-export interface StoredMessage {
-  /** UTC `YYYY-MM-DD HH:MM:SS`. */
-  at: string;
-  text: string;
-  flash: boolean;
-  mms: boolean;
-  tag: string | null;
-  priority: MessagePriority;
-  phoneId: number | null;
-  phoneGroupId: number | null;
-  /** Minutes after `at` within which it may still be sent; null: no limit. */
-  validity: number | null;
-  /** `none`, a window, or null for the user's `send_window` (docs/dispatch.md#send-windows). */
-  window: string | null;
-  numbers: RecipientNumber[];
-  contactIds: number[];
-  groupIds: number[];
-  conditionalGroupIds: number[];
-}
-
-/** Everything one scheduled message is made of, checked and normalised by the service. */
-export interface NewScheduled extends StoredMessage {
-  userId: number;
-  /** The window that applies, with its zone (`Europe/Paris 08:00-20:00`); null: any time. */
-  effectiveWindow: string | null;
-  /** UTC: `at`, or the window's next opening from it. */
-  sendAfter: string;
-  /** Media files already in the media folder, relative to it. */
-  mediaPaths: string[];
-  /** The idempotency key's row, written with the message (docs/idempotency.md). */
-  keep?: (scheduledId: number) => InsertTree;
-}
-
-/** What an update makes of a message, and which of its lists were sent (and are replaced). */
-export interface MessageChange {
-  message: Omit<NewScheduled, 'mediaPaths' | 'userId'>;
-  replaces: Record<'numbers' | Recipients, boolean>;
-}
+  MessageChange,
+  NewScheduled,
+  RecipientNumber,
+  Recipients,
+  StoredMessage,
+} from './scheduled-message';
+import { messageValues, ScheduledRows } from './scheduled-rows';
 
 interface ScheduledRow {
   at: string;
@@ -84,8 +39,8 @@ interface ScheduledRow {
   expansion_phase: string | null;
 }
 
-/** The entries a scheduled message may name, by parameter. */
-export type Recipients = 'contacts' | 'groups' | 'conditional_groups';
+/** The lists an update may replace, in the order they are written. */
+const LISTS = ['numbers', 'contacts', 'groups', 'conditional_groups'] as const;
 
 const RECIPIENT_ENTITIES: Record<Recipients, EntityTarget<ObjectLiteral>> = {
   contacts: Contact,
@@ -95,9 +50,6 @@ const RECIPIENT_ENTITIES: Record<Recipients, EntityTarget<ObjectLiteral>> = {
 
 /** Ids per `IN (…)` list: far below SQLite's 32,766 bound variables. */
 const IDS_PER_QUERY = 1000;
-/** Rows per multi-row INSERT, and bytes, to stay below MySQL's max_allowed_packet. */
-const ROWS_PER_INSERT = 1000;
-const BYTES_PER_INSERT = 1024 * 1024;
 /**
  * Numbers written per transaction. A message with more is written hidden, in parts, and made
  * visible last (src/messages/hidden-messages.ts): on SQLite a part holds the event loop and the
@@ -111,14 +63,7 @@ export const NUMBERS_PER_TRANSACTION = 5000;
 export class ScheduledRepository {
   private readonly sql: DriverSql;
   private readonly runner: DriverRunner;
-  private readonly scheduled: TableInsert;
-  private readonly hiddenScheduled: TableInsert;
-  private readonly numbers: TableInsert;
-  private readonly contacts: TableInsert;
-  private readonly groups: TableInsert;
-  private readonly conditionalGroups: TableInsert;
-  private readonly mediaRows: TableInsert;
-  private readonly mediaLinks: TableInsert;
+  private readonly rows: ScheduledRows;
   private readonly ownPhone: string;
   private readonly ownPhoneGroup: string;
 
@@ -128,35 +73,7 @@ export class ScheduledRepository {
   ) {
     this.sql = DriverSql.for(dataSource);
     this.runner = DriverRunner.for(dataSource);
-    const table = (entity: EntityTarget<ObjectLiteral>, ...columns: string[]) =>
-      new TableInsert(dataSource, entity, [...columns, 'created_at', 'updated_at']);
-    const scheduledColumns = [
-      'id_user',
-      'at',
-      'text',
-      'flash',
-      'mms',
-      'tag',
-      'id_phone',
-      'id_phone_group',
-      'validity',
-      'priority',
-      'send_window',
-      'effective_window',
-      'send_after',
-    ];
-    this.scheduled = table(Scheduled, ...scheduledColumns);
-    this.hiddenScheduled = table(Scheduled, ...scheduledColumns, 'hidden');
-    this.numbers = table(ScheduledNumber, 'id_scheduled', 'number', 'data');
-    this.contacts = table(ScheduledContact, 'id_scheduled', 'id_contact');
-    this.groups = table(ScheduledGroup, 'id_scheduled', 'id_group');
-    this.conditionalGroups = table(
-      ScheduledConditionalGroup,
-      'id_scheduled',
-      'id_conditional_group',
-    );
-    this.mediaRows = table(Media, 'id_user', 'path');
-    this.mediaLinks = table(MediaScheduled, 'id_media', 'id_scheduled');
+    this.rows = new ScheduledRows(dataSource);
     const owned = (entity: EntityTarget<ObjectLiteral>) =>
       `SELECT 1 AS found FROM ${dataSource.driver.escape(dataSource.getMetadata(entity).tableName)} ` +
       'WHERE id = ? AND id_user = ? LIMIT 1';
@@ -235,20 +152,10 @@ export class ScheduledRepository {
    */
   async create(message: NewScheduled): Promise<number> {
     if (message.numbers.length <= NUMBERS_PER_TRANSACTION) {
-      return this.sql.insert(this.rowsOf(message));
+      return this.sql.insert(this.rows.message(message));
     }
     const stamp = [nowUtc(), null];
-    const id = await this.sql.insert(
-      this.hiddenScheduled.row(
-        [
-          message.userId,
-          ...messageValues({ ...message, sendAfter: HIDDEN_SEND_AFTER }),
-          1,
-          ...stamp,
-        ],
-        (scheduledId) => this.linksOf(message, scheduledId, stamp),
-      ),
-    );
+    const id = await this.sql.insert(this.rows.hiddenMessage(message, HIDDEN_SEND_AFTER, stamp));
     try {
       for (const part of chunks(message.numbers, NUMBERS_PER_TRANSACTION)) {
         await setImmediate();
@@ -262,7 +169,7 @@ export class ScheduledRepository {
         parameters: [message.sendAfter, id],
         children: () => [
           ...(message.keep ? [message.keep(id)] : []),
-          ...this.mediasOf(message, id, stamp),
+          ...this.rows.medias(message, id, stamp),
         ],
       });
     } catch (error) {
@@ -297,9 +204,7 @@ export class ScheduledRepository {
         `Hidden scheduled message ${scheduledId} was removed while its numbers were written.`,
       );
     }
-    for (const statement of this.numbers.rows(
-      numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
-    )) {
+    for (const statement of this.rows.numberRows(scheduledId, numbers, stamp)) {
       yield* insertTree(statement);
     }
   }
@@ -309,7 +214,7 @@ export class ScheduledRepository {
    * the transaction that stores the message it answers.
    */
   async insert(manager: EntityManager, message: NewScheduled): Promise<number> {
-    return insertWith(manager, this.rowsOf(message));
+    return insertWith(manager, this.rows.message(message));
   }
 
   /**
@@ -407,63 +312,13 @@ export class ScheduledRepository {
       }
     }
     const stamp = [now, null];
-    const lists = (
-      [
-        [
-          'numbers',
-          this.numbers.rows(message.numbers.map((n) => [id, n.number, n.data, ...stamp])),
-        ],
-        ['contacts', this.contacts.rows(message.contactIds.map((c) => [id, c, ...stamp]))],
-        ['groups', this.groups.rows(message.groupIds.map((g) => [id, g, ...stamp]))],
-        [
-          'conditional_groups',
-          this.conditionalGroups.rows(message.conditionalGroupIds.map((g) => [id, g, ...stamp])),
-        ],
-      ] as Array<[keyof MessageChange['replaces'], InsertTree[]]>
-    ).filter(([list]) => change.replaces[list]);
-    for (const [, statements] of lists) {
-      for (const statement of statements) {
-        await insertWith(manager, statement);
+    for (const list of LISTS) {
+      if (change.replaces[list]) {
+        for (const statement of this.rows.list(list, id, message, stamp)) {
+          await insertWith(manager, statement);
+        }
       }
     }
-  }
-
-  /** The message's row, and the rows that point at it once its id is known. */
-  private rowsOf(message: NewScheduled): InsertTree {
-    const now = nowUtc();
-    const stamp = [now, null];
-    return this.scheduled.row(
-      [message.userId, ...messageValues(message), ...stamp],
-      (scheduledId) => [
-        // First: a key already used is refused before the rest is written.
-        ...(message.keep ? [message.keep(scheduledId)] : []),
-        ...this.numbers.rows(
-          message.numbers.map(({ number, data }) => [scheduledId, number, data, ...stamp]),
-        ),
-        ...this.linksOf(message, scheduledId, stamp),
-        ...this.mediasOf(message, scheduledId, stamp),
-      ],
-    );
-  }
-
-  /** The message's links to contacts, groups and conditional groups. */
-  private linksOf(message: NewScheduled, scheduledId: number, stamp: unknown[]): InsertTree[] {
-    return [
-      ...this.contacts.rows(message.contactIds.map((id) => [scheduledId, id, ...stamp])),
-      ...this.groups.rows(message.groupIds.map((id) => [scheduledId, id, ...stamp])),
-      ...this.conditionalGroups.rows(
-        message.conditionalGroupIds.map((id) => [scheduledId, id, ...stamp]),
-      ),
-    ];
-  }
-
-  /** The message's medias, and their links to it. */
-  private mediasOf(message: NewScheduled, scheduledId: number, stamp: unknown[]): InsertTree[] {
-    return message.mediaPaths.map((path) =>
-      this.mediaRows.row([message.userId, path, ...stamp], (mediaId) => [
-        this.mediaLinks.row([mediaId, scheduledId, ...stamp]),
-      ]),
-    );
   }
 
   /**
@@ -500,81 +355,4 @@ export class ScheduledRepository {
       ? this.dataSource.transaction('READ COMMITTED', work)
       : this.dataSource.transaction(work);
   }
-}
-
-/**
- * INSERT statements into one table, with bound parameters, columns in a fixed order. A CSV may
- * bring 200,000 numbers, which must cost neither a statement each nor the query builder's
- * per-value work (seconds at that size): they go in multi-row INSERTs.
- */
-class TableInsert {
-  private readonly head: string;
-  private readonly width: number;
-  private readonly single: string;
-
-  constructor(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>, columns: string[]) {
-    const driver = dataSource.driver;
-    this.head =
-      `INSERT INTO ${driver.escape(dataSource.getMetadata(entity).tableName)} ` +
-      `(${columns.map((column) => driver.escape(column)).join(', ')}) VALUES `;
-    this.width = columns.length;
-    this.single = this.head + rowMarks(1, this.width);
-  }
-
-  /** One row, its values in the order of the columns. */
-  row(values: unknown[], children?: (id: number) => InsertTree[]): InsertTree {
-    return { sql: this.single, parameters: values, children };
-  }
-
-  /** As few statements as the limits on one statement allow. */
-  rows(rows: unknown[][]): InsertTree[] {
-    const statements: InsertTree[] = [];
-    let parameters: unknown[] = [];
-    let count = 0;
-    let bytes = 0;
-    const flush = () => {
-      const sql = this.head + rowMarks(count, this.width);
-      statements.push({ sql, parameters });
-      parameters = [];
-      count = 0;
-      bytes = 0;
-    };
-    for (const row of rows) {
-      const size = row.reduce<number>(
-        (total, value) => total + (typeof value === 'string' ? Buffer.byteLength(value) : 8),
-        0,
-      );
-      if (count === ROWS_PER_INSERT || (count > 0 && bytes + size > BYTES_PER_INSERT)) {
-        flush();
-      }
-      parameters.push(...row);
-      count += 1;
-      bytes += size;
-    }
-    if (count > 0) {
-      flush();
-    }
-    return statements;
-  }
-}
-
-/**
- * The `scheduled` columns of a message, from `at` to `validity`, then `priority`, its window as
- * given, the window that applies and `send_after`.
- */
-function messageValues(message: Omit<NewScheduled, 'userId' | 'mediaPaths'>): unknown[] {
-  return [
-    message.at,
-    message.text,
-    message.flash ? 1 : 0,
-    message.mms ? 1 : 0,
-    message.tag,
-    message.phoneId,
-    message.phoneGroupId,
-    message.validity,
-    STORED_PRIORITY[message.priority],
-    message.window,
-    message.effectiveWindow,
-    message.sendAfter,
-  ];
 }

@@ -30,7 +30,8 @@ import {
   SendNowInput,
   UpdateScheduledInput,
 } from './scheduled.params';
-import { NewScheduled, Recipients, ScheduledRepository } from './scheduled.repository';
+import { NewScheduled, Recipients } from './scheduled-message';
+import { ScheduledRepository } from './scheduled.repository';
 
 const RECIPIENT_NOUNS: Record<Recipients, string> = {
   contacts: 'contacts',
