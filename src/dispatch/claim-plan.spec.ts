@@ -1,17 +1,9 @@
 import { Adapter } from '../adapters/adapter';
 import { OpenedData } from '../adapters/adapter-data.cipher';
 import { QuotaState } from '../users/quota';
-import {
-  ClaimInput,
-  ClaimTools,
-  pacedPhones,
-  planClaims,
-  QUOTA_EXPIRED,
-  QUOTA_SPENT,
-  quotaBudget,
-  routes,
-  slotsToTake,
-} from './claim-plan';
+import { ClaimInput, ClaimTools, planClaims } from './claim-plan';
+import { pacedPhones, routes, slotsToTake } from './claim-routes';
+import { QUOTA_EXPIRED, QUOTA_SPENT, quotaBudget } from './quota-budget';
 import { makeQuotaState } from '../../test/support/quota.factories';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LEAD_MS } from './pacing';

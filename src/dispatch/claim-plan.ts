@@ -10,12 +10,13 @@ import {
 } from '../common/time/send-window';
 import { MAX_TEXT_CHARACTERS } from '../common/text/message-text';
 import { measureSms } from '../common/text/gsm';
-import { isExpired, QuotaState, remainingOf } from '../users/quota';
 import { isSettingOn } from '../users/settings';
 import type { Booking, BookedSlot } from './claims.repository';
 import { OutboxRow, PhoneRow, withOutbox } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LATE_MS, PACE_LEAD_MS } from './pacing';
 import { choosePhone } from './phone-choice';
+import { QuotaBudget, spendQuota } from './quota-budget';
+import { Route } from './claim-routes';
 import { expiredReason, expiryMs } from './validity';
 
 /** A claimed row and what it is to be sent through. */
@@ -51,19 +52,6 @@ export interface Pace {
   /** When its next slot is free (epoch ms). */
   next: number;
   spacing: number;
-}
-
-/** A user's quota as a claim spends it. */
-export interface QuotaBudget {
-  quota: QuotaState;
-  /** Segments the claim may still reserve. */
-  left: number;
-}
-
-/** The phones a row may go through: the one it names when it exists, else its pool. */
-export interface Route {
-  pinned: PhoneRow | undefined;
-  pool: PhoneRow[];
 }
 
 /** What a claim knows when it plans, all read and locked beforehand. */
@@ -112,12 +100,6 @@ export interface ClaimPlan {
   reserved: Map<number, number>;
 }
 
-/** How the error of a recipient that its user's quota cannot cover starts. */
-export const QUOTA_SPENT = 'The sending quota is spent';
-
-/** How the error of a recipient whose user's quota expired without renewal starts. */
-export const QUOTA_EXPIRED = 'The sending quota expired';
-
 /** Why a phone that is not `available` does not send, by its status. */
 const UNAVAILABLE: Readonly<Record<string, string>> = {
   unavailable: 'The phone is unavailable: check it, then update its status.',
@@ -133,53 +115,6 @@ const TOO_LONG_WITH_LINKS =
 const NO_MEDIA_LINKS =
   'The message has medias and its phone cannot send MMS, so they would go as links, but ' +
   'PUBLIC_URL is not set: set it, or send through a phone that sends MMS.';
-
-/** Each row's route among the users' `phones` and the phone groups' `members`. */
-export function routes(
-  rows: readonly OutboxRow[],
-  phones: readonly PhoneRow[],
-  members: ReadonlyMap<number, ReadonlySet<number>>,
-): Route[] {
-  return rows.map((row) => {
-    const own = phones.filter((phone) => Number(phone.id_user) === Number(row.id_user));
-    const pinned = row.id_phone
-      ? own.find((phone) => phone.id === Number(row.id_phone))
-      : undefined;
-    const pool = row.id_phone_group
-      ? own.filter((phone) => members.get(Number(row.id_phone_group))?.has(phone.id))
-      : own;
-    return { pinned, pool };
-  });
-}
-
-/** The paced phones among those the routes may send through. */
-export function pacedPhones(routed: readonly Route[]): Set<number> {
-  return new Set(routed.flatMap(pacedOf));
-}
-
-/**
- * How many booked slots of each paced phone the high-priority rows may take
- * (docs/dispatch.md#priority): one per such row not yet booked, on every paced phone it may go
- * through.
- */
-export function slotsToTake(
-  rows: readonly OutboxRow[],
-  routed: readonly Route[],
-): Map<number, number> {
-  const wanted = new Map<number, number>();
-  rows.forEach((row, index) => {
-    if (Number(row.priority) > 0 && row.pace_slot === null) {
-      for (const phoneId of pacedOf(routed[index])) {
-        wanted.set(phoneId, (wanted.get(phoneId) ?? 0) + 1);
-      }
-    }
-  });
-  return wanted;
-}
-
-function pacedOf({ pinned, pool }: Route): number[] {
-  return (pinned ? [pinned] : pool).flatMap((phone) => (phone.rate ? [phone.id] : []));
-}
 
 /**
  * Chooses each row's phone (docs/dispatch.md#phone-choice) and sorts the rows into those to send,
@@ -406,33 +341,6 @@ export function planClaims(input: ClaimInput, tools: ClaimTools): ClaimPlan {
       ),
     ),
   };
-}
-
-/** The budget of a user's quota for a claim. */
-export function quotaBudget(quota: QuotaState): QuotaBudget {
-  return { quota, left: remainingOf(quota) };
-}
-
-/** Takes `segments` off the budget; or why the row cannot have them. */
-function spendQuota(
-  budget: QuotaBudget,
-  segments: number,
-  now: string,
-  timeZone: string,
-): string | null {
-  const { quota } = budget;
-  const end = utcToZone(quota.expiration_date, timeZone);
-  if (isExpired(quota, now)) {
-    return `${QUOTA_EXPIRED} on ${end} and does not renew itself: nothing is sent until the administrator sets it again.`;
-  }
-  if (segments > budget.left) {
-    return (
-      `${QUOTA_SPENT}: this message needs ${segments} SMS segment${segments > 1 ? 's' : ''} ` +
-      `and ${budget.left} ${budget.left === 1 ? 'is' : 'are'} left until ${end}.`
-    );
-  }
-  budget.left -= segments;
-  return null;
 }
 
 /**

@@ -4,16 +4,14 @@ import { Sql } from '../database/driver/sql';
 import { nowUtc } from '../common/time/datetime';
 import { AppConfig } from '../config/configuration';
 import { contactRecipient } from '../contacts/contact-recipients';
-import { hasTemplateSyntax, TextOutcome, transliterated } from '../text/recipient-text';
+import { hasTemplateSyntax, transliterated } from '../text/recipient-text';
 import { TextPool } from '../text/text-pool';
-import type { RenderInput } from '../text/text.worker';
 import { isSettingOn } from '../users/settings';
 import { expiryOf } from './validity';
 import {
   ConditionLink,
   DueScheduled,
   ExpansionRepository,
-  NewOutboxRow,
   NumberRecipient,
 } from './expansion.repository';
 import {
@@ -29,6 +27,7 @@ import {
   sameCursor,
   startOf,
 } from './expansion-cursor';
+import { ExpandingMessage, Pending, pendingRows } from './expansion-rows';
 
 /**
  * Recipients one expansion transaction reads at most, and due messages it locks at a time;
@@ -38,55 +37,6 @@ import {
 const BUDGET = 250;
 
 const STOP_EXEMPT_TAG = 'SMS_STOP';
-
-/** A due message and what its rows share, read once per transaction. */
-interface Message {
-  scheduled: DueScheduled;
-  /** Whether the STOP list applies to it. */
-  stop: boolean;
-  gsm: boolean;
-  /** Its text as every recipient gets it; null when it is rendered per recipient. */
-  plain: TextOutcome | null;
-  base: Omit<NewOutboxRow, 'destination' | 'state' | 'error' | 'render_input'>;
-}
-
-/**
- * A recipient's row, written out field by field: spreading `base` and adding fields cost several
- * microseconds and kilobytes of garbage per row (see `outboxRow` in dispatch-rows.ts).
- */
-function outboxRowOf(
-  base: Message['base'],
-  destination: string,
-  text: string,
-  state: NewOutboxRow['state'],
-  error: string | null,
-  renderInput: string | null,
-): NewOutboxRow {
-  return {
-    id_user: base.id_user,
-    originating_scheduled: base.originating_scheduled,
-    id_phone: base.id_phone,
-    id_phone_group: base.id_phone_group,
-    destination,
-    text,
-    flash: base.flash,
-    mms: base.mms,
-    tag: base.tag,
-    expires_at: base.expires_at,
-    priority: base.priority,
-    effective_window: base.effective_window,
-    media_ids: base.media_ids,
-    state,
-    error,
-    render_input: renderInput,
-  };
-}
-
-/** A row to queue, and whether the STOP list applies to it. */
-interface Pending {
-  row: NewOutboxRow;
-  stop: boolean;
-}
 
 /** A message whose next recipients are the matches of one of its conditional groups. */
 interface Conditional {
@@ -208,14 +158,14 @@ export class ExpansionService {
         let cursor = from;
         const first = firstPages.get(scheduled.id);
         if (first && first.length <= left) {
-          pending.push(...this.rows(message, first.map(numberRecipient)));
+          pending.push(...pendingRows(message, first.map(numberRecipient)));
           left -= first.length;
           cursor = startOf('contacts');
         }
         // Kinds the message has none of are passed over even once the budget is spent.
         while (cursor.phase !== 'conditions' && (left > 0 || !hasAny(scheduled, cursor.phase))) {
           const page = yield* this.page(scheduled, cursor, left);
-          pending.push(...this.rows(message, page.recipients));
+          pending.push(...pendingRows(message, page.recipients));
           left -= page.read;
           cursor = page.next;
         }
@@ -366,7 +316,7 @@ export class ExpansionService {
     }
     const message = yield* this.message(scheduled, new Map());
     const contacts = yield* this.repository.contactsByIds(scheduled.id_user, matched);
-    yield* this.queue(this.rows(message, contacts.map(contactRecipient)), now);
+    yield* this.queue(pendingRows(message, contacts.map(contactRecipient)), now);
     if (nextCondition(found.conditions, next) === null) {
       yield* this.repository.deleteScheduled([scheduled.id]);
       return true;
@@ -379,7 +329,7 @@ export class ExpansionService {
   private *message(
     scheduled: DueScheduled,
     settingsByUser: Map<number, Record<string, string>>,
-  ): Sql<Message> {
+  ): Sql<ExpandingMessage> {
     let settings = settingsByUser.get(scheduled.id_user);
     if (!settings) {
       settings = yield* this.repository.settingsOf(scheduled.id_user);
@@ -458,28 +408,6 @@ export class ExpansionService {
         });
       }
     }
-  }
-
-  /** The outbox rows of `recipients` of the message. */
-  private rows(message: Message, recipients: readonly Recipient[]): Pending[] {
-    const { base, plain, gsm, stop } = message;
-    return recipients.map((recipient): Pending => {
-      const destination = recipient.number;
-      if (plain === null) {
-        const input: RenderInput = { data: recipient.data, metas: recipient.metas, gsm };
-        return {
-          stop,
-          row: outboxRowOf(base, destination, base.text, 'unrendered', null, JSON.stringify(input)),
-        };
-      }
-      return {
-        stop,
-        row:
-          'text' in plain
-            ? outboxRowOf(base, destination, plain.text, 'queued', null, null)
-            : outboxRowOf(base, destination, base.text, 'rejected', plain.reason, null),
-      };
-    });
   }
 
   /** Queues the rows, in order, but those whose destination is on their user's STOP list. */

@@ -5,7 +5,7 @@ import { Sql } from '../database/driver/sql';
 import { queueEvents } from '../events/webhook-events';
 import { closeThreshold, dueAlerts, remainingOf, renewedAt } from '../users/quota';
 import { isSettingOn } from '../users/settings';
-import { QuotaBudget, quotaBudget } from './claim-plan';
+import { QuotaBudget, quotaBudget } from './quota-budget';
 import { QuotaAccountingRepository } from './quota-accounting.repository';
 
 /** A recorded send's effect on its user's quota. */

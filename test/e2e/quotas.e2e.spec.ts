@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 
 import { DataSource } from 'typeorm';
-import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/claim-plan';
+import { QUOTA_EXPIRED, QUOTA_SPENT } from '../../src/dispatch/quota-budget';
 import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/database/data-source';
-import { QUOTA_SPENT } from '../../src/dispatch/claim-plan';
+import { QUOTA_SPENT } from '../../src/dispatch/quota-budget';
 import { FakeServer, startFakeServer, kannelAdapterData } from '../support/adapters.factories';
 import { openTestDataSource } from '../support/app';
 import { createTestDatabase, DATABASE_KINDS, TestDatabase } from '../support/databases';
