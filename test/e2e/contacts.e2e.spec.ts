@@ -986,26 +986,24 @@ describeEachDatabase('contacts', (database) => {
     afterAll(async () => {
       await large.close();
     });
+    /** `count` lines `C0`, `C1`… with distinct numbers from `first`. */
+    const lines = (count: number, first: number) =>
+      Array.from({ length: count }, (_, i) => `C${i},+3361${String(first + i).padStart(7, '0')}`);
+    const importLarge = (apiKey: string, csv: string) =>
+      api(large, apiKey)
+        .post('/api/contact/import/')
+        .attach('contacts_csv', Buffer.from(csv), 'contacts.csv');
 
     it('refuses a file of several transactions for a bad line at its end, having written nothing', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const lines = IMPORT_CHUNK * 2 + 10;
-      const csv =
-        'name,number\n' +
-        Array.from(
-          { length: lines - 1 },
-          (_, i) => `C${i},+3361${String(8000000 + i).padStart(7, '0')}`,
-        )
-          .concat('Last,12')
-          .join('\n');
+      const count = IMPORT_CHUNK * 2 + 10;
+      const csv = ['name,number', ...lines(count - 1, 8000000), 'Last,12'].join('\n');
 
       expectError(
-        await api(large, apiKey)
-          .post('/api/contact/import/')
-          .attach('contacts_csv', Buffer.from(csv), 'contacts.csv'),
+        await importLarge(apiKey, csv),
         400,
         INVALID_PARAMETER,
-        `${INVALID}contacts_csv : line ${lines + 1}: number : "12" is not a valid phone number; ` +
+        `${INVALID}contacts_csv : line ${count + 1}: number : "12" is not a valid phone number; ` +
           'use the international format (+…).',
       );
       expect(await contactsOf(user.id)).toEqual([]);
@@ -1013,17 +1011,9 @@ describeEachDatabase('contacts', (database) => {
 
     it('answers a database failure part-way with what was written, and the same import sent again finishes it', async () => {
       const { user, apiKey } = await makeUser(ds);
-      const lines = IMPORT_CHUNK * 2 + 2000;
-      const csv =
-        'name,number\n' +
-        Array.from(
-          { length: lines },
-          (_, i) => `C${i},+3361${String(7000000 + i).padStart(7, '0')}`,
-        ).join('\n');
-      const send = () =>
-        api(large, apiKey)
-          .post('/api/contact/import/')
-          .attach('contacts_csv', Buffer.from(csv), 'contacts.csv');
+      const count = IMPORT_CHUNK * 2 + 2000;
+      const csv = ['name,number', ...lines(count, 7000000)].join('\n');
+      const send = () => importLarge(apiKey, csv);
       // A real refusal of the database in the import's third transaction.
       const failing = `C${IMPORT_CHUNK * 2 + 600}`;
       await ds.query(
@@ -1051,7 +1041,7 @@ describeEachDatabase('contacts', (database) => {
       );
 
       expectSuccess(await send(), 200, { created: 2000, updated: IMPORT_CHUNK * 2 });
-      expect((await contactsOf(user.id)).length).toBe(lines);
+      expect((await contactsOf(user.id)).length).toBe(count);
     });
   });
 });
