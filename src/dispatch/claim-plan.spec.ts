@@ -2,49 +2,14 @@ import { Adapter } from '../adapters/adapter';
 import { OpenedData } from '../adapters/adapter-data.cipher';
 import { QuotaState } from '../users/quota';
 import { ClaimInput, ClaimTools, planClaims } from './claim-plan';
-import { pacedPhones, routes, slotsToTake } from './claim-routes';
+import { routes } from './claim-routes';
 import { QUOTA_EXPIRED, QUOTA_SPENT, quotaBudget } from './quota-budget';
 import { makeQuotaState } from '../../test/support/quota.factories';
+import { makeOutboxRow, makePhoneRow } from '../../test/support/dispatch-rows.factories';
 import { OutboxRow, PhoneRow } from './dispatch-rows';
 import { PACE_AHEAD_MS, PACE_LEAD_MS } from './pacing';
 
 const NOW = new Date('2026-01-10T12:00:00Z');
-
-const row = (id: number, overrides: Partial<OutboxRow> = {}): OutboxRow => ({
-  id,
-  id_user: 1,
-  originating_scheduled: 100,
-  id_phone: null,
-  id_phone_group: null,
-  destination: `+3360000000${id}`,
-  text: 'Hello',
-  flash: 0,
-  mms: 0,
-  tag: null,
-  expires_at: null,
-  priority: 0,
-  effective_window: null,
-  media_ids: [],
-  state: 'queued',
-  attempts: 0,
-  error: null,
-  quota_segments: null,
-  via_phone: null,
-  pace_slot: null,
-  refusals: [],
-  ...overrides,
-});
-
-const phone = (id: number, overrides: Partial<PhoneRow> = {}): PhoneRow => ({
-  id,
-  id_user: 1,
-  adapter: 'test',
-  adapter_data: null,
-  priority: 0,
-  status: 'available',
-  rate: null,
-  ...overrides,
-});
 
 const quota = (overrides: Partial<QuotaState> = {}): QuotaState =>
   makeQuotaState({ credit: 10, auto_renew: false, ...overrides });
@@ -79,48 +44,9 @@ const input = (
   ...overrides,
 });
 
-describe('routes', () => {
-  it("routes a row to the phone it names, else to its user's phones or its group's", () => {
-    const phones = [phone(1), phone(2), phone(3, { id_user: 2 })];
-    const [named, anyPhone, grouped] = routes(
-      [row(1, { id_phone: 2 }), row(2), row(3, { id_phone_group: 7 })],
-      phones,
-      new Map([[7, new Set([1])]]),
-    );
-
-    expect(named.pinned?.id).toBe(2);
-    expect(anyPhone.pinned).toBeUndefined();
-    expect(anyPhone.pool.map((candidate) => candidate.id)).toEqual([1, 2]);
-    expect(grouped.pool.map((candidate) => candidate.id)).toEqual([1]);
-  });
-
-  it('names the paced phones a row may go through', () => {
-    const routed = routes([row(1)], [phone(1, { rate: 5 }), phone(2)], new Map());
-
-    expect([...pacedPhones(routed)]).toEqual([1]);
-  });
-
-  it('counts the booked slots high-priority rows not yet booked may take, per paced phone of their route', () => {
-    const phones = [phone(1, { rate: 5 }), phone(2, { rate: 1 }), phone(3)];
-    const rows = [
-      row(1, { priority: 1 }),
-      row(2, { priority: 1, id_phone: 2 }),
-      row(3),
-      row(4, { priority: 1, via_phone: 1, pace_slot: NOW.getTime() + 500 }),
-    ];
-
-    expect(slotsToTake(rows, routes(rows, phones, new Map()))).toEqual(
-      new Map([
-        [1, 1],
-        [2, 2],
-      ]),
-    );
-  });
-});
-
 describe('planClaims', () => {
   it('claims a row through its phone with its text', () => {
-    const plan = planClaims(input([row(1)], [phone(1)]), tools());
+    const plan = planClaims(input([makeOutboxRow(1)], [makePhoneRow(1)]), tools());
 
     expect(plan.claimed).toHaveLength(1);
     expect(plan.claimed[0]).toMatchObject({ phone: { id: 1 }, text: 'Hello', slot: null });
@@ -129,13 +55,17 @@ describe('planClaims', () => {
 
   it("chooses among the user's phones by priority, then by what each limited one has left after the plan's own claims", () => {
     const plan = planClaims(
-      input([row(1), row(2), row(3)], [phone(1, { priority: 1 }), phone(2, { priority: 5 })], {
-        settings: new Map([[1, { phone_limit: '1', phone_priority: '1' }]]),
-        remaining: new Map([
-          [1, 5],
-          [2, 1],
-        ]),
-      }),
+      input(
+        [makeOutboxRow(1), makeOutboxRow(2), makeOutboxRow(3)],
+        [makePhoneRow(1, { priority: 1 }), makePhoneRow(2, { priority: 5 })],
+        {
+          settings: new Map([[1, { phone_limit: '1', phone_priority: '1' }]]),
+          remaining: new Map([
+            [1, 5],
+            [2, 1],
+          ]),
+        },
+      ),
       tools(),
     );
 
@@ -149,9 +79,13 @@ describe('planClaims', () => {
   it('chooses a phone that sends MMS for an MMS, and one free now over a paced one whose turn is far', () => {
     const far = NOW.getTime() + 10 * PACE_AHEAD_MS;
     const plan = planClaims(
-      input([row(1, { mms: 1 }), row(2)], [phone(1, { adapter: 'mms', rate: 1 }), phone(2)], {
-        paces: new Map([[1, { next: far, spacing: 1000 }]]),
-      }),
+      input(
+        [makeOutboxRow(1, { mms: 1 }), makeOutboxRow(2)],
+        [makePhoneRow(1, { adapter: 'mms', rate: 1 }), makePhoneRow(2)],
+        {
+          paces: new Map([[1, { next: far, spacing: 1000 }]]),
+        },
+      ),
       tools(),
     );
 
@@ -160,7 +94,10 @@ describe('planClaims', () => {
   });
 
   it('refuses a row its user has no phone for, saying why', () => {
-    const plan = planClaims(input([row(1), row(2, { id_phone_group: 7 })], []), tools());
+    const plan = planClaims(
+      input([makeOutboxRow(1), makeOutboxRow(2, { id_phone_group: 7 })], []),
+      tools(),
+    );
 
     expect(plan.refused.map(({ reason }) => reason)).toEqual([
       'No phone to send it: the user has no phone.',
@@ -171,8 +108,16 @@ describe('planClaims', () => {
   it('refuses a row whose phone is not available, has an unknown adapter or unreadable credentials', () => {
     const plan = planClaims(
       input(
-        [row(1, { id_phone: 1 }), row(2, { id_phone: 2 }), row(3, { id_phone: 3 })],
-        [phone(1, { status: 'no_credit' }), phone(2, { adapter: 'gone' }), phone(3)],
+        [
+          makeOutboxRow(1, { id_phone: 1 }),
+          makeOutboxRow(2, { id_phone: 2 }),
+          makeOutboxRow(3, { id_phone: 3 }),
+        ],
+        [
+          makePhoneRow(1, { status: 'no_credit' }),
+          makePhoneRow(2, { adapter: 'gone' }),
+          makePhoneRow(3),
+        ],
       ),
       tools({ open: (opened) => ({ data: {}, unreadable: opened.id === 3 ? ['password'] : [] }) }),
     );
@@ -187,7 +132,7 @@ describe('planClaims', () => {
 
   it("refuses rows beyond a limited phone's remaining volume", () => {
     const plan = planClaims(
-      input([row(1), row(2)], [phone(1)], {
+      input([makeOutboxRow(1), makeOutboxRow(2)], [makePhoneRow(1)], {
         settings: new Map([[1, { phone_limit: '1' }]]),
         remaining: new Map([[1, 1]]),
       }),
@@ -202,11 +147,11 @@ describe('planClaims', () => {
 
   it('sends medias as links appended to the text through a phone without MMS, and as an MMS through one with', () => {
     const rows = [
-      row(1, { media_ids: [5], id_phone: 1 }),
-      row(2, { media_ids: [5], id_phone: 2, mms: 1 }),
+      makeOutboxRow(1, { media_ids: [5], id_phone: 1 }),
+      makeOutboxRow(2, { media_ids: [5], id_phone: 2, mms: 1 }),
     ];
     const plan = planClaims(
-      input(rows, [phone(1), phone(2, { adapter: 'mms' })], {
+      input(rows, [makePhoneRow(1), makePhoneRow(2, { adapter: 'mms' })], {
         mediaPaths: new Map([[5, 'u1/a.png']]),
       }),
       tools(),
@@ -224,7 +169,7 @@ describe('planClaims', () => {
 
   it('refuses medias as links without PUBLIC_URL', () => {
     const plan = planClaims(
-      input([row(1, { media_ids: [5] })], [phone(1)], {
+      input([makeOutboxRow(1, { media_ids: [5] })], [makePhoneRow(1)], {
         mediaPaths: new Map([[5, 'u1/a.png']]),
         publicUrl: null,
       }),
@@ -238,9 +183,13 @@ describe('planClaims', () => {
     const rate = 1;
     const spacing = 1000 / (rate * 0.97);
     const plan = planClaims(
-      input([row(1), row(2), row(3), row(4)], [phone(1, { rate })], {
-        paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
-      }),
+      input(
+        [makeOutboxRow(1), makeOutboxRow(2), makeOutboxRow(3), makeOutboxRow(4)],
+        [makePhoneRow(1, { rate })],
+        {
+          paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
+        },
+      ),
       tools(),
     );
 
@@ -256,7 +205,7 @@ describe('planClaims', () => {
   it('keeps the slot a row was booked', () => {
     const slot = NOW.getTime() + 500;
     const plan = planClaims(
-      input([row(1, { via_phone: 1, pace_slot: slot })], [phone(1, { rate: 1 })], {
+      input([makeOutboxRow(1, { via_phone: 1, pace_slot: slot })], [makePhoneRow(1, { rate: 1 })], {
         paces: new Map([[1, { next: NOW.getTime() + 5000, spacing: 1000 }]]),
       }),
       tools(),
@@ -273,10 +222,14 @@ describe('planClaims', () => {
       { id: 11, slot: NOW.getTime() + PACE_AHEAD_MS + 2000 },
     ];
     const plan = planClaims(
-      input([row(1, { priority: 1 }), row(2, { priority: 1 }), row(3)], [phone(1, { rate: 1 })], {
-        paces: new Map([[1, { next: far, spacing: 1000 }]]),
-        swappable: new Map([[1, booked]]),
-      }),
+      input(
+        [makeOutboxRow(1, { priority: 1 }), makeOutboxRow(2, { priority: 1 }), makeOutboxRow(3)],
+        [makePhoneRow(1, { rate: 1 })],
+        {
+          paces: new Map([[1, { next: far, spacing: 1000 }]]),
+          swappable: new Map([[1, booked]]),
+        },
+      ),
       tools(),
     );
 
@@ -293,8 +246,8 @@ describe('planClaims', () => {
 
   it('books a high-priority row at the next free slot when no normal row is booked ahead of it, and claims it when that slot is near', () => {
     const far = NOW.getTime() + 60_000;
-    const booked = plan([row(1, { priority: 1 })], far);
-    const near = plan([row(1, { priority: 1 })], NOW.getTime());
+    const booked = plan([makeOutboxRow(1, { priority: 1 })], far);
+    const near = plan([makeOutboxRow(1, { priority: 1 })], NOW.getTime());
 
     expect(booked.bookings).toEqual([{ id: 1, phoneId: 1, slot: far }]);
     expect(near.claimed.map((claimed) => claimed.slot)).toEqual([NOW.getTime() + PACE_LEAD_MS]);
@@ -302,7 +255,7 @@ describe('planClaims', () => {
 
     function plan(rows: OutboxRow[], next: number) {
       return planClaims(
-        input(rows, [phone(1, { rate: 1 })], {
+        input(rows, [makePhoneRow(1, { rate: 1 })], {
           paces: new Map([[1, { next, spacing: 1000 }]]),
           swappable: new Map([[1, []]]),
         }),
@@ -314,7 +267,7 @@ describe('planClaims', () => {
   it('never moves a booked row for a normal-priority row', () => {
     const far = NOW.getTime() + 60_000;
     const plan = planClaims(
-      input([row(1)], [phone(1, { rate: 1 })], {
+      input([makeOutboxRow(1)], [makePhoneRow(1, { rate: 1 })], {
         paces: new Map([[1, { next: far, spacing: 1000 }]]),
         swappable: new Map([[1, [{ id: 10, slot: NOW.getTime() + PACE_AHEAD_MS + 1000 }]]]),
       }),
@@ -326,7 +279,7 @@ describe('planClaims', () => {
 
   it("reserves each claimed row's segments of its user's quota, and refuses what it cannot cover", () => {
     const plan = planClaims(
-      input([row(1), row(2), row(3)], [phone(1)], {
+      input([makeOutboxRow(1), makeOutboxRow(2), makeOutboxRow(3)], [makePhoneRow(1)], {
         quotas: new Map([[1, quotaBudget(quota({ credit: 2 }))]]),
       }),
       tools(),
@@ -341,7 +294,7 @@ describe('planClaims', () => {
 
   it('refuses every row of a user whose quota expired', () => {
     const plan = planClaims(
-      input([row(1)], [phone(1)], {
+      input([makeOutboxRow(1)], [makePhoneRow(1)], {
         quotas: new Map([[1, quotaBudget(quota({ expiration_date: '2026-01-05 00:00:00' }))]]),
       }),
       tools(),
@@ -353,7 +306,7 @@ describe('planClaims', () => {
 
   it('gives a slot back when the quota refuses its row', () => {
     const plan = planClaims(
-      input([row(1), row(2)], [phone(1, { rate: 1 })], {
+      input([makeOutboxRow(1), makeOutboxRow(2)], [makePhoneRow(1, { rate: 1 })], {
         paces: new Map([[1, { next: NOW.getTime(), spacing: 1000 }]]),
         quotas: new Map([[1, quotaBudget(quota({ credit: 1 }))]]),
       }),
@@ -374,12 +327,12 @@ describe('planClaims', () => {
       const plan = planClaims(
         input(
           [
-            row(1, { expires_at: '2026-01-10 11:59:59', id_phone: 1 }),
-            row(2, { expires_at: '2026-01-10 12:00:00' }),
-            row(3, { expires_at: '2026-01-10 12:00:01' }),
-            row(4),
+            makeOutboxRow(1, { expires_at: '2026-01-10 11:59:59', id_phone: 1 }),
+            makeOutboxRow(2, { expires_at: '2026-01-10 12:00:00' }),
+            makeOutboxRow(3, { expires_at: '2026-01-10 12:00:01' }),
+            makeOutboxRow(4),
           ],
-          [phone(1)],
+          [makePhoneRow(1)],
           {
             settings: new Map([[1, { phone_limit: '1' }]]),
             remaining: new Map([[1, 2]]),
@@ -405,7 +358,7 @@ describe('planClaims', () => {
 
     it('shows the end of the validity in the service time zone', () => {
       const plan = planClaims(
-        input([row(1, { expires_at: '2026-01-10 11:00:00' })], [phone(1)], {
+        input([makeOutboxRow(1, { expires_at: '2026-01-10 11:00:00' })], [makePhoneRow(1)], {
           timeZone: 'Europe/Paris',
         }),
         tools(),
@@ -420,11 +373,11 @@ describe('planClaims', () => {
       const plan = planClaims(
         input(
           [
-            row(1),
-            row(2, { expires_at: '2026-01-10 12:00:05' }),
-            row(3, { expires_at: '2026-01-10 12:01:00' }),
+            makeOutboxRow(1),
+            makeOutboxRow(2, { expires_at: '2026-01-10 12:00:05' }),
+            makeOutboxRow(3, { expires_at: '2026-01-10 12:01:00' }),
           ],
-          [phone(1, { rate: 0.1 })],
+          [makePhoneRow(1, { rate: 0.1 })],
           { paces: new Map([[1, { next: NOW.getTime(), spacing }]]) },
         ),
         tools(),
@@ -444,8 +397,8 @@ describe('planClaims', () => {
       const slot = NOW.getTime() + 1500;
       const plan = planClaims(
         input(
-          [row(1, { via_phone: 1, pace_slot: slot, expires_at: '2026-01-10 12:00:01' })],
-          [phone(1, { rate: 1 })],
+          [makeOutboxRow(1, { via_phone: 1, pace_slot: slot, expires_at: '2026-01-10 12:00:01' })],
+          [makePhoneRow(1, { rate: 1 })],
           { paces: new Map([[1, { next: NOW.getTime() + 5000, spacing: 1000 }]]) },
         ),
         tools(),
@@ -460,9 +413,13 @@ describe('planClaims', () => {
 
     it('claims a paced row whose slot comes before its message expires', () => {
       const plan = planClaims(
-        input([row(1, { expires_at: '2026-01-10 12:00:01' })], [phone(1, { rate: 1 })], {
-          paces: new Map([[1, { next: NOW.getTime(), spacing: 1000 }]]),
-        }),
+        input(
+          [makeOutboxRow(1, { expires_at: '2026-01-10 12:00:01' })],
+          [makePhoneRow(1, { rate: 1 })],
+          {
+            paces: new Map([[1, { next: NOW.getTime(), spacing: 1000 }]]),
+          },
+        ),
         tools(),
       );
 
@@ -482,8 +439,8 @@ describe('planClaims', () => {
     it('leaves out the phones that refused the row', () => {
       const plan = planClaims(
         input(
-          [row(1, { refusals: [refusal(1)] })],
-          [phone(1, { priority: 9 }), phone(2, { priority: 1 })],
+          [makeOutboxRow(1, { refusals: [refusal(1)] })],
+          [makePhoneRow(1, { priority: 9 }), makePhoneRow(2, { priority: 1 })],
           { settings: new Map([[1, { phone_priority: '1' }]]) },
         ),
         tools(),
@@ -494,7 +451,10 @@ describe('planClaims', () => {
 
     it('records the last refusal as the outcome when no other phone is left, the earlier ones its detail', () => {
       const plan = planClaims(
-        input([row(1, { refusals: [refusal(1), refusal(2)] })], [phone(1), phone(2)]),
+        input(
+          [makeOutboxRow(1, { refusals: [refusal(1), refusal(2)] })],
+          [makePhoneRow(1), makePhoneRow(2)],
+        ),
         tools(),
       );
 
@@ -516,11 +476,11 @@ describe('planClaims', () => {
       const plan = planClaims(
         input(
           [
-            row(1, PARIS('08:00-20:00')),
-            row(2, PARIS('18:00-19:00')),
-            row(3, PARIS('mon-fri 08:00-20:00')),
+            makeOutboxRow(1, PARIS('08:00-20:00')),
+            makeOutboxRow(2, PARIS('18:00-19:00')),
+            makeOutboxRow(3, PARIS('mon-fri 08:00-20:00')),
           ],
-          [phone(1)],
+          [makePhoneRow(1)],
           { remaining: new Map([[1, 1]]), settings: new Map([[1, { phone_limit: '1' }]]) },
         ),
         tools(),
@@ -537,7 +497,7 @@ describe('planClaims', () => {
     it('claims the deferred row once the clock reaches its opening', () => {
       const opening = new Date('2026-01-10T17:00:00Z');
       const plan = planClaims(
-        input([row(2, PARIS('18:00-19:00'))], [phone(1)], { now: opening }),
+        input([makeOutboxRow(2, PARIS('18:00-19:00'))], [makePhoneRow(1)], { now: opening }),
         tools(),
       );
 
@@ -547,7 +507,10 @@ describe('planClaims', () => {
 
     it('refuses a row whose message expires before its window opens, with both moments', () => {
       const plan = planClaims(
-        input([row(1, { ...PARIS('18:00-19:00'), expires_at: '2026-01-10 12:30:00' })], [phone(1)]),
+        input(
+          [makeOutboxRow(1, { ...PARIS('18:00-19:00'), expires_at: '2026-01-10 12:30:00' })],
+          [makePhoneRow(1)],
+        ),
         tools(),
       );
 
@@ -563,9 +526,13 @@ describe('planClaims', () => {
       const first = NOW.getTime() + PACE_LEAD_MS;
       const window = { effective_window: 'UTC 11:00-12:01' };
       const plan = planClaims(
-        input([row(1, window), row(2, window), row(3, window)], [phone(1, { rate: 0.025 })], {
-          paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
-        }),
+        input(
+          [makeOutboxRow(1, window), makeOutboxRow(2, window), makeOutboxRow(3, window)],
+          [makePhoneRow(1, { rate: 0.025 })],
+          {
+            paces: new Map([[1, { next: NOW.getTime(), spacing }]]),
+          },
+        ),
         tools(),
       );
 
@@ -577,7 +544,10 @@ describe('planClaims', () => {
 
     it('holds back no row whose stored window does not read', () => {
       const plan = planClaims(
-        input([row(1, { effective_window: 'Mars/Olympus 08:00-09:00' })], [phone(1)]),
+        input(
+          [makeOutboxRow(1, { effective_window: 'Mars/Olympus 08:00-09:00' })],
+          [makePhoneRow(1)],
+        ),
         tools(),
       );
 
@@ -590,7 +560,7 @@ describe('planClaims', () => {
     const pace = { next: NOW.getTime(), spacing: 1000 };
     const remaining = new Map([[1, 5]]);
     planClaims(
-      input([row(1)], [phone(1, { rate: 1 })], {
+      input([makeOutboxRow(1)], [makePhoneRow(1, { rate: 1 })], {
         settings: new Map([[1, { phone_limit: '1' }]]),
         remaining,
         paces: new Map([[1, pace]]),
@@ -608,7 +578,7 @@ describe('planClaims', () => {
     const booked = [{ id: 10, slot: NOW.getTime() + 60_000 }];
     const swappable = new Map([[1, booked]]);
     const plan = planClaims(
-      input([row(1, { priority: 1 })], [phone(1, { rate: 1 })], {
+      input([makeOutboxRow(1, { priority: 1 })], [makePhoneRow(1, { rate: 1 })], {
         paces: new Map([[1, { next: NOW.getTime() + 120_000, spacing: 1000 }]]),
         swappable,
       }),

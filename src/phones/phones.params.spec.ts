@@ -13,7 +13,6 @@ import {
   parsePriority,
   parseRate,
   parseUpdatePhoneParams,
-  phpIntval,
 } from './phones.params';
 
 describe('parseName', () => {
@@ -157,24 +156,6 @@ describe('checkDataSize', () => {
     const error = thrownApiError(() => checkDataSize({ callback: 'x'.repeat(70_000) }));
     expect(error.code).toBe(ErrorCode.INVALID_PARAMETER);
     expect(error.message).toMatch(/adapter_data must take at most 65535 bytes/);
-  });
-});
-
-describe('phpIntval', () => {
-  it.each([
-    ['100', 100],
-    ['abc', 0],
-    ['12abc', 12],
-    [' 12', 12],
-    ['1.9', 1],
-    ['-5', -5],
-    ['1e3', 1000],
-    ['.5', 0],
-    [12.7, 12],
-    [true, 1],
-    ['99999999999999', 2147483647],
-  ])('casts %p to %p as PHP (int) does', (value, expected) => {
-    expect(phpIntval(value)).toBe(expected);
   });
 });
 

@@ -4,7 +4,7 @@ import { checkParsedJson } from '../common/params/check-params';
 import { Deferred } from '../common/params/deferred';
 import { asList, isAbsent, Params, parseId } from '../common/params/parse';
 import { isValidStartpoint } from '../common/limits/startpoint';
-import { leadingNumber, toBool, toNumber } from '../text/php-values';
+import { phpIntval, toBool } from '../text/php-values';
 
 /** `phone.name` is VARCHAR(150). */
 export const MAX_NAME_LENGTH = 150;
@@ -268,19 +268,6 @@ export function checkStoredSize(stored: string): void {
         'are encrypted: shorten them.',
     );
   }
-}
-
-/**
- * PHP's `(int)` of a scalar: the leading number of a text (`"12abc"` is 12, `"abc"` 0, `"1e3"`
- * 1000), truncated toward zero; kept within the column's range, so that a text too large
- * (`"1e999"`) is capped where toInteger of a template gives 0.
- */
-export function phpIntval(value: string | number | boolean): number {
-  const number = typeof value === 'string' ? (leadingNumber(value) ?? 0) : toNumber(value);
-  if (Number.isNaN(number)) {
-    return 0;
-  }
-  return Math.min(Math.max(Math.trunc(number), -MAX_INT - 1), MAX_INT);
 }
 
 /**

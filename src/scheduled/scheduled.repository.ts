@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { setImmediate } from 'node:timers/promises';
 import { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import { DriverRunner } from '../database/driver/runner';
-import { DriverSql, insertTree, insertWith } from '../database/driver/group-commit';
+import { DriverSql, insertWith } from '../database/driver/group-commit';
 import { chunks } from '../database/driver/placeholders';
 import { nowUtc } from '../common/time/datetime';
-import { Sql, write } from '../database/driver/sql';
-import { HIDDEN_SEND_AFTER, removeHiddenPart } from '../messages/hidden-messages';
 import { ContactRow, userContact } from '../contacts/contact-recipients';
 import { ConditionalGroup } from '../conditional-groups/entities/conditional-group.entity';
 import { Contact } from '../contacts/entities/contact.entity';
@@ -16,13 +13,8 @@ import { PhoneGroup } from '../phone-groups/entities/phone-group.entity';
 import { Phone } from '../phones/entities/phone.entity';
 import { messagePriority } from './entities/message-priority';
 import { Scheduled } from './entities/scheduled.entity';
-import {
-  MessageChange,
-  NewScheduled,
-  RecipientNumber,
-  Recipients,
-  StoredMessage,
-} from './scheduled-message';
+import { HiddenScheduledWriter, NUMBERS_PER_TRANSACTION } from './scheduled-hidden-writer';
+import { MessageChange, NewScheduled, Recipients, StoredMessage } from './scheduled-message';
 import { messageValues, ScheduledRows } from './scheduled-rows';
 
 interface ScheduledRow {
@@ -50,20 +42,13 @@ const RECIPIENT_ENTITIES: Record<Recipients, EntityTarget<ObjectLiteral>> = {
 
 /** Ids per `IN (…)` list: far below SQLite's 32,766 bound variables. */
 const IDS_PER_QUERY = 1000;
-/**
- * Numbers written per transaction. A message with more is written hidden, in parts, and made
- * visible last (src/messages/hidden-messages.ts): on SQLite a part holds the event loop and the
- * only connection for a few milliseconds, where 200,000 numbers in one transaction held them for
- * 260 ms, and on MySQL the API's other inserts no longer wait in the group commit for the whole
- * file (bench:api BENCH_ONLY=upload).
- */
-export const NUMBERS_PER_TRANSACTION = 5000;
 
 @Injectable()
 export class ScheduledRepository {
   private readonly sql: DriverSql;
   private readonly runner: DriverRunner;
   private readonly rows: ScheduledRows;
+  private readonly hidden: HiddenScheduledWriter;
   private readonly ownPhone: string;
   private readonly ownPhoneGroup: string;
 
@@ -74,6 +59,7 @@ export class ScheduledRepository {
     this.sql = DriverSql.for(dataSource);
     this.runner = DriverRunner.for(dataSource);
     this.rows = new ScheduledRows(dataSource);
+    this.hidden = new HiddenScheduledWriter(this.sql, this.runner, this.rows);
     const owned = (entity: EntityTarget<ObjectLiteral>) =>
       `SELECT 1 AS found FROM ${dataSource.driver.escape(dataSource.getMetadata(entity).tableName)} ` +
       'WHERE id = ? AND id_user = ? LIMIT 1';
@@ -145,68 +131,13 @@ export class ScheduledRepository {
    * new message's id once that transaction is committed. get_send_sms and post_scheduled sit
    * on this path: the statements are written here and run on the driver (see DriverSql).
    *
-   * A message of more than NUMBERS_PER_TRANSACTION numbers is written hidden, its numbers in
-   * parts with the event loop let go between them, then made visible, with its idempotency key
-   * and medias, in a transaction shared as above; a failure on the way removes what was written.
-   * Nothing of it is listed, counted or dispatched before that last commit.
+   * A message of more than NUMBERS_PER_TRANSACTION numbers is written hidden, in parts
+   * (HiddenScheduledWriter).
    */
   async create(message: NewScheduled): Promise<number> {
-    if (message.numbers.length <= NUMBERS_PER_TRANSACTION) {
-      return this.sql.insert(this.rows.message(message));
-    }
-    const stamp = [nowUtc(), null];
-    const id = await this.sql.insert(this.rows.hiddenMessage(message, HIDDEN_SEND_AFTER, stamp));
-    try {
-      for (const part of chunks(message.numbers, NUMBERS_PER_TRANSACTION)) {
-        await setImmediate();
-        await this.runner.transaction(this.numbersOf(id, part, stamp));
-      }
-      // The UPDATE's id is not the message's: its children are given the message's.
-      await this.sql.insert({
-        sql:
-          'UPDATE scheduled SET hidden = 0, send_after = ?, updated_at = NULL ' +
-          'WHERE id = ? AND hidden = 1',
-        parameters: [message.sendAfter, id],
-        children: () => [
-          ...(message.keep ? [message.keep(id)] : []),
-          ...this.rows.medias(message, id, stamp),
-        ],
-      });
-    } catch (error) {
-      await this.removeHidden(id);
-      throw error;
-    }
-    return id;
-  }
-
-  /** Removes the hidden message `id` in bounded parts, letting the event loop go between them. */
-  private async removeHidden(id: number): Promise<void> {
-    while (!(await this.runner.transaction(removeHiddenPart(id)))) {
-      await setImmediate();
-    }
-  }
-
-  /**
-   * Part of a hidden message's numbers, and its `updated_at` moved on: the worker removes a
-   * hidden message that has not moved for ABANDONED_AFTER_MS, however long the whole upload takes.
-   */
-  private *numbersOf(
-    scheduledId: number,
-    numbers: readonly RecipientNumber[],
-    stamp: unknown[],
-  ): Sql<void> {
-    const { affected } = yield* write(
-      'UPDATE scheduled SET updated_at = ? WHERE id = ? AND hidden = 1',
-      [nowUtc(), scheduledId],
-    );
-    if (affected === 0) {
-      throw new Error(
-        `Hidden scheduled message ${scheduledId} was removed while its numbers were written.`,
-      );
-    }
-    for (const statement of this.rows.numberRows(scheduledId, numbers, stamp)) {
-      yield* insertTree(statement);
-    }
+    return message.numbers.length <= NUMBERS_PER_TRANSACTION
+      ? this.sql.insert(this.rows.message(message))
+      : this.hidden.create(message);
   }
 
   /**

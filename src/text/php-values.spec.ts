@@ -6,6 +6,7 @@ import {
   looseEquals,
   PhpDate,
   PhpError,
+  phpIntval,
   strictEquals,
   toBool,
   toInteger,
@@ -77,6 +78,22 @@ describe('PHP values', () => {
     expect(toInteger(-1.9)).toBe(-1);
     expect(toInteger([])).toBe(0);
     expect(toInteger(['x'])).toBe(1);
+  });
+
+  it.each([
+    ['100', 100],
+    ['abc', 0],
+    ['12abc', 12],
+    [' 12', 12],
+    ['1.9', 1],
+    ['-5', -5],
+    ['1e3', 1000],
+    ['.5', 0],
+    [12.7, 12],
+    [true, 1],
+    ['99999999999999', 2147483647],
+  ])('casts %p to %p as PHP (int) does', (value, expected) => {
+    expect(phpIntval(value)).toBe(expected);
   });
 
   it.each([

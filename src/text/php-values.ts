@@ -135,6 +135,22 @@ export function toInteger(value: unknown): number {
   return Number.isFinite(number) ? Math.trunc(number) : 0;
 }
 
+/** The largest value of a signed INT column, where RaspiSMS keeps the integers it casts. */
+const MAX_INT = 2_147_483_647;
+
+/**
+ * PHP's `(int)` of a scalar: the leading number of a text (`"12abc"` is 12, `"abc"` 0, `"1e3"`
+ * 1000), truncated toward zero; kept within an INT column's range, so that a text too large
+ * (`"1e999"`) is capped where toInteger of a template gives 0.
+ */
+export function phpIntval(value: string | number | boolean): number {
+  const number = typeof value === 'string' ? (leadingNumber(value) ?? 0) : toNumber(value);
+  if (Number.isNaN(number)) {
+    return 0;
+  }
+  return Math.min(Math.max(Math.trunc(number), -MAX_INT - 1), MAX_INT);
+}
+
 /**
  * A value as text, as PHP prints it: null and false are empty, true is `1`, floats keep 14
  * significant digits. Lists, hashes and dates have no text: PHP would print `Array` or fail.

@@ -1,4 +1,5 @@
 import { countryCodes } from '../common/phone/phone-number';
+import { phpIntval } from '../text/php-values';
 import {
   MAX_WINDOW_CHARACTERS,
   WINDOW_SYNTAX,
@@ -340,8 +341,7 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, string>> = Object.fromEnt
 
 /** PHP's `(int) value` truthiness, as RaspiSMS tests its settings: `"1"`, `"2"` on; `""`, `"0"`, `"x"` off. */
 export function isSettingOn(settings: Readonly<Record<string, string>>, name: string): boolean {
-  const value = parseInt(settings[name] ?? '', 10);
-  return !Number.isNaN(value) && value !== 0;
+  return phpIntval(settings[name] ?? '') !== 0;
 }
 
 /** A setting's value as it is stored, or why it cannot be. */

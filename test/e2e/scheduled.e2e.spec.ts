@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { Contact } from '../../src/contacts/entities/contact.entity';
 import { Media } from '../../src/media/entities/media.entity';
 import { HIDDEN_SEND_AFTER } from '../../src/messages/hidden-messages';
-import { NUMBERS_PER_TRANSACTION } from '../../src/scheduled/scheduled.repository';
+import { NUMBERS_PER_TRANSACTION } from '../../src/scheduled/scheduled-hidden-writer';
 import { api } from '../support/api-client';
 import { startApp, TestApp } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
