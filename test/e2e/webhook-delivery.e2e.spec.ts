@@ -124,6 +124,15 @@ describeEachDatabase('webhook deliveries', (database) => {
     return { apiKey, userId: user.id, id: created.body.response as number };
   }
 
+  /**
+   * Disables a webhook whose endpoint hangs or answers late, failing its pending deliveries: a
+   * later test's deliverDue claims every delivery due on its clock, and each of these would hold
+   * it for WEBHOOK_TIMEOUT_MS.
+   */
+  async function retire(hook: { apiKey: string; id: number }): Promise<void> {
+    await post(`/api/webhook/${hook.id}/`, hook.apiKey, { enabled: '0' }).expect(200);
+  }
+
   async function ping(apiKey: string, id: number): Promise<number> {
     const queued = await post(`/api/webhook/${id}/test/`, apiKey);
     expect(queued.status).toBe(200);
@@ -297,6 +306,7 @@ describeEachDatabase('webhook deliveries', (database) => {
         last_error: 'No answer within 1500 ms (WEBHOOK_TIMEOUT_MS).',
         last_answer: null,
       });
+      await retire(hook);
     });
 
     it('retries a connection reset and a refused connection', async () => {
@@ -370,6 +380,7 @@ describeEachDatabase('webhook deliveries', (database) => {
         .getRepository(WebhookDelivery)
         .findBy({ id_webhook: hung.id, attempts: 0, status: 'pending' });
       expect(waiting).toHaveLength(2 * PER_ORIGIN);
+      await retire(hung);
     });
   });
 
