@@ -66,7 +66,10 @@ export class SmppLinkProxy implements ThreadLink {
     if (link === null) {
       return false;
     }
-    return this.thread.request((request) => ({ type: 'boundWith', request, link, password }), false);
+    return this.thread.request(
+      (request) => ({ type: 'boundWith', request, link, password }),
+      false,
+    );
   }
 
   /** Whether a session is bound, binding any that is not, or why there is none in time. */

@@ -118,7 +118,7 @@ export class SmppThread {
   request<T>(build: (request: number) => ToThread, lost: T): Promise<T> {
     const id = this.nextRequest++;
     return new Promise<T>((resolve) => {
-      this.requests.set(id, { resolve: resolve as (value: unknown) => void, lost });
+      this.requests.set(id, { resolve, lost });
       this.post(build(id));
     });
   }

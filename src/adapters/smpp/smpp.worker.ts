@@ -1,4 +1,3 @@
-import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import { OutboundRefusal } from '../../common/net/outbound-policy';
