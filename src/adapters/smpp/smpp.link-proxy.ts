@@ -52,10 +52,15 @@ export class SmppLinkProxy implements ThreadLink {
     return `${this.data.host}:${this.data.port}`;
   }
 
-  /** Takes the phone's newest data (a corrected password) for the next binds. */
+  /**
+   * Takes the phone's newest data (a corrected password) for the next binds. Of what binds
+   * read, only the password is left out of the link's key (`linkKey`): the thread is told when
+   * it changed, not at each send.
+   */
   adopt(data: AdapterData): void {
+    const changed = data.password !== this.data.password;
     this.data = data;
-    if (this.remote !== null) {
+    if (changed && this.remote !== null) {
       this.thread.post({ type: 'adopt', link: this.remote, data });
     }
   }
