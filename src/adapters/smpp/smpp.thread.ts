@@ -19,12 +19,12 @@ import {
 /**
  * The thread's code is this file's sibling: compiled JavaScript under `dist/`, or the TypeScript
  * source when this file runs from source (tests, benchmarks), which the thread then loads
- * through ts-node's transpile-only hook.
+ * through ts-node's transpile-only hook. Compiled, it takes none of the process's flags: a
+ * `--require` of ts-node would load TypeScript into it, some 50 MiB.
  */
 const EXTENSION = extname(__filename);
 const WORKER_FILE = join(__dirname, `smpp.worker${EXTENSION}`);
-const EXEC_ARGV =
-  EXTENSION === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : undefined;
+const EXEC_ARGV = EXTENSION === '.ts' ? ['--require', 'ts-node/register/transpile-only'] : [];
 
 /** A thread with no link open this long exits; the next link starts one again. */
 const IDLE_TIMEOUT_MS = 30_000;
