@@ -164,11 +164,15 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
     };
   }
 
+  /**
+   * Unbinds and closes every session. The thread is left to its idle exit, which never keeps
+   * the process alive: an adapter used again (a test's next case) reuses it rather than paying
+   * for a new thread's start.
+   */
   async onApplicationShutdown(): Promise<void> {
     const links = [...this.links.values()];
     this.links.clear();
     await Promise.all(links.map((link) => link.close()));
-    await this.thread.terminate();
   }
 
   /**

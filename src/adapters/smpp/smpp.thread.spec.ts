@@ -56,6 +56,19 @@ describe('SmppThread', () => {
       ),
     );
 
+  it('never keeps the process alive: its thread holds no reference on the event loop', async () => {
+    const ports = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((kind) => kind === 'MessagePort' || kind === 'Worker');
+    const before = ports().length;
+
+    expect((await send(1)).map((result) => result.outcome)).toEqual(['sent']);
+
+    expect(threadOf(adapter).threadId).toBeGreaterThan(0);
+    expect(ports()).toHaveLength(before);
+  });
+
   it('fails a message written when the thread dies as unknown, those not written as transient, and sends the next through a new thread', async () => {
     const answer = smsc.answerSubmit;
     smsc.answerSubmit = () => undefined;

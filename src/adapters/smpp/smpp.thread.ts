@@ -160,8 +160,8 @@ export class SmppThread {
     });
   }
 
-  /** Closes nothing: the links are closed first (`SmppAdapter.onApplicationShutdown`). */
-  async terminate(): Promise<void> {
+  /** Stops the thread once no link has been open for a while; it closes no link itself. */
+  private async terminate(): Promise<void> {
     const worker = this.worker;
     if (worker) {
       this.lose(worker);
@@ -174,7 +174,6 @@ export class SmppThread {
       return this.worker;
     }
     const worker = new Worker(WORKER_FILE, { execArgv: EXEC_ARGV });
-    worker.unref();
     worker.on('message', (message: FromThread) => this.received(worker, message));
     worker.on('error', (error: unknown) => {
       this.logger.error({ err: error }, 'The SMPP thread failed.');
@@ -187,6 +186,8 @@ export class SmppThread {
         this.lose(worker);
       }
     });
+    // After the 'message' listener, which refs the thread again when added.
+    worker.unref();
     this.worker = worker;
     this.pages.forEach((page, index) => {
       worker.postMessage({ type: 'page', index, buffer: page.buffer as SharedArrayBuffer });
