@@ -17,11 +17,15 @@ import {
   problemText,
 } from '../adapter';
 import { AdapterDescriptor } from '../adapter.descriptor';
-import { destinationDigits } from './smpp.codec';
-import type { SmppTimings } from './smpp.bind';
-import { SmppLinkProxy, SmppListener } from './smpp.link-proxy';
-import type { SmppLinkShape } from './smpp.messages';
-import { SmppThread } from './smpp.thread';
+import {
+  destinationDigits,
+  encodedMessage,
+  SourceAddress,
+  sourceAddress,
+  submitFields,
+} from './smpp.codec';
+import { SmppTimings } from './smpp.bind';
+import { SmppLink, SmppLinkShape, SmppListener } from './smpp.link';
 
 /** SMPP 3.4's C-Octet String sizes, less their terminating NUL. */
 const MAX_LENGTHS: Readonly<Record<string, number>> = {
@@ -46,18 +50,15 @@ interface PreparedData {
   invalid: string | null;
   /** Its link's key in `links`. */
   key: string;
+  source: SourceAddress;
 }
 
-/**
- * An SMSC, through one or more SMPP 3.4 transceiver sessions, which run in a worker thread of
- * their own (smpp.thread.ts); the data is checked here.
- */
+/** An SMSC, through one or more SMPP 3.4 transceiver sessions. */
 @Injectable()
 export class SmppAdapter implements Adapter, OnApplicationShutdown {
   private readonly logger = new Logger(SmppAdapter.name);
   /** The open sessions, one link per connection data: sends and listeners of a phone share it. */
-  private readonly links = new Map<string, SmppLinkProxy>();
-  private readonly thread: SmppThread;
+  private readonly links = new Map<string, SmppLink>();
   private readonly preparedData = new WeakMap<AdapterData, PreparedData>();
   protected readonly timings: SmppTimings = {
     enquireLinkMs: 30_000,
@@ -96,9 +97,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   constructor(
     private readonly config: AppConfig,
     private readonly outbound: OutboundPolicy,
-  ) {
-    this.thread = new SmppThread(outbound);
-  }
+  ) {}
 
   async test(data: AdapterData): Promise<string | FieldRefusal | null> {
     return this.invalid(data) ?? (await this.bind(data));
@@ -107,7 +106,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   /** A phone whose session is bound is available without another bind, which SMSCs may cap. */
   async checkStatus(data: AdapterData): Promise<Exclude<PhoneStatus, 'disabled'>> {
     const invalid = this.invalid(data);
-    if (!invalid && (await this.links.get(this.prepared(data).key)?.boundWith(data.password))) {
+    if (!invalid && this.links.get(this.prepared(data).key)?.boundWith(data.password)) {
       return 'available';
     }
     const problem = invalid ?? (await this.bind(data));
@@ -131,7 +130,14 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
         cause: 'recipient',
       };
     }
-    return this.link(data).submit(destination, sms.text, sms.flash, sms.validitySeconds);
+    return this.link(data).submit(
+      submitFields(
+        this.prepared(data).source,
+        destination,
+        encodedMessage(sms.text, sms.flash),
+        sms.validitySeconds,
+      ),
+    );
   }
 
   /**
@@ -164,11 +170,6 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
     };
   }
 
-  /**
-   * Unbinds and closes every session. The thread is left to its idle exit, which never keeps
-   * the process alive: an adapter used again (a test's next case) reuses it rather than paying
-   * for a new thread's start.
-   */
   async onApplicationShutdown(): Promise<void> {
     const links = [...this.links.values()];
     this.links.clear();
@@ -185,6 +186,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       prepared = {
         invalid: this.check(data),
         key: linkKey(data),
+        source: sourceAddress(data.source_addr ?? ''),
       };
       this.preparedData.set(data, prepared);
     }
@@ -217,7 +219,7 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
     return null;
   }
 
-  private link(data: AdapterData): SmppLinkProxy {
+  private link(data: AdapterData): SmppLink {
     const { key } = this.prepared(data);
     const existing = this.links.get(key);
     if (existing) {
@@ -247,12 +249,8 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
   }
 
   /** The host is the user's: the link connects only where the outbound policy allows. */
-  private newLink(data: AdapterData, shape: SmppLinkShape): SmppLinkProxy {
-    return new SmppLinkProxy(this.thread, data, this.outbound, {
-      timeoutMs: this.config.providers.timeoutMs,
-      timings: this.timings,
-      shape,
-    });
+  private newLink(data: AdapterData, shape: SmppLinkShape): SmppLink {
+    return new SmppLink(data, this.config.providers.timeoutMs, this.timings, this.outbound, shape);
   }
 }
 

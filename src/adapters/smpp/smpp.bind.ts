@@ -1,13 +1,13 @@
+import { Logger } from '@nestjs/common';
 import { PDU, Session, connect, errors } from 'smpp';
 import {
+  OutboundPolicy,
   OutboundRefusal,
-  OutboundTarget,
   outboundRefusalOf,
 } from '../../common/net/outbound-policy';
-import type { AdapterData, SendResult } from '../adapter';
+import { AdapterData, SendResult } from '../adapter';
 import { describeNetworkError, formatDuration } from '../../common/net/http-answers';
 import { CREDENTIAL_STATUSES, statusName, submitResult } from './smpp.codec';
-import { ThreadLogger } from './smpp.messages';
 
 const SMPP_VERSION_3_4 = 0x34;
 
@@ -19,19 +19,13 @@ export interface SmppTimings {
   retryMaxMs: number;
 }
 
-/** `refusal` when the outbound policy refused the SMSC's address (its words cross threads). */
+/** `refusal` when the outbound policy refused the SMSC's address. */
 export type BindOutcome =
-  | { ok: true }
-  | { ok: false; reason: string; permanent: boolean; refusal?: Pick<OutboundRefusal, 'message'> };
+  { ok: true } | { ok: false; reason: string; permanent: boolean; refusal?: OutboundRefusal };
 
 export type BindFailure = Extract<BindOutcome, { ok: false }>;
 
 export type BindState = 'idle' | 'binding' | 'bound' | 'waiting' | 'closed';
-
-/** Where the sessions may connect: the main thread's outbound policy decides (smpp.worker.ts). */
-export interface BindOutbound {
-  target(host: string): OutboundTarget | OutboundRefusal;
-}
 
 /** What a bind shares with the other binds of its link, and how it reports to the link. */
 export interface BindContext {
@@ -39,7 +33,7 @@ export interface BindContext {
   data(): AdapterData;
   readonly timeoutMs: number;
   readonly timings: SmppTimings;
-  readonly outbound: BindOutbound;
+  readonly outbound: OutboundPolicy;
   /** A bind attempt ended, or a bound session dropped (then `outcome` is a failure). */
   settled(outcome: BindOutcome): void;
   /** A submit_sm of the bind was answered or given up on: its window has room again. */
@@ -56,13 +50,13 @@ export interface BindName {
 }
 
 /**
- * One transceiver session to an SMSC, in the SMPP thread, bound on demand and, when its link asks, bound again
+ * One transceiver session to an SMSC, bound on demand and, when its link asks, bound again
  * after a failure with a doubling back-off. Its socket sends each PDU at once (TCP_NODELAY):
  * with Nagle's algorithm a submit_sm written while another is unacknowledged waits for the
  * SMSC's TCP ACK, which SMSCs that delay their ACKs hold up to 40 ms.
  */
 export class SmppBind {
-  private readonly logger = new ThreadLogger(SmppBind.name);
+  private readonly logger = new Logger(SmppBind.name);
   private current: BindState = 'idle';
   private session: Session | null = null;
   private sessionClosed: Promise<void> = Promise.resolve();

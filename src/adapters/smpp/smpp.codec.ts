@@ -1,5 +1,6 @@
 import { PDU, encodings, errors } from 'smpp';
-import type { ReportedStatus, SendResult, StatusReport } from '../adapter';
+import { normalizePhoneNumber } from '../../common/phone/phone-number';
+import { IncomingSms, ReportedStatus, SendResult, StatusReport } from '../adapter';
 
 /* SMPP 3.4 §5.2.5 (type of number) and §5.2.6 (numbering plan). */
 const TON_INTERNATIONAL = 1;
@@ -226,19 +227,9 @@ export function submitResult(response: PDU): SendResult {
   };
 }
 
-/**
- * An inbound message as the SMPP thread reads it: its source as given, which the main thread
- * makes E.164 (libphonenumber stays out of the thread), with whether its TON is international.
- */
-export interface InboundMessage {
-  source: string;
-  international: boolean;
-  text: string;
-}
-
 export type Delivery =
   | { kind: 'receipt'; report: StatusReport | null }
-  | { kind: 'message'; message: InboundMessage }
+  | { kind: 'message'; sms: IncomingSms }
   | { kind: 'other' };
 
 /** A deliver_sm as smsgw reports it: a delivery receipt, an inbound message, or neither. */
@@ -251,14 +242,7 @@ export function readDeliverSm(pdu: PDU): Delivery {
   if (type !== ESM_DEFAULT) {
     return { kind: 'other' };
   }
-  return {
-    kind: 'message',
-    message: {
-      source: cString(pdu.source_addr),
-      international: pdu.source_addr_ton === TON_INTERNATIONAL,
-      text,
-    },
-  };
+  return { kind: 'message', sms: { origin: origin(pdu), text, at: null } };
 }
 
 /** A C-Octet String field as the package reads it, '' when absent. */
@@ -273,6 +257,13 @@ function messageText(value: unknown): string {
     return message;
   }
   return Buffer.isBuffer(message) ? message.toString('latin1') : '';
+}
+
+/** The source as E.164 when it parses (an international TON lacks the '+'), else as given. */
+function origin(pdu: PDU): string {
+  const address = cString(pdu.source_addr);
+  const international = pdu.source_addr_ton === TON_INTERNATIONAL && !address.startsWith('+');
+  return normalizePhoneNumber(international ? `+${address}` : address) ?? address;
 }
 
 /* The `stat:` values of the receipt text (SMPP 3.4 appendix B). */

@@ -1,21 +1,25 @@
+import { Logger } from '@nestjs/common';
 import { PDU, Session, errors } from 'smpp';
-import type { AdapterData, SendResult } from '../adapter';
+import { OutboundPolicy } from '../../common/net/outbound-policy';
+import { AdapterData, InboundSink, ListenedPhone, SendResult } from '../adapter';
 import { formatDuration } from '../../common/net/http-answers';
-import {
-  BindContext,
-  BindFailure,
-  BindOutbound,
-  BindOutcome,
-  SmppBind,
-  SmppTimings,
-} from './smpp.bind';
-import { Delivery, readDeliverSm } from './smpp.codec';
-import type { SmppLinkShape } from './smpp.messages';
+import { BindContext, BindFailure, BindOutcome, SmppBind, SmppTimings } from './smpp.bind';
+import { readDeliverSm } from './smpp.codec';
+
+export interface SmppListener {
+  phone: ListenedPhone;
+  sink: InboundSink;
+}
+
+/** How many sessions a link opens, and how many messages each may have unanswered at once. */
+export interface SmppLinkShape {
+  binds: number;
+  maxPendingSubmits: number;
+}
 
 /** A send whose submit_sm is not written yet: it waits for a bound session with room. */
 interface QueuedSubmit {
   fields: Record<string, unknown>;
-  written: () => void;
   timer: NodeJS.Timeout;
   resolve: (result: SendResult) => void;
 }
@@ -33,10 +37,10 @@ interface BindWaiter {
  * throttle or refuse beyond the window they grant; the sends beyond wait in one queue, in
  * order, and each goes to the bound session with the fewest unanswered as soon as one has
  * room. A send only ever waits for a bind already under way or due within its timeout:
- * during a long back-off it fails at once with the last reason. It lives in the SMPP thread;
- * the listeners are the main thread's, which `report` asks about each delivery.
+ * during a long back-off it fails at once with the last reason.
  */
 export class SmppLink {
+  private readonly logger = new Logger(SmppLink.name);
   private readonly binds: SmppBind[];
   private closed = false;
   private lastFailure: BindFailure | null = null;
@@ -45,16 +49,14 @@ export class SmppLink {
   private pumping = false;
   /** Where the search for a session with room starts: sends in turn spread over all of them. */
   private nextBind = 0;
-  private listening = false;
+  private readonly listeners = new Set<SmppListener>();
 
-  /** @param report the command_status to answer a delivery with, once the listeners took it. */
   constructor(
     private data: AdapterData,
     private readonly timeoutMs: number,
     timings: SmppTimings,
-    outbound: BindOutbound,
+    outbound: OutboundPolicy,
     private readonly shape: SmppLinkShape,
-    private readonly report: (delivery: Exclude<Delivery, { kind: 'other' }>) => Promise<number>,
   ) {
     const context: BindContext = {
       data: () => this.data,
@@ -119,29 +121,25 @@ export class SmppLink {
   }
 
   /**
-   * Submits one message, calling `written` once its submit_sm is. Failing before the submit_sm
-   * is written (no session bound in time, or no room in their windows in time) is transient:
-   * the SMSC never saw the message. Once written, see `SmppBind.submit`.
+   * Submits one message. Failing before the submit_sm is written (no session bound in time,
+   * or no room in their windows in time) is transient: the SMSC never saw the message. Once
+   * written, see `SmppBind.submit`.
    */
-  submit(fields: Record<string, unknown>, written: () => void): Promise<SendResult> {
+  submit(fields: Record<string, unknown>): Promise<SendResult> {
     if (!this.closed && this.queue.length === 0) {
       // Written at once when a bound session has room: no wait, so no timer and no promise of
       // its own (a campaign writes thousands a second).
       this.startBinds();
       const answered = this.anyBound() ? this.roomiest()?.submit(fields) : null;
       if (answered) {
-        written();
         return answered;
       }
     }
-    return this.submitWhenRoom(fields, written);
+    return this.submitWhenRoom(fields);
   }
 
   /** `submit` once a session is bound and has room, or why not. */
-  private async submitWhenRoom(
-    fields: Record<string, unknown>,
-    written: () => void,
-  ): Promise<SendResult> {
+  private async submitWhenRoom(fields: Record<string, unknown>): Promise<SendResult> {
     const bound = await this.bound();
     if (!bound.ok) {
       return failed(bound);
@@ -152,7 +150,6 @@ export class SmppLink {
     return new Promise((resolve) => {
       const queued: QueuedSubmit = {
         fields,
-        written,
         resolve,
         timer: setTimeout(() => {
           this.queue = this.queue.filter((other) => other !== queued);
@@ -164,12 +161,18 @@ export class SmppLink {
     });
   }
 
-  /** Whether a phone listens: its sessions then bind at once, and again after they drop. */
-  listen(on: boolean): void {
-    this.listening = on;
-    if (on && !this.closed) {
+  /** Reports what the SMSC delivers to `listener` from now on, binding if needed. */
+  listen(listener: SmppListener): void {
+    this.listeners.add(listener);
+    if (!this.closed) {
       this.startBinds();
     }
+  }
+
+  /** Stops reporting to `listener`; how many listeners remain. */
+  unlisten(listener: SmppListener): number {
+    this.listeners.delete(listener);
+    return this.listeners.size;
   }
 
   /**
@@ -255,7 +258,7 @@ export class SmppLink {
   /** A session binds again on its own while someone listens or another session is up. */
   private rebinds(bind: SmppBind): boolean {
     return (
-      this.listening ||
+      this.listeners.size > 0 ||
       this.binds.some(
         (other) => other !== bind && (other.state === 'bound' || other.state === 'binding'),
       )
@@ -306,7 +309,6 @@ export class SmppLink {
         if (answered) {
           this.queue.shift();
           clearTimeout(queued.timer);
-          queued.written();
           void answered.then(queued.resolve);
         }
       }
@@ -336,12 +338,66 @@ export class SmppLink {
 
   /**
    * Reports one deliver_sm and only then answers it, so that the SMSC delivers it again if
-   * smsgw stops first: the main thread, which holds the listeners, says with what status.
+   * smsgw stops first; when reporting fails, ESME_RX_T_APPN asks the SMSC to retry later.
    */
   private async deliver(session: Session, pdu: PDU): Promise<void> {
     const delivery = readDeliverSm(pdu);
-    const status = delivery.kind === 'other' ? errors.ESME_ROK : await this.report(delivery);
+    const listeners = [...this.listeners];
+    let status = errors.ESME_ROK;
+    switch (delivery.kind) {
+      case 'receipt': {
+        const report = delivery.report;
+        if (!report) {
+          this.logger.warn(`The SMSC at ${this.where} sent a delivery receipt without an id.`);
+        } else if (listeners.length === 0) {
+          // Refusing it would have the SMSC retry it on this session, which only sends use
+          // (the worker listens to every SMPP phone): a receipt nobody listens for is dropped.
+          this.logger.warn(
+            `Dropped the receipt of ${report.uid}: no phone listens at ${this.where}.`,
+          );
+        } else {
+          status = await this.report(listeners, 'receipt', ({ phone, sink }) =>
+            sink.status(phone, report),
+          );
+        }
+        break;
+      }
+      case 'message': {
+        const sms = delivery.sms;
+        if (listeners.length === 0) {
+          // A user's message is never dropped: the SMSC keeps it and delivers it again later.
+          status = errors.ESME_RX_T_APPN;
+        } else {
+          status = await this.report(listeners, 'message', ({ phone, sink }) =>
+            sink.received(phone, sms),
+          );
+        }
+        break;
+      }
+      case 'other':
+        break;
+    }
     session.send(pdu.response({ command_status: status }));
+  }
+
+  private async report(
+    listeners: SmppListener[],
+    what: string,
+    call: (listener: SmppListener) => Promise<void>,
+  ): Promise<number> {
+    const results = await Promise.allSettled(listeners.map((listener) => call(listener)));
+    let status = errors.ESME_ROK;
+    results.forEach((result, index) => {
+      if (result.status === 'rejected') {
+        status = errors.ESME_RX_T_APPN;
+        const error =
+          result.reason instanceof Error ? result.reason.message : String(result.reason);
+        this.logger.error(
+          `Phone ${listeners[index].phone.id} could not record an SMPP ${what} (${error}); the SMSC will deliver it again.`,
+        );
+      }
+    });
+    return status;
   }
 }
 
