@@ -952,6 +952,40 @@ describe('smpp: the session and codecs the SMPP adapter uses', () => {
     });
   });
 
+  it('sends any request with toBuffer, numbering it first and matching its response to it (smpp.submit.ts)', async () => {
+    const { client, smsc } = await connected();
+    smsc.on('submit_sm', (pdu: PDU) => smsc.send(pdu.response({ message_id: 'id-1' })));
+    const written: number[] = [];
+    const request = {
+      command: 'submit_sm',
+      sequence_number: 0,
+      isResponse: () => false,
+      toBuffer() {
+        written.push(this.sequence_number);
+        return new PDU('submit_sm', {
+          sequence_number: this.sequence_number,
+          destination_addr: '33612345678',
+          short_message: Buffer.from('hi'),
+        }).toBuffer();
+      },
+    };
+    const sent: string[] = [];
+    client.on('send', (pdu: PDU) => sent.push(pdu.command));
+
+    const response = await new Promise<PDU>((resolve) => {
+      expect(client.send(request, resolve)).toBe(true);
+    });
+
+    expect(written).toEqual([request.sequence_number]);
+    expect(request.sequence_number).toBeGreaterThan(0);
+    expect(response).toMatchObject({
+      command: 'submit_sm_resp',
+      sequence_number: request.sequence_number,
+      message_id: 'id-1',
+    });
+    expect(sent).toEqual(['submit_sm']);
+  });
+
   it('reports an unknown command, whose response is a generic_nack (smpp.bind.ts)', async () => {
     const { client, smsc } = await connected();
     const unknown = new Promise<PDU>((resolve) => client.once('unknown', resolve));

@@ -3,14 +3,23 @@ declare module 'smpp' {
   import { EventEmitter } from 'node:events';
   import { LookupFunction, Server as NetServer, Socket } from 'node:net';
 
-  export interface PDU {
+  /** What `Session.send` reads of a PDU: it numbers a request, then writes its bytes. */
+  export interface OutgoingPdu {
+    readonly command: string;
+    sequence_number: number;
+    isResponse(): boolean;
+    toBuffer(): Buffer;
+  }
+
+  export interface PDU extends OutgoingPdu {
     command: string;
     command_status: number;
-    sequence_number: number;
     [param: string]: unknown;
-    isResponse(): boolean;
     response(options?: Record<string, unknown>): PDU;
   }
+
+  /** A request or response to send; or, from a whole PDU's bytes, the PDU they hold. */
+  export const PDU: new (command: string | Buffer, options?: Record<string, unknown>) => PDU;
 
   type ResponseCallback = (pdu: PDU) => void;
   type Shortcut = (options?: Record<string, unknown>, callback?: ResponseCallback) => boolean;
@@ -23,7 +32,7 @@ declare module 'smpp' {
     deliver_sm: Shortcut;
     enquire_link: Shortcut;
     /** False, sending nothing, when the connection is no longer writable. */
-    send(pdu: PDU, callback?: ResponseCallback): boolean;
+    send(pdu: OutgoingPdu, callback?: ResponseCallback): boolean;
     close(callback?: () => void): void;
     destroy(callback?: () => void): void;
   }

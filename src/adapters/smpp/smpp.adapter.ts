@@ -20,10 +20,11 @@ import { AdapterDescriptor } from '../adapter.descriptor';
 import {
   destinationDigits,
   encodedMessage,
+  relativeTime,
   SourceAddress,
   sourceAddress,
-  submitFields,
 } from './smpp.codec';
+import { SubmitSm } from './smpp.submit';
 import { SmppTimings } from './smpp.bind';
 import { SmppLink, SmppLinkShape, SmppListener } from './smpp.link';
 
@@ -131,11 +132,11 @@ export class SmppAdapter implements Adapter, OnApplicationShutdown {
       };
     }
     return this.link(data).submit(
-      submitFields(
+      new SubmitSm(
         this.prepared(data).source,
         destination,
         encodedMessage(sms.text, sms.flash),
-        sms.validitySeconds,
+        sms.validitySeconds === null ? null : relativeTime(sms.validitySeconds),
       ),
     );
   }

@@ -8,6 +8,7 @@ import {
 import { AdapterData, SendResult } from '../adapter';
 import { describeNetworkError, formatDuration } from '../../common/net/http-answers';
 import { CREDENTIAL_STATUSES, statusName, submitResult } from './smpp.codec';
+import type { SubmitSm } from './smpp.submit';
 
 const SMPP_VERSION_3_4 = 0x34;
 
@@ -99,14 +100,14 @@ export class SmppBind {
    * the message even if no answer comes back, so a lost connection or a missing answer is an
    * ambiguous outcome saying so: sending it again could send it twice.
    */
-  submit(fields: Record<string, unknown>): Promise<SendResult> | null {
+  submit(pdu: SubmitSm): Promise<SendResult> | null {
     const session = this.session;
     if (this.current !== 'bound' || !session) {
       return null;
     }
     this.corkUntilNextTick(session);
     let settle: (result: SendResult) => void = () => undefined;
-    if (!session.submit_sm(fields, (response) => settle(submitResult(response)))) {
+    if (!session.send(pdu, (response) => settle(submitResult(response)))) {
       session.destroy();
       this.dropped(session);
       return null;

@@ -5,6 +5,7 @@ import { AdapterData, InboundSink, ListenedPhone, SendResult } from '../adapter'
 import { formatDuration } from '../../common/net/http-answers';
 import { BindContext, BindFailure, BindOutcome, SmppBind, SmppTimings } from './smpp.bind';
 import { readDeliverSm } from './smpp.codec';
+import type { SubmitSm } from './smpp.submit';
 
 export interface SmppListener {
   phone: ListenedPhone;
@@ -19,7 +20,7 @@ export interface SmppLinkShape {
 
 /** A send whose submit_sm is not written yet: it waits for a bound session with room. */
 interface QueuedSubmit {
-  fields: Record<string, unknown>;
+  pdu: SubmitSm;
   timer: NodeJS.Timeout;
   resolve: (result: SendResult) => void;
 }
@@ -125,21 +126,21 @@ export class SmppLink {
    * or no room in their windows in time) is transient: the SMSC never saw the message. Once
    * written, see `SmppBind.submit`.
    */
-  submit(fields: Record<string, unknown>): Promise<SendResult> {
+  submit(pdu: SubmitSm): Promise<SendResult> {
     if (!this.closed && this.queue.length === 0) {
       // Written at once when a bound session has room: no wait, so no timer and no promise of
       // its own (a campaign writes thousands a second).
       this.startBinds();
-      const answered = this.anyBound() ? this.roomiest()?.submit(fields) : null;
+      const answered = this.anyBound() ? this.roomiest()?.submit(pdu) : null;
       if (answered) {
         return answered;
       }
     }
-    return this.submitWhenRoom(fields);
+    return this.submitWhenRoom(pdu);
   }
 
   /** `submit` once a session is bound and has room, or why not. */
-  private async submitWhenRoom(fields: Record<string, unknown>): Promise<SendResult> {
+  private async submitWhenRoom(pdu: SubmitSm): Promise<SendResult> {
     const bound = await this.bound();
     if (!bound.ok) {
       return failed(bound);
@@ -149,7 +150,7 @@ export class SmppLink {
     }
     return new Promise((resolve) => {
       const queued: QueuedSubmit = {
-        fields,
+        pdu,
         resolve,
         timer: setTimeout(() => {
           this.queue = this.queue.filter((other) => other !== queued);
@@ -305,7 +306,7 @@ export class SmppLink {
     try {
       for (let bind = this.roomiest(); bind && this.queue.length > 0; bind = this.roomiest()) {
         const queued = this.queue[0];
-        const answered = bind.submit(queued.fields);
+        const answered = bind.submit(queued.pdu);
         if (answered) {
           this.queue.shift();
           clearTimeout(queued.timer);
