@@ -32,9 +32,10 @@ import { ExpandingMessage, Pending, pendingRows } from './expansion-rows';
 /**
  * Recipients one expansion transaction reads at most, and due messages it locks at a time;
  * contacts tested against a condition at a time, so that their matches fit it too. About as
- * long a hold on the database (on SQLite, on the event loop) as recording as many sends.
+ * long a hold on the database (on SQLite, on the event loop) as recording as many sends, and as
+ * many as a default batch sends, so that a campaign pays one COMMIT per stage per batch.
  */
-const BUDGET = 250;
+const BUDGET = 500;
 
 const STOP_EXEMPT_TAG = 'SMS_STOP';
 

@@ -21,11 +21,13 @@ const CONCURRENT_SENDS = 32;
 const BOOKING_POLL_MS = 1000;
 
 /**
- * Outcomes recorded per transaction: recording a row costs about twice what claiming it does
- * (its `sended` row and their indexes), so a batch's record is cut to hold the database, and on
- * SQLite the event loop, about as long as its claim.
+ * Outcomes recorded per transaction: a default batch's in one. Recording a row costs about twice
+ * what claiming it does (its `sended` row and their indexes), so a larger batch's record is cut
+ * to hold the database, and on SQLite the event loop, for some milliseconds at most; each COMMIT
+ * costs a sync to disk, and 250 per transaction made a 50,000-recipient campaign some 5 % slower
+ * (bench/RESULTS.md).
  */
-const RECORDED_PER_TRANSACTION = 250;
+const RECORDED_PER_TRANSACTION = 500;
 
 /**
  * Sends queued recipients: claims a batch (ClaimsService: choosing each one's phone and

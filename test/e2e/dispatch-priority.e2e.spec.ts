@@ -126,9 +126,9 @@ describeEachDatabase('message priority through the dispatch', (database) => {
   it('expands a high-priority message before a large campaign due earlier, and sends it in the next batch ahead of the backlog', async () => {
     const { user, apiKey } = await makeUser(ds);
     const phone = await makePhone(ds, user.id);
-    // More than two expansion steps read (250 recipients each): the campaign is still
+    // More than two expansion steps read (500 recipients each): the campaign is still
     // expanding when the high-priority message comes.
-    await campaign(user.id, phone.id, 600);
+    await campaign(user.id, phone.id, 1200);
     await expansion.expandNext();
     await sender.sendBatches('worker-a', 1);
     expect(await entries(user.id)).toHaveLength(BATCH);

@@ -15,14 +15,14 @@ import { insertRows, makeConditionalGroup, makePhone, makeUser } from '../suppor
 import { countRows, filesUnder, PNG } from '../support/scheduled.factories';
 
 /*
- * Due messages are expanded into the outbox a budget of recipients per transaction (250), and
+ * Due messages are expanded into the outbox a budget of recipients per transaction (500), and
  * a batch's worth (DISPATCH_BATCH_SIZE, 500 here) before a claim: many small messages together,
  * a large one in chunks whose cursor is kept on its row, resumed where it stopped, in recipient
  * order and each destination once. Driven step by step through the services of an app whose
  * worker is off.
  */
 
-const BUDGET = 250;
+const BUDGET = 500;
 const BATCH = 500;
 const DUE = '2020-01-01 00:00:00';
 const LATER = '2999-01-01 00:00:00';
@@ -168,7 +168,9 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
   it('queues many one-recipient messages in one transaction, and a full batch of them before a claim', async () => {
     const { user } = await makeUser(ds);
     await makePhone(ds, user.id);
-    const destinations = numbers(800, 0);
+    // More than a first transaction and then a batch's worth.
+    const messages = BUDGET + BATCH + 300;
+    const destinations = numbers(messages, 0);
     for (const destination of destinations) {
       await newMessage(ds, user.id, { numbers: [destination] });
     }
@@ -188,8 +190,8 @@ describeEachDatabase('expansion of due messages in chunks', (database) => {
     );
 
     expect({ afterOneTransaction, afterABatch, handled }).toEqual({
-      afterOneTransaction: { left: 800 - BUDGET, queued: BUDGET },
-      afterABatch: { left: 800 - 3 * BUDGET, queued: 3 * BUDGET },
+      afterOneTransaction: { left: messages - BUDGET, queued: BUDGET },
+      afterABatch: { left: messages - BUDGET - BATCH, queued: BUDGET + BATCH },
       handled: BATCH,
     });
     expect(sent.map((row) => row.destination)).toEqual(destinations.slice(0, BATCH));
