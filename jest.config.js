@@ -18,22 +18,50 @@ const TIMING = [
 ];
 const timing = process.env.SPECS === 'timing';
 
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * With TEST_MYSQL_URL set, the browser suites run a second time in the same run with the server
+ * on MariaDB (test/support/browser-mariadb.setup.ts), beside the other specs rather than after
+ * them. BROWSER_DATABASE, when set, picks the one engine they run on instead
+ * (`npm run test:browser:mariadb`).
+ */
+const browserOnMariadb =
+  !timing && Boolean(process.env.TEST_MYSQL_URL) && !process.env.BROWSER_DATABASE;
+
+const project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: timing ? TIMING.map((path) => `<rootDir>/${path}`) : ['**/*.spec.ts'],
-  testPathIgnorePatterns: timing
-    ? ['/node_modules/']
-    : ['/node_modules/', ...TIMING.map((path) => path.replace(/\./g, '\\.'))],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...project,
+      testMatch: timing ? TIMING.map((path) => `<rootDir>/${path}`) : ['**/*.spec.ts'],
+      testPathIgnorePatterns: timing
+        ? ['/node_modules/']
+        : ['/node_modules/', ...TIMING.map((path) => path.replace(/\./g, '\\.'))],
+    },
+    ...(browserOnMariadb
+      ? [
+          {
+            ...project,
+            displayName: 'browser on MariaDB',
+            testMatch: ['<rootDir>/test/browser/**/*.spec.ts'],
+            setupFiles: ['<rootDir>/test/support/browser-mariadb.setup.ts'],
+          },
+        ]
+      : []),
+  ],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
   // Jest's default on two cores is one worker; the e2e specs spend much of their time waiting on
-  // sockets and the databases, so two overlap well (the main suite: 441 s in one worker, 220 s
-  // in two). The timing specs run alone anyway (`--runInBand`).
-  maxWorkers: 2,
+  // sockets, child processes and the databases, so more workers than cores overlap well (the
+  // main suite on a 2-core machine: 441 s in one worker, 220 s in two when it was smaller; 525 s
+  // in two and 456 s in three on 2026-11-28). The timing specs run alone anyway (`--runInBand`).
+  maxWorkers: 3,
 };

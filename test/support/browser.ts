@@ -26,8 +26,8 @@ export const VIEWPORTS = [
 
 /**
  * The engine of the server the browser suites drive: SQLite, which `npm start` gives a new user,
- * or MariaDB for the one run of the whole console on it (`npm run test:browser:mariadb`, which
- * `npm test` makes when TEST_MYSQL_URL is set).
+ * or MariaDB for the pass of the whole console on it (the `browser on MariaDB` project of
+ * jest.config.js when TEST_MYSQL_URL is set, or `npm run test:browser:mariadb` alone).
  */
 export const BROWSER_DATABASE: DatabaseKind = browserDatabaseKind();
 
