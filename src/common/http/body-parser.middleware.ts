@@ -1,6 +1,6 @@
-import { Injectable, NestMiddleware } from '@nestjs/common';
+import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, RequestHandler, Response } from 'express';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppConfig } from '../../config/configuration';
@@ -15,6 +15,13 @@ import {
 } from '../params/query-string';
 import { MultipartLimits, parseMultipart } from './multipart';
 import { ApiRequest } from './request';
+
+/**
+ * An upload, or a contact import's checked lines beside it, untouched this long belongs to no
+ * request any more: a request's files go when its response ends, and the longest of them, a
+ * whole CSV imported, takes seconds.
+ */
+const STALE_UPLOAD_MS = 60 * 60 * 1000;
 
 /** Files per request: an MMS carries a handful of medias; one more for a CSV. */
 const MAX_FILES = 11;
@@ -37,6 +44,7 @@ export class BodyParserMiddleware implements NestMiddleware {
     const limits = config.limits;
     this.uploadDir = join(config.dataDir, 'tmp', 'uploads');
     mkdirSync(this.uploadDir, { recursive: true });
+    removeStaleUploads(this.uploadDir);
     this.json = express.json({ limit: limits.bodyBytes, strict: false });
     this.urlencoded = express.text({
       type: 'application/x-www-form-urlencoded',
@@ -159,5 +167,27 @@ function bodyError(error: unknown): ApiError {
       return ApiError.invalid('the body encoding or charset is not supported; send UTF-8.');
     default:
       return ApiError.invalid('the request body could not be read.');
+  }
+}
+
+/**
+ * Removes the files a process killed mid-request left in the upload folder. Only stale ones:
+ * other processes on the same DATA_DIR may be receiving uploads right now.
+ */
+function removeStaleUploads(dir: string): void {
+  const before = Date.now() - STALE_UPLOAD_MS;
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat?.isFile() && stat.mtimeMs < before) {
+      rmSync(path, { force: true });
+      removed++;
+    }
+  }
+  if (removed > 0) {
+    new Logger(BodyParserMiddleware.name).warn(
+      `Removed ${removed} file(s) left in ${dir} by a request that never finished (the process stopped during it).`,
+    );
   }
 }
