@@ -16,7 +16,7 @@ const RECEIPT_ON_FINAL_OUTCOME = 1;
  * campaign of 50,000 messages, against a few bytes copied here. It is what `Session.send` needs
  * of a PDU; the session numbers it and matches the submit_sm_resp to it as for its own PDUs.
  *
- * The bytes are those the package writes for the same fields (the codec's spec compares them):
+ * The bytes are those the package writes for the same fields (smpp.submit.spec.ts compares them):
  * every optional parameter empty or zero, the text in short_message or, longer than one SMS, in
  * a message_payload TLV with an empty short_message; strings as the package writes them.
  */
