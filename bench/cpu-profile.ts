@@ -7,6 +7,10 @@
  *
  * An `await` resumes with only the resumed function on the stack, so work that TypeORM or
  * mysql2 does after a driver callback is "other" unless a phase's own frame resumed it.
+ *
+ * A profile of the peer benchmark's process also holds its start and warm-up: `--timeline`
+ * prints how busy the main thread was in each quarter second, and `--from S --to S` (seconds
+ * since the profile started) counts only the samples of that span, such as the campaign's.
  */
 import { readFileSync } from 'node:fs';
 
@@ -22,6 +26,7 @@ interface ProfileNode {
 }
 
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -86,13 +91,54 @@ function table(title: string, totals: Map<string, number>, all: number, rows = 2
     });
 }
 
+/** `--name value` of the command line, in seconds; undefined when absent. */
+function seconds(args: readonly string[], name: string): number | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) {
+    return undefined;
+  }
+  const value = Number(args[at + 1]);
+  if (!Number.isFinite(value)) {
+    console.error(`${name} takes a number of seconds since the profile started`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** The main thread's busy share per quarter second since the profile started. */
+function timeline(profile: Profile, idleIds: ReadonlySet<number>): void {
+  const quarters: Array<{ busy: number; idle: number }> = [];
+  let offset = 0;
+  profile.samples.forEach((id, index) => {
+    const micros = profile.timeDeltas[index] ?? 0;
+    offset += micros;
+    const quarter = Math.floor(offset / 250_000);
+    for (let fill = quarters.length; fill <= quarter; fill++) {
+      quarters.push({ busy: 0, idle: 0 });
+    }
+    quarters[quarter][idleIds.has(id) ? 'idle' : 'busy'] += micros;
+  });
+  console.log('\n| from s | busy |\n| ---: | ---: |');
+  quarters.forEach(({ busy, idle }, quarter) => {
+    const share = busy + idle === 0 ? 0 : (100 * busy) / (busy + idle);
+    console.log(`| ${(quarter / 4).toFixed(2)} | ${share.toFixed(0)} % |`);
+  });
+}
+
 function main(): void {
-  const file = process.argv[2];
+  const args = process.argv.slice(2);
+  const file = args.find(
+    (arg, index) => !arg.startsWith('--') && !args[index - 1]?.startsWith('--'),
+  );
   if (!file) {
-    console.error('usage: ts-node bench/cpu-profile.ts FILE.cpuprofile');
+    console.error(
+      'usage: ts-node bench/cpu-profile.ts FILE.cpuprofile [--timeline] [--from S] [--to S]',
+    );
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const from = (seconds(args, '--from') ?? 0) * 1e6;
+  const to = (seconds(args, '--to') ?? Infinity) * 1e6;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) {
@@ -117,8 +163,13 @@ function main(): void {
   const functions = new Map<string, number>();
   let all = 0;
   let idle = 0;
+  let offset = 0;
   profile.samples.forEach((id, index) => {
     const micros = profile.timeDeltas[index] ?? 0;
+    offset += micros;
+    if (offset < from || offset > to) {
+      return;
+    }
     const frames = stack(id);
     const leaf = frames[0];
     if (leaf.functionName === '(idle)') {
@@ -133,9 +184,18 @@ function main(): void {
     const fn = `${leaf.functionName || '(anonymous)'} ${leaf.url.replace(/^.*\/(node_modules|dist|src)\//, '')}`;
     functions.set(fn, (functions.get(fn) ?? 0) + micros);
   });
+  const span = from > 0 || to < Infinity ? ` from ${from / 1e6} s to ${to / 1e6} s` : '';
   console.log(
-    `${file}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle (main thread)`,
+    `${file}${span}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle (main thread)`,
   );
+  if (args.includes('--timeline')) {
+    const idleIds = new Set(
+      profile.nodes
+        .filter((node) => node.callFrame.functionName === '(idle)')
+        .map((node) => node.id),
+    );
+    timeline(profile, idleIds);
+  }
   table('package (self time)', packages, all);
   table('phase', phases, all);
   table('function (self time)', functions, all, 40);
