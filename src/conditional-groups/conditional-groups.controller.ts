@@ -5,7 +5,12 @@ import { CurrentUser } from '../common/auth/current-user.decorator';
 import { ErrorCode } from '../common/errors/api-error';
 import { Paged } from '../common/http/envelope';
 import { publicBaseUrl } from '../common/http/links';
-import { API_BODY_TYPES, ApiEnvelopeResponse, ApiNotFoundResponse } from '../common/http/openapi';
+import {
+  API_BODY_TYPES,
+  ApiEnvelopeResponse,
+  ApiNotFoundResponse,
+  CONTACT_ENTRY,
+} from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
 import { MAX_ENTRY_NAME } from '../common/params/entry-name';
 import { Params } from '../common/params/parse';
@@ -65,21 +70,7 @@ const GROUP: SchemaObject = {
   },
 };
 const CONTACTS = ApiEnvelopeResponse(
-  {
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: {
-        id: { type: 'integer' },
-        id_user: { type: 'integer' },
-        name: { type: 'string' },
-        number: { type: 'string', example: '+33612345678' },
-        data: { type: 'string', nullable: true, description: 'A JSON object, as stored' },
-        created_at: { type: 'string' },
-        updated_at: { type: 'string', nullable: true },
-      },
-    },
-  },
+  { type: 'array', items: CONTACT_ENTRY },
   'Up to 25 of your contacts the condition selects now, by id, as get_entries lists contacts; ' +
     'next / prev links to the pages after and before',
 );

@@ -7,6 +7,7 @@ import {
   API_BODY_TYPES,
   ApiEnvelopeResponse,
   ApiNotFoundResponse,
+  CONTACT_ENTRY,
   envelopeSchema,
 } from '../common/http/openapi';
 import { ApiRequest, AuthenticatedUser } from '../common/http/request';
@@ -53,26 +54,6 @@ const CONTACT_FIELDS: Record<string, SchemaObject> = {
       `Template data: at most ${MAX_DATA_KEYS} keys of scalar values, ${MAX_DATA_BYTES} bytes ` +
       'JSON-encoded; bracket fields (`data[firstname]=John`), a JSON object, or a JSON object ' +
       'in a string. Listed as a JSON string.',
-  },
-};
-
-/** A contact as get_entries lists it. */
-const CONTACT_ENTRY: SchemaObject = {
-  type: 'object',
-  required: ['id', 'id_user', 'name', 'number', 'data', 'created_at', 'updated_at'],
-  properties: {
-    id: { type: 'integer' },
-    id_user: { type: 'integer' },
-    name: { type: 'string' },
-    number: { type: 'string', example: '+33612345678' },
-    data: {
-      type: 'string',
-      nullable: true,
-      example: '{"firstname":"John"}',
-      description: 'A JSON object, as stored',
-    },
-    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
-    updated_at: { type: 'string', nullable: true },
   },
 };
 

@@ -7,6 +7,7 @@ import {
   API_BODY_TYPES,
   ApiEnvelopeResponse,
   ApiNotFoundResponse,
+  CONTACT_ENTRY,
   GROUP_ENTRY_PROPERTIES,
   idListSchema,
 } from '../common/http/openapi';
@@ -43,21 +44,7 @@ const GROUP_ENTRY: SchemaObject = {
   properties: {
     ...GROUP_ENTRY_PROPERTIES,
     nb_contact: { type: 'integer' },
-    contacts: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'integer' },
-          id_user: { type: 'integer' },
-          name: { type: 'string' },
-          number: { type: 'string' },
-          data: { type: 'string' },
-          created_at: { type: 'string' },
-          updated_at: { type: 'string', nullable: true },
-        },
-      },
-    },
+    contacts: { type: 'array', items: CONTACT_ENTRY },
   },
 };
 

@@ -112,3 +112,26 @@ export const GROUP_ENTRY_PROPERTIES: Record<string, SchemaObject> = {
   created_at: { type: 'string', example: '2030-01-31 08:30:00' },
   updated_at: { type: 'string', nullable: true },
 };
+
+/**
+ * A contact as get_entries lists it; get_contact, a group's members and the contacts a
+ * conditional group selects are answered in the same shape.
+ */
+export const CONTACT_ENTRY: SchemaObject = {
+  type: 'object',
+  required: ['id', 'id_user', 'name', 'number', 'data', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    id_user: { type: 'integer' },
+    name: { type: 'string' },
+    number: { type: 'string', example: '+33612345678' },
+    data: {
+      type: 'string',
+      nullable: true,
+      example: '{"firstname":"John"}',
+      description: 'A JSON object, as stored',
+    },
+    created_at: { type: 'string', example: '2030-01-31 08:30:00' },
+    updated_at: { type: 'string', nullable: true },
+  },
+};
