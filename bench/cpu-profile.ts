@@ -26,7 +26,6 @@ interface ProfileNode {
 }
 
 interface Profile {
-  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
