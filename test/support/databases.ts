@@ -65,14 +65,16 @@ export function describeEachDatabase(
       beforeAll(async () => {
         current = await createTestDatabase(kind);
       });
-      afterAll(async () => {
-        await current?.drop();
-      });
       body(() => {
         if (!current) {
           throw new Error('the test database is not ready yet');
         }
         return current;
+      });
+      // Declared after the body's hooks, as jest runs afterAll hooks in their order: the body's
+      // app is closed (its worker's last queries included) before its database is dropped.
+      afterAll(async () => {
+        await current?.drop();
       });
     });
   }
