@@ -131,6 +131,9 @@ export class WebhookDeliverer {
     }
     try {
       await this.settle(clock);
+    } catch (error) {
+      // The worker's shutdown goes on: their leases end, and they are attempted again then.
+      this.logger.warn({ err: error }, 'Webhook deliveries in flight could not be recorded.');
     } finally {
       this.draining = false;
     }
