@@ -117,3 +117,32 @@ describeEachDatabase('send_sms events', (database) => {
     });
   });
 });
+
+describeEachDatabase('webhook deliveries in flight at shutdown', (database) => {
+  it('let the app close when their outcome cannot be recorded', async () => {
+    const answers: Array<() => void> = [];
+    const receiver = await startFakeServer((_incoming, response) => {
+      answers.push(() => response.writeHead(200).end());
+    });
+    const t = await startApp(database(), { WORKER: 'inline', DISPATCH_POLL_MS: '20' });
+    try {
+      const { user, apiKey } = await makeUser(t.dataSource);
+      await makePhone(t.dataSource, user.id);
+      await api(t, apiKey)
+        .json('/api/webhook/', { url: `${receiver.url}/held`, type: 'send_sms' })
+        .expect(201);
+      await api(t, apiKey)
+        .json('/api/scheduled/', { text: 'Held', numbers: ['+33612345673'] })
+        .expect(201);
+      await waitFor(() => Promise.resolve(answers.length > 0), 'the delivery in flight');
+      // The delivery's outcome can no longer be written once its request ends.
+      await t.dataSource.query('ALTER TABLE webhook_delivery RENAME TO webhook_delivery_gone');
+
+      const closed = t.close();
+      answers.forEach((answer) => answer());
+      await expect(closed).resolves.toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
+  });
+});
